@@ -1,0 +1,11 @@
+/* libbaghchal: the public header that brings in the whole library. */
+#ifndef BAGHCHAL_H
+#define BAGHCHAL_H
+
+#include "types.h"
+#include "board.h"
+#include "movegen.h"
+#include "notation.h"
+#include "game.h"
+
+#endif

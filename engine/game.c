@@ -1,0 +1,174 @@
+/* Game history, repetition rules and results. */
+#include "game.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "movegen.h"
+
+bool game_init(game_t *g, const position_t *start, const obx_meta_t *meta, rep_rule_t rule)
+{
+    memset(g, 0, sizeof *g);
+    g->cap = 64;
+    g->history = malloc(g->cap * sizeof *g->history);
+    g->moves = malloc(g->cap * sizeof *g->moves);
+    if (!g->history || !g->moves) {
+        game_free(g);
+        return false;
+    }
+    g->history[0] = *start;
+    g->start_meta = meta ? *meta : (obx_meta_t){MOVE_NONE, 0};
+    g->rule = rule;
+    return true;
+}
+
+void game_free(game_t *g)
+{
+    free(g->history);
+    free(g->moves);
+    memset(g, 0, sizeof *g);
+}
+
+void game_swap(game_t *a, game_t *b)
+{
+    game_t t = *a;
+    *a = *b;
+    *b = t;
+}
+
+bool game_move_repeats(const game_t *g, move_t m)
+{
+    const position_t *cur = game_position(g);
+    if (g->rule != REP_FORBID || cur->in_hand)
+        return false;
+    position_t next = *cur;
+    position_make(&next, m);
+    for (size_t i = 0; i < g->count; i++)
+        if (position_same(&g->history[i], &next))
+            return true;
+    return false;
+}
+
+int game_occurrences(const game_t *g)
+{
+    const position_t *cur = game_position(g);
+    int n = 0;
+    for (size_t i = 0; i <= g->count; i++)
+        n += position_same(&g->history[i], cur);
+    return n;
+}
+
+static bool game_is_over_by_draw(const game_t *g)
+{
+    return g->rule == REP_DRAW && game_occurrences(g) >= 3;
+}
+
+int game_legal_moves(const game_t *g, move_t *out)
+{
+    if (game_is_over_by_draw(g))
+        return 0;
+    int n = gen_moves(game_position(g), out), k = 0;
+    for (int i = 0; i < n; i++)
+        if (!game_move_repeats(g, out[i]))
+            out[k++] = out[i];
+    return k;
+}
+
+game_result_t game_result(const game_t *g)
+{
+    const position_t *p = game_position(g);
+    game_result_t r = {RESULT_NONE, -1};
+    if (p->captured >= BC_CAPTURES_TO_WIN)
+        return (game_result_t){RESULT_FIVE_CAPTURED, TIGERS};
+    if (game_is_over_by_draw(g))
+        return (game_result_t){RESULT_REPETITION_DRAW, -1};
+    move_t list[MAX_MOVES];
+    if (gen_moves(p, list) == 0) {
+        r.reason = p->side == TIGERS ? RESULT_TIGERS_TRAPPED : RESULT_GOATS_STUCK;
+        r.winner = !p->side;
+    } else if (game_legal_moves(g, list) == 0) {
+        r.reason = RESULT_REPETITION_BLOCKED;
+        r.winner = !p->side;
+    }
+    return r;
+}
+
+const char *result_describe(game_result_t r)
+{
+    switch (r.reason) {
+    case RESULT_FIVE_CAPTURED:
+        return "tigers win: five goats captured";
+    case RESULT_TIGERS_TRAPPED:
+        return "goats win: the tigers cannot move";
+    case RESULT_GOATS_STUCK:
+        return "tigers win: the goats cannot move";
+    case RESULT_REPETITION_BLOCKED:
+        return r.winner == GOATS ? "goats win: every tiger move would repeat a position"
+                                 : "tigers win: every goat move would repeat a position";
+    case RESULT_REPETITION_DRAW:
+        return "draw: the position occurred three times";
+    default:
+        return "";
+    }
+}
+
+static bool game_grow(game_t *g)
+{
+    size_t cap = g->cap * 2;
+    position_t *h = realloc(g->history, cap * sizeof *h);
+    if (!h)
+        return false;
+    g->history = h;
+    move_t *m = realloc(g->moves, cap * sizeof *m);
+    if (!m)
+        return false;
+    g->moves = m;
+    g->cap = cap;
+    return true;
+}
+
+bc_error_t game_play(game_t *g, move_t m, char *msg, size_t msglen)
+{
+    const position_t *p = game_position(g);
+    char t[MOVE_TEXT_LEN];
+    move_format(m, t);
+    if (game_result(g).reason != RESULT_NONE) {
+        snprintf(msg, msglen, "%s: the game is over (%s)", t, result_describe(game_result(g)));
+        return MOVE_ERR_GAME_OVER;
+    }
+    if (!move_is_pseudo_legal(p, m)) {
+        snprintf(msg, msglen, "%s is not a legal move for the %s in this position", t,
+                 p->side == GOATS ? "goats" : "tigers");
+        return MOVE_ERR_ILLEGAL;
+    }
+    if (game_move_repeats(g, m)) {
+        snprintf(msg, msglen, "%s recreates an earlier position (Repetition forbid)", t);
+        return MOVE_ERR_REPETITION;
+    }
+    if (g->count + 1 >= g->cap && !game_grow(g)) {
+        snprintf(msg, msglen, "out of memory");
+        return BC_ERR_NO_MEMORY;
+    }
+    g->history[g->count + 1] = g->history[g->count];
+    position_make(&g->history[g->count + 1], m);
+    g->moves[g->count++] = m;
+    return BC_OK;
+}
+
+bc_error_t game_play_text(game_t *g, const char *text, char *msg, size_t msglen)
+{
+    move_t m;
+    bc_error_t e = move_parse_text(text, &m, msg, msglen);
+    if (e != BC_OK)
+        return e;
+    return game_play(g, m, msg, msglen);
+}
+
+obx_meta_t game_meta(const game_t *g)
+{
+    obx_meta_t m;
+    m.last_move = g->count ? g->moves[g->count - 1] : g->start_meta.last_move;
+    m.ply = g->start_meta.ply < 0 ? -1 : g->start_meta.ply + (int)g->count;
+    return m;
+}

@@ -1,0 +1,52 @@
+/* baghchal: reads protocol lines from standard input, or runs its arguments as one command. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "uci.h"
+
+static void write_line(void *ctx, const char *line)
+{
+    (void)ctx;
+    fputs(line, stdout);
+    fputc('\n', stdout);
+    fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    uci_t *u = uci_new(write_line, NULL);
+    if (!u) {
+        fputs("baghchal: out of memory\n", stderr);
+        return 1;
+    }
+    if (argc > 1) {
+        size_t len = 1;
+        for (int i = 1; i < argc; i++)
+            len += strlen(argv[i]) + 1;
+        char *line = malloc(len);
+        if (!line) {
+            fputs("baghchal: out of memory\n", stderr);
+            uci_free(u);
+            return 1;
+        }
+        line[0] = '\0';
+        for (int i = 1; i < argc; i++) {
+            strcat(line, argv[i]);
+            if (i + 1 < argc)
+                strcat(line, " ");
+        }
+        uci_handle_line(u, line);
+        free(line);
+        uci_free(u);
+        return 0;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, stdin) >= 0)
+        if (!uci_handle_line(u, line))
+            break;
+    free(line);
+    uci_free(u);
+    return 0;
+}

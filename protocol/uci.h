@@ -1,0 +1,18 @@
+/* The line protocol: turns one input line into calls on libbaghchal and output lines.
+ * Output goes through a writer callback so the loop, the tests and the fuzzer share it. */
+#ifndef BAGHCHAL_UCI_H
+#define BAGHCHAL_UCI_H
+
+#include <stdbool.h>
+
+typedef void (*uci_write_fn)(void *ctx, const char *line);
+
+typedef struct uci uci_t;
+
+/* NULL when memory runs out. */
+uci_t *uci_new(uci_write_fn write, void *ctx);
+void uci_free(uci_t *u);
+/* Handles one line (with or without its line end). Returns false once the line was `quit`. */
+bool uci_handle_line(uci_t *u, const char *line);
+
+#endif
