@@ -7,5 +7,10 @@
 #include "movegen.h"
 #include "notation.h"
 #include "game.h"
+#include "eval.h"
+#include "tt.h"
+#include "timeman.h"
+#include "search.h"
+#include "engine.h"
 
 #endif

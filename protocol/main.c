@@ -1,4 +1,5 @@
 /* baghchal: reads protocol lines from standard input, or runs its arguments as one command. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,15 +38,19 @@ int main(int argc, char **argv)
                 strcat(line, " ");
         }
         uci_handle_line(u, line);
+        uci_wait(u);
         free(line);
         uci_free(u);
         return 0;
     }
     char *line = NULL;
     size_t cap = 0;
-    while (getline(&line, &cap, stdin) >= 0)
-        if (!uci_handle_line(u, line))
-            break;
+    bool open = true;
+    while (open && getline(&line, &cap, stdin) >= 0)
+        open = uci_handle_line(u, line);
+    /* End of input is quit: a search still running stops and reports its bestmove. */
+    if (open)
+        uci_handle_line(u, "quit");
     free(line);
     uci_free(u);
     return 0;

@@ -1,6 +1,10 @@
-/* Protocol commands: parsing words and printing lines; all game logic is libbaghchal's. */
+/* Protocol commands: splitting words, checking them, calling libbaghchal and printing
+ * lines. All game and search logic is the library's. */
 #include "uci.h"
 
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,9 +16,14 @@
 struct uci {
     uci_write_fn write;
     void *ctx;
+    pthread_mutex_t lock; /* one line at a time from the reader and the search thread */
+    engine_t *engine;
     game_t game;
     rep_rule_t rule;
     int obx_version;
+    size_t hash_mb;
+    int threads, multipv, overhead;
+    bool ponder;
 };
 
 typedef struct {
@@ -25,15 +34,28 @@ typedef struct {
 
 static void out(uci_t *u, const char *fmt, ...)
 {
-    char line[512];
+    char stack[1024];
+    char *line = stack;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    int n = vsnprintf(stack, sizeof stack, fmt, ap);
     va_end(ap);
+    if (n >= (int)sizeof stack && (line = malloc((size_t)n + 1)) != NULL) {
+        va_start(ap, fmt);
+        vsnprintf(line, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    if (!line)
+        line = stack; /* out of memory: the line is cut, never lost */
+    pthread_mutex_lock(&u->lock);
     u->write(u->ctx, line);
+    pthread_mutex_unlock(&u->lock);
+    if (line != stack)
+        free(line);
 }
 
-/* Splits on spaces, tabs and line ends. */
+#define ERR(u, ...) out(u, "info string error: " __VA_ARGS__)
+
 static bool words_split(const char *line, words_t *ws)
 {
     size_t len = strlen(line);
@@ -58,6 +80,17 @@ static void words_free(words_t *ws)
     free(ws->w);
 }
 
+static bool parse_long(const char *s, long long lo, long long hi, long long *v)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (end == s || *end || errno)
+        return false;
+    *v = x < lo ? lo : x > hi ? hi : x;
+    return true;
+}
+
 uci_t *uci_new(uci_write_fn write, void *ctx)
 {
     uci_t *u = calloc(1, sizeof *u);
@@ -67,39 +100,144 @@ uci_t *uci_new(uci_write_fn write, void *ctx)
     u->ctx = ctx;
     u->rule = REP_FORBID;
     u->obx_version = OBX_V2;
+    u->hash_mb = ENGINE_DEFAULT_HASH_MB;
+    u->threads = 1;
+    u->multipv = 1;
+    u->overhead = ENGINE_DEFAULT_OVERHEAD_MS;
     position_t start;
     position_set_start(&start);
-    if (!game_init(&u->game, &start, NULL, u->rule)) {
+    if (pthread_mutex_init(&u->lock, NULL) != 0) {
+        free(u);
+        return NULL;
+    }
+    u->engine = engine_new();
+    if (!u->engine || !game_init(&u->game, &start, NULL, u->rule)) {
+        engine_free(u->engine);
+        pthread_mutex_destroy(&u->lock);
         free(u);
         return NULL;
     }
     return u;
 }
 
+void uci_wait(uci_t *u) { engine_wait(u->engine); }
+
 void uci_free(uci_t *u)
 {
     if (!u)
         return;
+    engine_free(u->engine);
     game_free(&u->game);
+    pthread_mutex_destroy(&u->lock);
     free(u);
 }
+
+/* ---- options ------------------------------------------------------------------- */
+
+typedef enum { OPT_SPIN, OPT_COMBO, OPT_BUTTON, OPT_CHECK } opt_type_t;
+
+typedef struct {
+    const char *name;
+    opt_type_t type;
+    const char *def;
+    long long min, max;
+    const char *vars; /* combo values, space separated */
+} option_t;
+
+static const option_t OPTIONS[] = {
+    {"Hash", OPT_SPIN, "64", 1, ENGINE_MAX_HASH_MB, NULL},
+    {"Clear Hash", OPT_BUTTON, NULL, 0, 0, NULL},
+    {"Threads", OPT_SPIN, "1", 1, MAX_THREADS, NULL},
+    {"MultiPV", OPT_SPIN, "1", 1, MAX_MULTIPV, NULL},
+    {"Move Overhead", OPT_SPIN, "30", 0, ENGINE_MAX_OVERHEAD_MS, NULL},
+    {"Ponder", OPT_CHECK, "false", 0, 0, NULL},
+    {"Repetition", OPT_COMBO, "forbid", 0, 0, "forbid draw"},
+    {"OBXVersion", OPT_COMBO, "2", 0, 0, "2 1"},
+};
+enum { OPTION_COUNT = sizeof OPTIONS / sizeof OPTIONS[0] };
 
 static void cmd_uci(uci_t *u)
 {
     out(u, "id name baghchal %s", BAGHCHAL_VERSION);
     out(u, "id author the baghchal developers");
-    out(u, "option name Repetition type combo default forbid var forbid var draw");
-    out(u, "option name OBXVersion type combo default 2 var 2 var 1");
+    for (int i = 0; i < OPTION_COUNT; i++) {
+        const option_t *o = &OPTIONS[i];
+        char vars[128] = "";
+        switch (o->type) {
+        case OPT_SPIN:
+            out(u, "option name %s type spin default %s min %lld max %lld", o->name, o->def, o->min, o->max);
+            break;
+        case OPT_BUTTON:
+            out(u, "option name %s type button", o->name);
+            break;
+        case OPT_CHECK:
+            out(u, "option name %s type check default %s", o->name, o->def);
+            break;
+        case OPT_COMBO: {
+            char copy[64];
+            snprintf(copy, sizeof copy, "%s", o->vars);
+            char *save = NULL;
+            for (char *v = strtok_r(copy, " ", &save); v; v = strtok_r(NULL, " ", &save)) {
+                strncat(vars, " var ", sizeof vars - strlen(vars) - 1);
+                strncat(vars, v, sizeof vars - strlen(vars) - 1);
+            }
+            out(u, "option name %s type combo default %s%s", o->name, o->def, vars);
+            break;
+        }
+        }
+    }
     out(u, "uciok");
 }
 
-/* "setoption name <name...> value <value...>": names are matched whole and without case. */
+static bool combo_has(const option_t *o, const char *value)
+{
+    char copy[64];
+    snprintf(copy, sizeof copy, "%s", o->vars);
+    char *save = NULL;
+    for (char *v = strtok_r(copy, " ", &save); v; v = strtok_r(NULL, " ", &save))
+        if (strcasecmp(v, value) == 0)
+            return true;
+    return false;
+}
+
+static void apply_option(uci_t *u, const option_t *o, const char *value, long long num)
+{
+    const char *name = o->name;
+    if (strcmp(name, "Hash") == 0) {
+        if (engine_set_hash(u->engine, (size_t)num))
+            u->hash_mb = (size_t)num;
+        else
+            ERR(u, "not enough memory for Hash %lld MB; keeping %zu MB", num, u->hash_mb);
+    } else if (strcmp(name, "Clear Hash") == 0) {
+        engine_clear(u->engine);
+    } else if (strcmp(name, "Threads") == 0) {
+        if (engine_set_threads(u->engine, (int)num))
+            u->threads = (int)num;
+        else
+            ERR(u, "not enough memory for %lld threads; keeping %d", num, u->threads);
+    } else if (strcmp(name, "MultiPV") == 0) {
+        u->multipv = (int)num;
+        engine_set_multipv(u->engine, u->multipv);
+    } else if (strcmp(name, "Move Overhead") == 0) {
+        u->overhead = (int)num;
+        engine_set_move_overhead(u->engine, u->overhead);
+    } else if (strcmp(name, "Ponder") == 0) {
+        u->ponder = strcasecmp(value, "true") == 0;
+    } else if (strcmp(name, "Repetition") == 0) {
+        u->rule = strcasecmp(value, "draw") == 0 ? REP_DRAW : REP_FORBID;
+        u->game.rule = u->rule;
+    } else if (strcmp(name, "OBXVersion") == 0) {
+        u->obx_version = strcmp(value, "1") == 0 ? OBX_V1 : OBX_V2;
+    }
+}
+
+/* "setoption name <name...> [value <value...>]": names match whole, without case. */
 static void cmd_setoption(uci_t *u, words_t *ws)
 {
-    char name[128] = "", value[128] = "";
+    char name[128] = "", value[256] = "";
     int i = 1;
     if (i >= ws->n || strcasecmp(ws->w[i], "name") != 0) {
-        out(u, "info string error: setoption needs 'name <option>'");
+        ERR(u, "setoption needs 'name <option>'");
         return;
     }
     for (i++; i < ws->n && strcasecmp(ws->w[i], "value") != 0; i++) {
@@ -113,31 +251,50 @@ static void cmd_setoption(uci_t *u, words_t *ws)
             strncat(value, " ", sizeof value - strlen(value) - 1);
         strncat(value, ws->w[i], sizeof value - strlen(value) - 1);
     }
-    if (!name[0]) {
-        out(u, "info string error: setoption needs 'name <option>'");
+    const option_t *o = NULL;
+    for (int k = 0; k < OPTION_COUNT && !o; k++)
+        if (strcasecmp(OPTIONS[k].name, name) == 0)
+            o = &OPTIONS[k];
+    if (!o) {
+        ERR(u, "unknown option '%s'", name);
         return;
     }
-    if (strcasecmp(name, "Repetition") == 0) {
-        if (has_value && strcasecmp(value, "forbid") == 0)
-            u->rule = REP_FORBID;
-        else if (has_value && strcasecmp(value, "draw") == 0)
-            u->rule = REP_DRAW;
-        else {
-            out(u, "info string error: invalid value '%s' for option Repetition (forbid or draw)", value);
+    long long num = 0;
+    switch (o->type) {
+    case OPT_SPIN:
+        if (!has_value || !parse_long(value, INT64_MIN / 2, INT64_MAX / 2, &num)) {
+            ERR(u, "option %s needs an integer value from %lld to %lld", o->name, o->min, o->max);
             return;
         }
-        u->game.rule = u->rule;
-    } else if (strcasecmp(name, "OBXVersion") == 0) {
-        if (has_value && strcmp(value, "2") == 0)
-            u->obx_version = OBX_V2;
-        else if (has_value && strcmp(value, "1") == 0)
-            u->obx_version = OBX_V1;
-        else
-            out(u, "info string error: invalid value '%s' for option OBXVersion (2 or 1)", value);
-    } else {
-        out(u, "info string error: unknown option '%s'", name);
+        if (num < o->min || num > o->max) {
+            long long clamped = num < o->min ? o->min : o->max;
+            out(u, "info string %s %lld is out of range, using %lld", o->name, num, clamped);
+            num = clamped;
+        }
+        break;
+    case OPT_COMBO:
+        if (!has_value || !combo_has(o, value)) {
+            ERR(u, "invalid value '%s' for option %s (one of: %s)", value, o->name, o->vars);
+            return;
+        }
+        break;
+    case OPT_CHECK:
+        if (!has_value || (strcasecmp(value, "true") != 0 && strcasecmp(value, "false") != 0)) {
+            ERR(u, "option %s needs true or false", o->name);
+            return;
+        }
+        break;
+    case OPT_BUTTON:
+        break;
     }
+    if (engine_searching(u->engine) && strcmp(o->name, "OBXVersion") != 0 && strcmp(o->name, "Ponder") != 0) {
+        ERR(u, "cannot change %s while searching", o->name);
+        return;
+    }
+    apply_option(u, o, value, num);
 }
+
+/* ---- position ------------------------------------------------------------------ */
 
 /* Builds the whole new game aside and swaps it in only when every part of the line is valid. */
 static void cmd_position(uci_t *u, words_t *ws)
@@ -156,7 +313,7 @@ static void cmd_position(uci_t *u, words_t *ws)
             len += strlen(ws->w[i]) + 1;
         char *text = malloc(len);
         if (!text) {
-            out(u, "info string error: out of memory");
+            ERR(u, "out of memory");
             return;
         }
         text[0] = '\0';
@@ -167,25 +324,26 @@ static void cmd_position(uci_t *u, words_t *ws)
         bc_error_t e = obx_parse(text, &start, &meta, msg, sizeof msg);
         free(text);
         if (e != BC_OK) {
-            out(u, "info string error: invalid OBX: %s", msg);
+            ERR(u, "invalid OBX: %s", msg);
             return;
         }
     } else {
-        out(u, "info string error: position needs 'startpos' or 'obx <fields>'");
+        ERR(u, "position needs 'startpos' or 'obx <fields>'");
         return;
     }
     if (i < ws->n && strcasecmp(ws->w[i], "moves") != 0) {
-        out(u, "info string error: unexpected '%.40s' in position (expected 'moves')", ws->w[i]);
+        ERR(u, "unexpected '%.40s' in position (expected 'moves')", ws->w[i]);
         return;
     }
     game_t g;
     if (!game_init(&g, &start, &meta, u->rule)) {
-        out(u, "info string error: out of memory");
+        ERR(u, "out of memory");
         return;
     }
-    for (i++; i < ws->n; i++) {
+    int first_move = i + 1;
+    for (i = first_move; i < ws->n; i++) {
         if (game_play_text(&g, ws->w[i], msg, sizeof msg) != BC_OK) {
-            out(u, "info string error: move %d (%.20s): %s", i - 1 - (ws->n - ws->n), ws->w[i], msg);
+            ERR(u, "move %d '%.20s': %s", i - first_move + 1, ws->w[i], msg);
             game_free(&g);
             return;
         }
@@ -193,6 +351,8 @@ static void cmd_position(uci_t *u, words_t *ws)
     game_swap(&u->game, &g);
     game_free(&g);
 }
+
+/* ---- display and evaluation ------------------------------------------------------ */
 
 static void cmd_display(uci_t *u)
 {
@@ -242,21 +402,80 @@ static void cmd_display(uci_t *u)
         out(u, "Result: %s", result_describe(r));
 }
 
-static bool parse_int(const char *s, long lo, long hi, long *v)
+static void cmd_eval(uci_t *u)
 {
-    char *end;
-    long x = strtol(s, &end, 10);
-    if (end == s || *end || x < lo || x > hi)
-        return false;
-    *v = x;
-    return true;
+    const position_t *p = game_position(&u->game);
+    eval_trace_t t;
+    int total = eval_trace(p, &t);
+    out(u, "%-24s %6s %6s %6s %8s", "term", "count", "mg", "eg", "value");
+    for (int i = 0; i < EV_TERM_NB; i++)
+        out(u, "%-24s %6d %6d %6d %8d", EVAL_WEIGHTS[i].name, t.count[i], EVAL_WEIGHTS[i].mg, EVAL_WEIGHTS[i].eg,
+            t.value[i]);
+    out(u, "Phase: %d of 20 goats placed", BC_GOATS_TOTAL - p->in_hand);
+    out(u, "Total (goats' view): %d", total);
+    out(u, "Total (side to move): %d", p->side == GOATS ? total : -total);
 }
+
+/* ---- search reports ------------------------------------------------------------ */
+
+static size_t format_score(char *buf, size_t len, int score, int bound)
+{
+    int n;
+    if (score_is_mate(score))
+        n = snprintf(buf, len, "mate %d", score_mate_moves(score));
+    else
+        n = snprintf(buf, len, "cp %d", score);
+    if (bound == BOUND_LOWER)
+        n += snprintf(buf + n, len - (size_t)n, " lowerbound");
+    else if (bound == BOUND_UPPER)
+        n += snprintf(buf + n, len - (size_t)n, " upperbound");
+    return (size_t)n;
+}
+
+static void report_info(void *ctx, const search_info_t *info)
+{
+    uci_t *u = ctx;
+    char score[48], pv[MAX_PLY * 5 + 8] = "";
+    format_score(score, sizeof score, info->score, info->bound);
+    size_t len = 0;
+    for (int i = 0; i < info->pv_len; i++) {
+        char t[MOVE_TEXT_LEN];
+        move_format(info->pv[i], t);
+        len += (size_t)snprintf(pv + len, sizeof pv - len, " %s", t);
+    }
+    out(u, "info depth %d seldepth %d multipv %d score %s nodes %" PRIu64 " nps %" PRIu64 " hashfull %d time %" PRId64
+           " pv%s",
+        info->depth, info->seldepth, info->multipv, score, info->nodes, info->nps, info->hashfull, info->time_ms, pv);
+}
+
+static void report_bestmove(void *ctx, move_t best, move_t ponder, const search_info_t *final)
+{
+    uci_t *u = ctx;
+    char b[MOVE_TEXT_LEN], pm[MOVE_TEXT_LEN];
+    if (best == MOVE_NONE) {
+        char score[48];
+        format_score(score, sizeof score, final->score, BOUND_EXACT);
+        out(u, "info depth 0 score %s", score);
+        out(u, "bestmove (none)");
+        return;
+    }
+    report_info(ctx, final);
+    move_format(best, b);
+    if (ponder != MOVE_NONE) {
+        move_format(ponder, pm);
+        out(u, "bestmove %s ponder %s", b, pm);
+    } else {
+        out(u, "bestmove %s", b);
+    }
+}
+
+/* ---- go ------------------------------------------------------------------------ */
 
 static void cmd_perft(uci_t *u, words_t *ws)
 {
-    long depth;
-    if (ws->n < 3 || !parse_int(ws->w[2], 1, 64, &depth)) {
-        out(u, "info string error: go perft needs a depth from 1 to 64");
+    long long depth;
+    if (ws->n != 3 || !parse_long(ws->w[2], -1, 1000, &depth) || depth < 1 || depth > 64) {
+        ERR(u, "go perft needs a depth from 1 to 64");
         return;
     }
     position_t p = *game_position(&u->game);
@@ -269,27 +488,190 @@ static void cmd_perft(uci_t *u, words_t *ws)
         uint64_t c = perft(&p, (int)depth - 1);
         position_unmake(&p, list[i]);
         move_format(list[i], t);
-        out(u, "%s: %llu", t, (unsigned long long)c);
+        out(u, "%s: %" PRIu64, t, c);
         total += c;
     }
     out(u, "");
-    out(u, "Nodes searched: %llu", (unsigned long long)total);
+    out(u, "Nodes searched: %" PRIu64, total);
+}
+
+static bool is_go_keyword(const char *w)
+{
+    static const char *const KEYS[] = {"depth", "nodes", "movetime", "infinite", "ponder", "searchmoves",
+                                       "gtime", "ttime", "ginc", "tinc", "wtime", "btime",
+                                       "winc", "binc", "movestogo", "mate", "perft"};
+    for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++)
+        if (strcasecmp(w, KEYS[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Reads the go line into limits; false (with a message printed) if any word is wrong. */
+static bool parse_go(uci_t *u, words_t *ws, search_limits_t *l)
+{
+    search_limits_init(l);
+    for (int i = 1; i < ws->n; i++) {
+        const char *k = ws->w[i];
+        long long v = 0;
+        if (strcasecmp(k, "infinite") == 0) {
+            l->infinite = true;
+            continue;
+        }
+        if (strcasecmp(k, "ponder") == 0) {
+            l->ponder = true;
+            continue;
+        }
+        if (strcasecmp(k, "searchmoves") == 0) {
+            for (i++; i < ws->n && !is_go_keyword(ws->w[i]); i++) {
+                move_t m;
+                char msg[160];
+                if (move_parse(game_position(&u->game), ws->w[i], &m, msg, sizeof msg) != BC_OK) {
+                    ERR(u, "searchmoves: %s", msg);
+                    return false;
+                }
+                if (l->searchmoves_nb < MAX_MOVES)
+                    l->searchmoves[l->searchmoves_nb++] = m;
+            }
+            i--;
+            continue;
+        }
+        if (i + 1 >= ws->n || !parse_long(ws->w[i + 1], INT64_MIN / 4, INT64_MAX / 4, &v)) {
+            if (is_go_keyword(k))
+                ERR(u, "go %s needs a number", k);
+            else
+                ERR(u, "unknown go parameter '%.40s'", k);
+            return false;
+        }
+        i++;
+        if (strcasecmp(k, "depth") == 0)
+            l->depth = v < 1 ? 1 : v > MAX_PLY - 1 ? MAX_PLY - 1 : (int)v;
+        else if (strcasecmp(k, "nodes") == 0)
+            l->nodes = v < 1 ? 1 : (uint64_t)v;
+        else if (strcasecmp(k, "movetime") == 0)
+            l->movetime = v < 1 ? 1 : v;
+        else if (strcasecmp(k, "gtime") == 0 || strcasecmp(k, "wtime") == 0)
+            l->time[GOATS] = v < 0 ? 0 : v;
+        else if (strcasecmp(k, "ttime") == 0 || strcasecmp(k, "btime") == 0)
+            l->time[TIGERS] = v < 0 ? 0 : v;
+        else if (strcasecmp(k, "ginc") == 0 || strcasecmp(k, "winc") == 0)
+            l->inc[GOATS] = v < 0 ? 0 : v;
+        else if (strcasecmp(k, "tinc") == 0 || strcasecmp(k, "binc") == 0)
+            l->inc[TIGERS] = v < 0 ? 0 : v;
+        else if (strcasecmp(k, "movestogo") == 0)
+            l->movestogo = v < 0 ? 0 : v > 1000 ? 1000 : (int)v;
+        else if (strcasecmp(k, "mate") == 0)
+            l->depth = v < 1 ? 1 : v > (MAX_PLY - 1) / 2 ? MAX_PLY - 1 : (int)(2 * v);
+        else {
+            ERR(u, "unknown go parameter '%.40s'", k);
+            return false;
+        }
+    }
+    return true;
 }
 
 static void cmd_go(uci_t *u, words_t *ws)
 {
     if (ws->n >= 2 && strcasecmp(ws->w[1], "perft") == 0) {
+        if (engine_searching(u->engine)) {
+            ERR(u, "cannot run perft while searching");
+            return;
+        }
         cmd_perft(u, ws);
         return;
     }
-    out(u, "info string error: go supports only 'perft <depth>' in this version");
+    search_limits_t limits;
+    if (!parse_go(u, ws, &limits))
+        return;
+    /* The previous search, if any, ends (with its bestmove) before this one starts. */
+    engine_stop(u->engine);
+    engine_wait(u->engine);
+    if (!engine_set_game(u->engine, &u->game)) {
+        ERR(u, "out of memory");
+        return;
+    }
+    search_report_t report = {report_info, report_bestmove, u};
+    if (!engine_go(u->engine, &limits, &report))
+        ERR(u, "could not start the search thread");
+}
+
+/* ---- bench --------------------------------------------------------------------- */
+
+static void bench_info(void *ctx, const search_info_t *info) { (void)ctx, (void)info; }
+
+static void bench_best(void *ctx, move_t best, move_t ponder, const search_info_t *final)
+{
+    (void)best, (void)ponder;
+    *(uint64_t *)ctx += final->nodes;
+}
+
+static void cmd_bench(uci_t *u, words_t *ws)
+{
+    long long depth = BENCH_DEFAULT_DEPTH;
+    if (ws->n > 2 || (ws->n == 2 && (!parse_long(ws->w[1], 1, MAX_PLY - 1, &depth)))) {
+        ERR(u, "bench takes an optional depth from 1 to %d", MAX_PLY - 1);
+        return;
+    }
+    if (engine_searching(u->engine)) {
+        ERR(u, "cannot run bench while searching");
+        return;
+    }
+    /* A private engine: one thread, a fresh table per position, whatever the options. */
+    engine_t *e = engine_new();
+    if (!e || !engine_set_hash(e, 16)) {
+        engine_free(e);
+        ERR(u, "out of memory");
+        return;
+    }
+    uint64_t nodes = 0;
+    int64_t start = search_now_ms();
+    for (int i = 0; i < BENCH_POSITIONS_COUNT; i++) {
+        position_t p;
+        obx_meta_t meta;
+        game_t g;
+        if (obx_parse(BENCH_POSITIONS[i], &p, &meta, NULL, 0) != BC_OK || !game_init(&g, &p, &meta, REP_FORBID))
+            continue;
+        engine_clear(e);
+        if (engine_set_game(e, &g)) {
+            search_limits_t l;
+            search_limits_init(&l);
+            l.depth = (int)depth;
+            search_report_t r = {bench_info, bench_best, &nodes};
+            engine_search_sync(e, &l, &r);
+        }
+        game_free(&g);
+    }
+    int64_t elapsed = search_now_ms() - start;
+    engine_free(e);
+    out(u, "Positions: %d", BENCH_POSITIONS_COUNT);
+    out(u, "Depth: %lld", depth);
+    out(u, "Total time (ms): %" PRId64, elapsed);
+    out(u, "Nodes searched: %" PRIu64, nodes);
+    out(u, "Nodes/second: %" PRIu64, elapsed > 0 ? nodes * 1000 / (uint64_t)elapsed : nodes * 1000);
+}
+
+/* ---- dispatch ------------------------------------------------------------------ */
+
+static void cmd_ucinewgame(uci_t *u)
+{
+    position_t start;
+    position_set_start(&start);
+    engine_stop(u->engine);
+    engine_wait(u->engine);
+    engine_clear(u->engine);
+    game_t g;
+    if (!game_init(&g, &start, NULL, u->rule)) {
+        ERR(u, "out of memory");
+        return;
+    }
+    game_swap(&u->game, &g);
+    game_free(&g);
 }
 
 bool uci_handle_line(uci_t *u, const char *line)
 {
     words_t ws;
     if (!words_split(line, &ws)) {
-        out(u, "info string error: out of memory");
+        ERR(u, "out of memory");
         return true;
     }
     bool keep = true;
@@ -300,27 +682,30 @@ bool uci_handle_line(uci_t *u, const char *line)
         cmd_uci(u);
     else if (strcmp(cmd, "isready") == 0)
         out(u, "readyok");
-    else if (strcmp(cmd, "ucinewgame") == 0) {
-        position_t start;
-        position_set_start(&start);
-        game_t g;
-        if (game_init(&g, &start, NULL, u->rule)) {
-            game_swap(&u->game, &g);
-            game_free(&g);
-        } else
-            out(u, "info string error: out of memory");
-    } else if (strcmp(cmd, "setoption") == 0)
+    else if (strcmp(cmd, "ucinewgame") == 0)
+        cmd_ucinewgame(u);
+    else if (strcmp(cmd, "setoption") == 0)
         cmd_setoption(u, &ws);
     else if (strcmp(cmd, "position") == 0)
         cmd_position(u, &ws);
-    else if (strcmp(cmd, "d") == 0)
-        cmd_display(u);
     else if (strcmp(cmd, "go") == 0)
         cmd_go(u, &ws);
-    else if (strcmp(cmd, "quit") == 0)
+    else if (strcmp(cmd, "stop") == 0)
+        engine_stop(u->engine);
+    else if (strcmp(cmd, "ponderhit") == 0)
+        engine_ponderhit(u->engine);
+    else if (strcmp(cmd, "d") == 0)
+        cmd_display(u);
+    else if (strcmp(cmd, "eval") == 0)
+        cmd_eval(u);
+    else if (strcmp(cmd, "bench") == 0)
+        cmd_bench(u, &ws);
+    else if (strcmp(cmd, "quit") == 0) {
+        engine_stop(u->engine);
+        engine_wait(u->engine);
         keep = false;
-    else
-        out(u, "info string error: unknown command '%.64s'", cmd);
+    } else
+        ERR(u, "unknown command '%.64s'", cmd);
     words_free(&ws);
     return keep;
 }

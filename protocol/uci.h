@@ -12,6 +12,8 @@ typedef struct uci uci_t;
 /* NULL when memory runs out. */
 uci_t *uci_new(uci_write_fn write, void *ctx);
 void uci_free(uci_t *u);
+/* Waits until a running search has reported its bestmove. */
+void uci_wait(uci_t *u);
 /* Handles one line (with or without its line end). Returns false once the line was `quit`. */
 bool uci_handle_line(uci_t *u, const char *line);
 

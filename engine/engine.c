@@ -1,0 +1,198 @@
+/* The engine facade: owns the game copy, the table, the workers and the search thread. */
+#include "engine.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct engine {
+    game_t game;
+    tt_t tt;
+    worker_t *workers[MAX_THREADS];
+    int nthreads, multipv;
+    int64_t move_overhead;
+    search_shared_t shared;
+    pthread_t thread;
+    bool thread_live;     /* a search thread exists and has not been joined */
+    atomic_bool running;  /* until the search thread has reported bestmove */
+};
+
+engine_t *engine_new(void)
+{
+    engine_t *e = calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
+    position_t start;
+    position_set_start(&start);
+    tt_init(&e->tt);
+    e->multipv = 1;
+    e->move_overhead = ENGINE_DEFAULT_OVERHEAD_MS;
+    if (!game_init(&e->game, &start, NULL, REP_FORBID) || !tt_resize(&e->tt, ENGINE_DEFAULT_HASH_MB) ||
+        !engine_set_threads(e, 1)) {
+        engine_free(e);
+        return NULL;
+    }
+    return e;
+}
+
+void engine_wait(engine_t *e)
+{
+    if (e->thread_live) {
+        pthread_join(e->thread, NULL);
+        e->thread_live = false;
+    }
+}
+
+void engine_free(engine_t *e)
+{
+    if (!e)
+        return;
+    engine_stop(e);
+    engine_wait(e);
+    for (int i = 0; i < e->nthreads; i++)
+        worker_free(e->workers[i]);
+    tt_free(&e->tt);
+    game_free(&e->game);
+    free(e);
+}
+
+bool engine_set_hash(engine_t *e, size_t mb)
+{
+    engine_wait(e);
+    return tt_resize(&e->tt, mb);
+}
+
+bool engine_set_threads(engine_t *e, int n)
+{
+    engine_wait(e);
+    if (n < 1)
+        n = 1;
+    if (n > MAX_THREADS)
+        n = MAX_THREADS;
+    worker_t *fresh[MAX_THREADS];
+    int have = e->nthreads;
+    for (int i = have; i < n; i++) {
+        fresh[i] = worker_new(i);
+        if (!fresh[i]) {
+            while (--i >= have)
+                worker_free(fresh[i]);
+            return false;
+        }
+    }
+    for (int i = have; i < n; i++)
+        e->workers[i] = fresh[i];
+    for (int i = n; i < have; i++) {
+        worker_free(e->workers[i]);
+        e->workers[i] = NULL;
+    }
+    e->nthreads = n;
+    return true;
+}
+
+void engine_set_multipv(engine_t *e, int n)
+{
+    engine_wait(e);
+    e->multipv = n < 1 ? 1 : n > MAX_MULTIPV ? MAX_MULTIPV : n;
+}
+
+void engine_set_move_overhead(engine_t *e, int ms)
+{
+    engine_wait(e);
+    e->move_overhead = ms < 0 ? 0 : ms > ENGINE_MAX_OVERHEAD_MS ? ENGINE_MAX_OVERHEAD_MS : ms;
+}
+
+void engine_clear(engine_t *e)
+{
+    engine_wait(e);
+    tt_clear(&e->tt);
+    for (int i = 0; i < e->nthreads; i++)
+        worker_clear(e->workers[i]);
+}
+
+bool engine_set_game(engine_t *e, const game_t *g)
+{
+    engine_wait(e);
+    game_t copy;
+    if (!game_init(&copy, &g->history[0], &g->start_meta, g->rule))
+        return false;
+    for (size_t i = 0; i < g->count; i++) {
+        /* Moves of a valid game replay without error; only memory can fail here. */
+        if (game_play(&copy, g->moves[i], NULL, 0) != BC_OK) {
+            game_free(&copy);
+            return false;
+        }
+    }
+    game_swap(&e->game, &copy);
+    game_free(&copy);
+    return true;
+}
+
+static void prepare(engine_t *e, const search_limits_t *limits, const search_report_t *report)
+{
+    search_shared_t *s = &e->shared;
+    s->tt = &e->tt;
+    s->game = &e->game;
+    s->rule = e->game.rule;
+    s->limits = *limits;
+    s->report = *report;
+    s->multipv = e->multipv;
+    s->move_overhead = e->move_overhead;
+    s->nthreads = e->nthreads;
+    s->workers = e->workers;
+    atomic_store(&s->stop, false);
+    atomic_store(&s->pondering, limits->ponder);
+    atomic_store(&s->waiting, limits->ponder || limits->infinite);
+}
+
+static void *search_thread(void *arg)
+{
+    engine_t *e = arg;
+    search_run(&e->shared);
+    atomic_store(&e->running, false);
+    return NULL;
+}
+
+bool engine_go(engine_t *e, const search_limits_t *limits, const search_report_t *report)
+{
+    engine_stop(e);
+    engine_wait(e);
+    prepare(e, limits, report);
+    atomic_store(&e->running, true);
+    if (pthread_create(&e->thread, NULL, search_thread, e) != 0) {
+        atomic_store(&e->running, false);
+        return false;
+    }
+    e->thread_live = true;
+    return true;
+}
+
+void engine_search_sync(engine_t *e, const search_limits_t *limits, const search_report_t *report)
+{
+    engine_stop(e);
+    engine_wait(e);
+    prepare(e, limits, report);
+    search_run(&e->shared);
+}
+
+void engine_stop(engine_t *e)
+{
+    if (e->thread_live)
+        atomic_store(&e->shared.stop, true);
+}
+
+void engine_ponderhit(engine_t *e)
+{
+    if (!e->thread_live)
+        return;
+    atomic_store(&e->shared.pondering, false);
+    if (!e->shared.limits.infinite)
+        atomic_store(&e->shared.waiting, false);
+}
+
+bool engine_searching(engine_t *e) { return atomic_load(&e->running); }
+
+int engine_hashfull(engine_t *e)
+{
+    engine_wait(e);
+    return tt_hashfull(&e->tt);
+}

@@ -1,0 +1,57 @@
+/* The engine facade: one instance = a game, options, a transposition table and search
+ * threads. go/stop never block the caller; results come back through callbacks on the
+ * search thread. Instances share nothing, so a server can run one per worker. */
+#ifndef BAGHCHAL_ENGINE_H
+#define BAGHCHAL_ENGINE_H
+
+#include "search.h"
+
+typedef struct engine engine_t;
+
+enum {
+    ENGINE_DEFAULT_HASH_MB = 64,
+    ENGINE_MAX_HASH_MB = 65536,
+    ENGINE_DEFAULT_OVERHEAD_MS = 30,
+    ENGINE_MAX_OVERHEAD_MS = 5000
+};
+
+/* A new engine at the start position, 64 MB of hash, one thread. NULL when out of memory. */
+engine_t *engine_new(void);
+/* Stops and joins any search, then frees everything. */
+void engine_free(engine_t *e);
+
+/* Options. Each waits for a running search to end first. Return false when memory runs
+ * out (the old setting stays). */
+bool engine_set_hash(engine_t *e, size_t mb);
+bool engine_set_threads(engine_t *e, int n);
+void engine_set_multipv(engine_t *e, int n);
+void engine_set_move_overhead(engine_t *e, int ms);
+/* A new game: clears the table and the move-ordering statistics. */
+void engine_clear(engine_t *e);
+
+/* Copies the game to search from (its history decides repetitions). */
+bool engine_set_game(engine_t *e, const game_t *g);
+
+/* Starts searching on a thread of its own and returns at once. A search still running is
+ * stopped and finished (its bestmove reported) first. Returns false if no thread could be
+ * started (nothing is reported then). */
+bool engine_go(engine_t *e, const search_limits_t *limits, const search_report_t *report);
+/* Ends the search now: bestmove follows at once. Harmless when idle. */
+void engine_stop(engine_t *e);
+/* The pondered move was played: the search goes on under its time limits. */
+void engine_ponderhit(engine_t *e);
+/* Waits until the current search (if any) has reported bestmove. */
+void engine_wait(engine_t *e);
+bool engine_searching(engine_t *e);
+/* Permille of the table in use by the latest search. */
+int engine_hashfull(engine_t *e);
+
+/* Runs a search to the end on the calling thread (used by bench and tools). */
+void engine_search_sync(engine_t *e, const search_limits_t *limits, const search_report_t *report);
+
+/* The fixed bench positions (OBX strings). */
+extern const char *const BENCH_POSITIONS[];
+extern const int BENCH_POSITIONS_COUNT;
+enum { BENCH_DEFAULT_DEPTH = 12 };
+
+#endif

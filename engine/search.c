@@ -1,0 +1,673 @@
+/* The search: iterative deepening over PVS with aspiration windows, a quiescence search
+ * over captures and capture threats, TT / killer / history move ordering, lazy SMP. */
+#define _POSIX_C_SOURCE 200809L
+#include "search.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "eval.h"
+#include "movegen.h"
+#include "timeman.h"
+
+/* Positions kept for repetition checks: the reversible tail of the game plus the path. */
+enum { KEYS_HISTORY = 1024, KEYS_CAP = KEYS_HISTORY + MAX_PLY + 8, QS_THREAT_PLIES = 2 };
+
+typedef struct {
+    move_t move;
+    int score, prev_score, seldepth, bound;
+    int pv_len;
+    move_t pv[MAX_PLY];
+} root_move_t;
+
+struct worker {
+    int id;
+    search_shared_t *s;
+    position_t pos;
+    int ply, nkeys, seldepth, completed_depth;
+    uint64_t keys[KEYS_CAP];
+    int irr[KEYS_CAP]; /* index of the latest position after a placement or capture */
+    _Atomic uint64_t nodes;
+    move_t killers[MAX_PLY + 2][2];
+    int history[SIDE_NB][SQUARE_NB][SQUARE_NB];
+    move_t pv[MAX_PLY + 2][MAX_PLY + 2];
+    int pv_len[MAX_PLY + 2];
+    int nroot;
+    root_move_t root[MAX_MOVES];
+    uint8_t reductions[64][MAX_MOVES];
+};
+
+int64_t search_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void search_limits_init(search_limits_t *l)
+{
+    memset(l, 0, sizeof *l);
+    l->time[GOATS] = l->time[TIGERS] = -1;
+}
+
+worker_t *worker_new(int id)
+{
+    worker_t *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->id = id;
+    for (int d = 1; d < 64; d++)
+        for (int i = 1; i < MAX_MOVES; i++)
+            w->reductions[d][i] = (uint8_t)(0.25 + log((double)d) * log((double)i) / 2.5);
+    return w;
+}
+
+void worker_free(worker_t *w) { free(w); }
+
+void worker_clear(worker_t *w)
+{
+    memset(w->killers, 0, sizeof w->killers);
+    memset(w->history, 0, sizeof w->history);
+}
+
+/* ---- helpers on the path ---------------------------------------------------------- */
+
+static inline bool is_irreversible(move_t m)
+{
+    return move_kind(m) == MOVE_PLACE || move_kind(m) == MOVE_JUMP;
+}
+
+static inline void do_move(worker_t *w, move_t m)
+{
+    position_make(&w->pos, m);
+    int n = w->nkeys;
+    w->keys[n] = w->pos.key;
+    w->irr[n] = is_irreversible(m) ? n : w->irr[n - 1];
+    w->nkeys = n + 1;
+    w->ply++;
+}
+
+static inline void undo_move(worker_t *w, move_t m)
+{
+    position_unmake(&w->pos, m);
+    w->nkeys--;
+    w->ply--;
+}
+
+/* Does key occur at keys[start], keys[start - 2], ... down to the last irreversible move
+ * before the current position? (Same side to move: every other entry.) */
+static inline bool key_seen(const worker_t *w, uint64_t key, int start)
+{
+    int floor = w->irr[w->nkeys - 1];
+    for (int i = start; i >= floor; i -= 2)
+        if (w->keys[i] == key)
+            return true;
+    return false;
+}
+
+/* Under `forbid`, a step that recreates an earlier position is not a legal move. */
+static int filter_forbidden(const worker_t *w, move_t *moves, int n)
+{
+    if (w->s->rule != REP_FORBID || w->pos.in_hand)
+        return n;
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (move_kind(moves[i]) != MOVE_STEP || !key_seen(w, position_key_after(&w->pos, moves[i]), w->nkeys - 2))
+            moves[k++] = moves[i];
+    return k;
+}
+
+static inline int score_to_tt(int s, int ply)
+{
+    return s >= SCORE_MATE_IN_MAX ? s + ply : s <= -SCORE_MATE_IN_MAX ? s - ply : s;
+}
+
+static inline int score_from_tt(int s, int ply)
+{
+    return s >= SCORE_MATE_IN_MAX ? s - ply : s <= -SCORE_MATE_IN_MAX ? s + ply : s;
+}
+
+static uint64_t total_nodes(const search_shared_t *s)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < s->nthreads; i++)
+        n += atomic_load_explicit(&s->workers[i]->nodes, memory_order_relaxed);
+    return n;
+}
+
+static inline bool stopped(const worker_t *w)
+{
+    return atomic_load_explicit(&w->s->stop, memory_order_relaxed);
+}
+
+/* Counts a node; the main thread also checks the node and time limits here. */
+static inline void count_node(worker_t *w)
+{
+    uint64_t n = atomic_load_explicit(&w->nodes, memory_order_relaxed) + 1;
+    atomic_store_explicit(&w->nodes, n, memory_order_relaxed);
+    if (w->id != 0)
+        return;
+    search_shared_t *s = w->s;
+    if (s->limits.nodes) {
+        uint64_t total = s->nthreads == 1 ? n : (n & 1023) ? 0 : total_nodes(s);
+        if (total >= s->limits.nodes)
+            atomic_store_explicit(&s->stop, true, memory_order_relaxed);
+    }
+    if ((n & 1023) == 0 && s->maximum_ms && !atomic_load_explicit(&s->pondering, memory_order_relaxed) &&
+        search_now_ms() - s->start_ms >= s->maximum_ms)
+        atomic_store_explicit(&s->stop, true, memory_order_relaxed);
+}
+
+/* ---- move ordering -------------------------------------------------------------- */
+
+enum { ORDER_TT = 1 << 30, ORDER_CAPTURE = 1 << 29, ORDER_KILLER1 = 1 << 28, ORDER_KILLER2 = (1 << 28) - 1 };
+
+static void score_moves(const worker_t *w, const move_t *moves, int *scores, int n, move_t tt_move)
+{
+    const move_t *k = w->killers[w->ply];
+    int side = w->pos.side;
+    for (int i = 0; i < n; i++) {
+        move_t m = moves[i];
+        if (m == tt_move)
+            scores[i] = ORDER_TT;
+        else if (move_kind(m) == MOVE_JUMP)
+            scores[i] = ORDER_CAPTURE;
+        else if (m == k[0])
+            scores[i] = ORDER_KILLER1;
+        else if (m == k[1])
+            scores[i] = ORDER_KILLER2;
+        else
+            scores[i] = w->history[side][move_from(m)][move_to(m)];
+    }
+}
+
+static inline move_t pick_next(move_t *moves, int *scores, int n, int i)
+{
+    int best = i;
+    for (int j = i + 1; j < n; j++)
+        if (scores[j] > scores[best])
+            best = j;
+    move_t m = moves[best];
+    int sc = scores[best];
+    moves[best] = moves[i];
+    scores[best] = scores[i];
+    moves[i] = m;
+    scores[i] = sc;
+    return m;
+}
+
+static void update_quiet_stats(worker_t *w, move_t best, const move_t *tried, int ntried, int depth)
+{
+    int side = w->pos.side, bonus = depth * depth;
+    if (bonus > 400)
+        bonus = 400;
+    move_t *k = w->killers[w->ply];
+    if (k[0] != best) {
+        k[1] = k[0];
+        k[0] = best;
+    }
+    for (int i = 0; i < ntried; i++) {
+        move_t m = tried[i];
+        int *h = &w->history[side][move_from(m)][move_to(m)];
+        int b = m == best ? bonus : -bonus;
+        *h += b - *h * (b < 0 ? -b : b) / 16384;
+    }
+}
+
+/* ---- quiescence ------------------------------------------------------------------ */
+
+/* Landing points of the captures the tigers could make now. */
+static bb_t capture_landings(bb_t tigers, bb_t goats)
+{
+    bb_t empty = BB_ALL & ~(tigers | goats), land = 0;
+    for (int d = 0; d < BC_DIR_NB; d++) {
+        int s = BC_DIRS[d].shift;
+        bb_t over = bb_shift(tigers & BC_DIRS[d].jump_from, s) & goats;
+        land |= bb_shift(over, s) & empty;
+    }
+    return land;
+}
+
+static int qsearch(worker_t *w, int alpha, int beta, int qply)
+{
+    position_t *p = &w->pos;
+    int ply = w->ply;
+    count_node(w);
+    if (ply > w->seldepth)
+        w->seldepth = ply;
+    if (p->captured >= BC_CAPTURES_TO_WIN)
+        return -SCORE_MATE + ply;
+    if (count_moves(p) == 0)
+        return -SCORE_MATE + ply;
+    int stand = eval_position(p);
+    if (ply >= MAX_PLY || stopped(w))
+        return stand;
+    if (stand >= beta)
+        return stand;
+    if (stand > alpha)
+        alpha = stand;
+    int best = stand;
+    move_t moves[MAX_MOVES];
+    int n = 0;
+    if (p->side == TIGERS) {
+        n = gen_captures(p, moves);
+    } else if (qply < QS_THREAT_PLIES) {
+        bb_t threatened = capturable_goats(p->tigers, p->goats);
+        if (threatened) {
+            /* Parry the threats: move a threatened goat or fill a landing point. */
+            bb_t land = capture_landings(p->tigers, p->goats);
+            move_t all[MAX_MOVES];
+            int na = gen_moves(p, all);
+            na = filter_forbidden(w, all, na);
+            for (int i = 0; i < na; i++)
+                if ((bb_square(move_to(all[i])) & land) ||
+                    (move_kind(all[i]) == MOVE_STEP && (bb_square(move_from(all[i])) & threatened)))
+                    moves[n++] = all[i];
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        do_move(w, moves[i]);
+        int score = -qsearch(w, -beta, -alpha, qply + 1);
+        undo_move(w, moves[i]);
+        if (stopped(w))
+            return best;
+        if (score > best) {
+            best = score;
+            if (score > alpha) {
+                alpha = score;
+                if (score >= beta)
+                    break;
+            }
+        }
+    }
+    return best;
+}
+
+/* ---- main search ----------------------------------------------------------------- */
+
+static int search(worker_t *w, int alpha, int beta, int depth, bool pv_node)
+{
+    position_t *p = &w->pos;
+    int ply = w->ply;
+    if (pv_node)
+        w->pv_len[ply] = 0;
+    if (depth <= 0)
+        return qsearch(w, alpha, beta, 0);
+    count_node(w);
+    if (ply > w->seldepth)
+        w->seldepth = ply;
+    if (stopped(w))
+        return 0;
+    if (p->captured >= BC_CAPTURES_TO_WIN)
+        return -SCORE_MATE + ply;
+    if (w->s->rule == REP_DRAW && key_seen(w, p->key, w->nkeys - 3))
+        return 0;
+    if (ply >= MAX_PLY)
+        return eval_position(p);
+    /* Mate distance pruning: no line from here beats a mate found nearer the root. */
+    if (alpha < -SCORE_MATE + ply)
+        alpha = -SCORE_MATE + ply;
+    if (beta > SCORE_MATE - ply - 1)
+        beta = SCORE_MATE - ply - 1;
+    if (alpha >= beta)
+        return alpha;
+
+    uint64_t key = position_hash(p);
+    tt_hit_t hit;
+    bool found = tt_probe(w->s->tt, key, &hit);
+    move_t tt_move = found ? hit.move : MOVE_NONE;
+    if (found && !pv_node && hit.depth >= depth) {
+        int s = score_from_tt(hit.score, ply);
+        if ((hit.bound == BOUND_EXACT) || (hit.bound == BOUND_LOWER && s >= beta) ||
+            (hit.bound == BOUND_UPPER && s <= alpha))
+            return s;
+    }
+
+    move_t moves[MAX_MOVES];
+    int scores[MAX_MOVES];
+    int n = gen_moves(p, moves);
+    n = filter_forbidden(w, moves, n);
+    if (n == 0)
+        return -SCORE_MATE + ply;
+
+    int static_eval = found && hit.eval != SCORE_NONE ? hit.eval : eval_position(p);
+
+    /* Reverse futility: far above beta near the leaves, a quiet position holds. */
+    if (!pv_node && depth <= 3 && !score_is_mate(beta) && static_eval - 90 * depth >= beta)
+        return static_eval;
+
+    score_moves(w, moves, scores, n, tt_move);
+    move_t quiets[MAX_MOVES];
+    int nquiets = 0;
+    int best = -SCORE_INF, orig_alpha = alpha;
+    move_t best_move = MOVE_NONE;
+    for (int i = 0; i < n; i++) {
+        move_t m = pick_next(moves, scores, n, i);
+        bool quiet = move_kind(m) != MOVE_JUMP;
+        int score;
+        do_move(w, m);
+        tt_prefetch(w->s->tt, position_hash(&w->pos));
+        if (i == 0) {
+            score = -search(w, -beta, -alpha, depth - 1, pv_node);
+        } else {
+            int r = 0;
+            if (depth >= 3 && quiet && i >= 3 && scores[i] < ORDER_KILLER2) {
+                r = w->reductions[depth < 64 ? depth : 63][i];
+                if (pv_node && r > 0)
+                    r--;
+                if (r > depth - 2)
+                    r = depth - 2;
+                if (r < 0)
+                    r = 0;
+            }
+            score = -search(w, -alpha - 1, -alpha, depth - 1 - r, false);
+            if (r && score > alpha)
+                score = -search(w, -alpha - 1, -alpha, depth - 1, false);
+            if (pv_node && score > alpha && score < beta)
+                score = -search(w, -beta, -alpha, depth - 1, true);
+        }
+        undo_move(w, m);
+        if (stopped(w))
+            return 0;
+        if (score > best) {
+            best = score;
+            if (score > alpha) {
+                best_move = m;
+                alpha = score;
+                if (pv_node) {
+                    w->pv[ply][0] = m;
+                    int len = w->pv_len[ply + 1];
+                    memcpy(&w->pv[ply][1], w->pv[ply + 1], (size_t)len * sizeof(move_t));
+                    w->pv_len[ply] = len + 1;
+                }
+                if (score >= beta) {
+                    if (quiet)
+                        update_quiet_stats(w, m, quiets, nquiets, depth);
+                    break;
+                }
+            }
+        }
+        if (quiet && nquiets < MAX_MOVES)
+            quiets[nquiets++] = m;
+    }
+    int bound = best >= beta ? BOUND_LOWER : best > orig_alpha ? BOUND_EXACT : BOUND_UPPER;
+    tt_store(w->s->tt, key, best_move, score_to_tt(best, ply), static_eval, depth, bound);
+    return best;
+}
+
+/* ---- root and iterative deepening ------------------------------------------------ */
+
+static void root_rotate_to(worker_t *w, int from, int to)
+{
+    root_move_t rm = w->root[from];
+    memmove(&w->root[to + 1], &w->root[to], (size_t)(from - to) * sizeof rm);
+    w->root[to] = rm;
+}
+
+/* Searches the root moves from index pv_idx; the best found moves to pv_idx. Returns the
+ * best score, or SCORE_NONE if stopped before the first move was done. */
+static int root_search(worker_t *w, int alpha, int beta, int depth, int pv_idx)
+{
+    int best = -SCORE_INF;
+    for (int i = pv_idx; i < w->nroot; i++) {
+        root_move_t *rm = &w->root[i];
+        int score;
+        w->seldepth = 0;
+        do_move(w, rm->move);
+        if (i == pv_idx) {
+            score = -search(w, -beta, -alpha, depth - 1, true);
+        } else {
+            score = -search(w, -alpha - 1, -alpha, depth - 1, false);
+            if (score > alpha && score < beta)
+                score = -search(w, -beta, -alpha, depth - 1, true);
+        }
+        undo_move(w, rm->move);
+        if (stopped(w))
+            return i == pv_idx ? SCORE_NONE : best;
+        if (i == pv_idx || score > alpha) {
+            rm->score = score;
+            rm->seldepth = w->seldepth;
+            rm->bound = score >= beta ? BOUND_LOWER : score <= alpha ? BOUND_UPPER : BOUND_EXACT;
+            rm->pv[0] = rm->move;
+            int len = w->pv_len[1];
+            if (len > MAX_PLY - 1)
+                len = MAX_PLY - 1;
+            memcpy(&rm->pv[1], w->pv[1], (size_t)len * sizeof(move_t));
+            rm->pv_len = len + 1;
+            if (i != pv_idx)
+                root_rotate_to(w, i, pv_idx);
+            best = score;
+            if (score > alpha)
+                alpha = score;
+            if (score >= beta)
+                return best;
+        }
+    }
+    return best;
+}
+
+static void fill_info(const worker_t *w, int pv_idx, int depth, search_info_t *info)
+{
+    const search_shared_t *s = w->s;
+    const root_move_t *rm = &w->root[pv_idx];
+    int64_t elapsed = search_now_ms() - s->start_ms;
+    memset(info, 0, sizeof *info);
+    info->depth = depth;
+    info->seldepth = rm->seldepth > depth ? rm->seldepth : depth;
+    info->multipv = pv_idx + 1;
+    info->score = rm->score;
+    info->bound = rm->bound;
+    info->nodes = total_nodes(s);
+    info->time_ms = elapsed;
+    info->nps = elapsed > 0 ? info->nodes * 1000 / (uint64_t)elapsed : info->nodes * 1000;
+    info->hashfull = tt_hashfull(s->tt);
+    info->pv_len = rm->pv_len;
+    memcpy(info->pv, rm->pv, (size_t)rm->pv_len * sizeof(move_t));
+}
+
+static bool use_time(const search_shared_t *s) { return s->optimum_ms > 0; }
+
+static void iterate(worker_t *w)
+{
+    search_shared_t *s = w->s;
+    int max_depth = s->limits.depth > 0 && s->limits.depth < MAX_PLY ? s->limits.depth : MAX_PLY - 1;
+    int multipv = s->multipv < w->nroot ? s->multipv : w->nroot;
+    move_t last_best = MOVE_NONE;
+    int stability = 0;
+    for (int depth = 1 + (w->id & 1); depth <= max_depth; depth++) {
+        for (int i = 0; i < w->nroot; i++)
+            w->root[i].prev_score = w->root[i].score;
+        for (int pv_idx = 0; pv_idx < multipv; pv_idx++) {
+            int prev = w->root[pv_idx].prev_score;
+            int delta = 30, alpha = -SCORE_INF, beta = SCORE_INF;
+            if (depth >= 5 && !score_is_mate(prev) && prev > -SCORE_INF) {
+                alpha = prev - delta;
+                beta = prev + delta;
+            }
+            for (;;) {
+                int score = root_search(w, alpha, beta, depth, pv_idx);
+                if (stopped(w) || score == SCORE_NONE)
+                    break;
+                if (score <= alpha) {
+                    beta = (alpha + beta) / 2;
+                    alpha = score - delta > -SCORE_INF ? score - delta : -SCORE_INF;
+                } else if (score >= beta) {
+                    beta = score + delta < SCORE_INF ? score + delta : SCORE_INF;
+                } else {
+                    break;
+                }
+                delta += delta;
+                if (delta > 1000) {
+                    alpha = -SCORE_INF;
+                    beta = SCORE_INF;
+                }
+            }
+            if (stopped(w))
+                break;
+        }
+        if (stopped(w))
+            break;
+        w->completed_depth = depth;
+        if (w->id != 0)
+            continue;
+        if (s->report.info)
+            for (int i = 0; i < multipv; i++) {
+                search_info_t info;
+                fill_info(w, i, depth, &info);
+                s->report.info(s->report.ctx, &info);
+            }
+        /* Time: stop early when the best move is settled, keep going when it changes. */
+        stability = w->root[0].move == last_best ? stability + 1 : 0;
+        last_best = w->root[0].move;
+        if (use_time(s) && !atomic_load_explicit(&s->pondering, memory_order_relaxed)) {
+            if (w->nroot == 1)
+                break;
+            int percent = stability >= 4 ? 60 : stability >= 2 ? 85 : 130;
+            if (w->root[0].score < w->root[0].prev_score - 40 && w->root[0].prev_score > -SCORE_INF)
+                percent += 50;
+            if (score_is_mate(w->root[0].score) && score_mate_moves(w->root[0].score) * 2 <= depth)
+                break;
+            if (search_now_ms() - s->start_ms >= tm_adjusted(&(tm_budget_t){s->optimum_ms, s->maximum_ms}, percent))
+                break;
+        }
+    }
+}
+
+static void *helper_main(void *arg)
+{
+    iterate(arg);
+    return NULL;
+}
+
+static void setup_worker(worker_t *w, search_shared_t *s, const root_move_t *root, int nroot)
+{
+    const game_t *g = s->game;
+    w->s = s;
+    w->pos = *game_position(g);
+    w->ply = 0;
+    w->seldepth = 0;
+    w->completed_depth = 0;
+    atomic_store_explicit(&w->nodes, 0, memory_order_relaxed);
+    /* The reversible tail of the game: earlier positions can never come back. */
+    size_t first = g->count;
+    while (first > 0 && !is_irreversible(g->moves[first - 1]) && g->count - first < KEYS_HISTORY - 1)
+        first--;
+    w->nkeys = 0;
+    for (size_t i = first; i <= g->count; i++) {
+        w->keys[w->nkeys] = g->history[i].key;
+        w->irr[w->nkeys] = 0;
+        w->nkeys++;
+    }
+    memcpy(w->root, root, (size_t)nroot * sizeof *root);
+    w->nroot = nroot;
+}
+
+static void wait_for_release(search_shared_t *s)
+{
+    while (atomic_load(&s->waiting) && !atomic_load(&s->stop)) {
+        struct timespec ts = {0, 500000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void report_game_over(search_shared_t *s)
+{
+    search_info_t info;
+    memset(&info, 0, sizeof info);
+    game_result_t r = game_result(s->game);
+    info.score = r.winner < 0 ? 0 : r.winner == game_position(s->game)->side ? SCORE_MATE : -SCORE_MATE;
+    info.bound = BOUND_EXACT;
+    info.hashfull = tt_hashfull(s->tt);
+    wait_for_release(s);
+    if (s->report.bestmove)
+        s->report.bestmove(s->report.ctx, MOVE_NONE, MOVE_NONE, &info);
+}
+
+static move_t ponder_move(search_shared_t *s, const root_move_t *best)
+{
+    if (best->pv_len >= 2)
+        return best->pv[1];
+    position_t p = *game_position(s->game);
+    position_make(&p, best->move);
+    tt_hit_t hit;
+    if (tt_probe(s->tt, position_hash(&p), &hit) && hit.move && move_is_pseudo_legal(&p, hit.move))
+        return hit.move;
+    return MOVE_NONE;
+}
+
+void search_run(search_shared_t *s)
+{
+    s->start_ms = search_now_ms();
+    tt_new_search(s->tt);
+    /* Root moves: the game's legal moves (exact repetition rules), cut to searchmoves. */
+    root_move_t root[MAX_MOVES];
+    move_t legal[MAX_MOVES];
+    int nlegal = game_result(s->game).reason == RESULT_NONE ? game_legal_moves(s->game, legal) : 0;
+    int nroot = 0;
+    for (int i = 0; i < nlegal; i++) {
+        bool take = s->limits.searchmoves_nb == 0;
+        for (int k = 0; k < s->limits.searchmoves_nb && !take; k++)
+            take = s->limits.searchmoves[k] == legal[i];
+        if (take)
+            root[nroot++] = (root_move_t){.move = legal[i], .score = -SCORE_INF, .prev_score = -SCORE_INF,
+                                          .pv_len = 1, .pv = {legal[i]}};
+    }
+    if (nroot == 0)
+        for (int i = 0; i < nlegal; i++)
+            root[nroot++] = (root_move_t){.move = legal[i], .score = -SCORE_INF, .prev_score = -SCORE_INF,
+                                          .pv_len = 1, .pv = {legal[i]}};
+    if (nroot == 0) {
+        report_game_over(s);
+        return;
+    }
+
+    /* Time limits. */
+    const position_t *p = game_position(s->game);
+    s->optimum_ms = s->maximum_ms = 0;
+    if (s->limits.movetime > 0)
+        s->optimum_ms = s->maximum_ms = s->limits.movetime;
+    else if (s->limits.time[p->side] >= 0 && !s->limits.infinite) {
+        tm_budget_t b = tm_init(s->limits.time[p->side], s->limits.inc[p->side], s->limits.movestogo,
+                                s->move_overhead, p->in_hand);
+        s->optimum_ms = b.optimum_ms;
+        s->maximum_ms = b.maximum_ms;
+    }
+    if (s->limits.movetime > 0)
+        s->optimum_ms = 0; /* a fixed time is spent whole: only the maximum applies */
+
+    for (int i = 0; i < s->nthreads; i++)
+        setup_worker(s->workers[i], s, root, nroot);
+    pthread_t threads[MAX_THREADS];
+    int started = 0;
+    for (int i = 1; i < s->nthreads; i++) {
+        if (pthread_create(&threads[i], NULL, helper_main, s->workers[i]) != 0)
+            break;
+        started = i;
+    }
+    worker_t *main_w = s->workers[0];
+    iterate(main_w);
+    wait_for_release(s);
+    atomic_store(&s->stop, true);
+    for (int i = 1; i <= started; i++)
+        pthread_join(threads[i], NULL);
+
+    /* If the main thread was stopped inside its first iteration, a helper may know more. */
+    worker_t *best_w = main_w;
+    for (int i = 1; i <= started; i++)
+        if (s->workers[i]->completed_depth > best_w->completed_depth)
+            best_w = s->workers[i];
+    search_info_t final;
+    fill_info(best_w, 0, best_w->completed_depth > 0 ? best_w->completed_depth : 1, &final);
+    final.nodes = total_nodes(s);
+    if (final.score == -SCORE_INF) {
+        /* Stopped before any move was searched: report the first move, unscored. */
+        final.score = eval_position(p);
+        final.bound = BOUND_EXACT;
+    }
+    move_t best = best_w->root[0].move;
+    if (s->report.bestmove)
+        s->report.bestmove(s->report.ctx, best, ponder_move(s, &best_w->root[0]), &final);
+}

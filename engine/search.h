@@ -1,0 +1,97 @@
+/* Iterative-deepening alpha-beta search (PVS, aspiration windows, quiescence over captures
+ * and capture threats), run by one or more threads over a shared transposition table.
+ * The search never prints: it reports through callbacks. */
+#ifndef BAGHCHAL_SEARCH_H
+#define BAGHCHAL_SEARCH_H
+
+#include <stdatomic.h>
+
+#include "game.h"
+#include "tt.h"
+
+enum {
+    MAX_PLY = 128,
+    MAX_THREADS = 256,
+    MAX_MULTIPV = 64,
+    SCORE_MATE = 32000,
+    SCORE_MATE_IN_MAX = SCORE_MATE - 2 * MAX_PLY,
+    SCORE_INF = 32001,
+    SCORE_NONE = 32002
+};
+
+typedef struct {
+    int depth;               /* 0: no depth limit */
+    uint64_t nodes;          /* 0: no node limit */
+    int64_t movetime;        /* ms, 0: none */
+    bool infinite, ponder;   /* bestmove waits for stop (or ponderhit) */
+    int64_t time[SIDE_NB];   /* clock per side (ms), -1: not given */
+    int64_t inc[SIDE_NB];
+    int movestogo;           /* 0: unknown */
+    int searchmoves_nb;      /* 0: all moves */
+    move_t searchmoves[MAX_MOVES];
+} search_limits_t;
+
+void search_limits_init(search_limits_t *l);
+
+typedef struct {
+    int depth, seldepth, multipv;
+    int score; /* from the side to move's point of view; mate scores near SCORE_MATE */
+    int bound; /* BOUND_EXACT, BOUND_LOWER (fail high) or BOUND_UPPER (fail low) */
+    uint64_t nodes, nps, tbhits;
+    int hashfull;
+    int64_t time_ms;
+    int pv_len;
+    move_t pv[MAX_PLY];
+} search_info_t;
+
+typedef struct {
+    /* Each finished iteration (and each line of MultiPV). */
+    void (*info)(void *ctx, const search_info_t *info);
+    /* Once per search: the best move (MOVE_NONE when the game is over), the expected reply
+     * (MOVE_NONE if unknown) and the final information of the best line. */
+    void (*bestmove)(void *ctx, move_t best, move_t ponder, const search_info_t *final);
+    void *ctx;
+} search_report_t;
+
+/* True when score is a forced win or loss; mate_moves() gives the UCI "mate N" value. */
+static inline bool score_is_mate(int score) { return score >= SCORE_MATE_IN_MAX || score <= -SCORE_MATE_IN_MAX; }
+static inline int score_mate_moves(int score)
+{
+    return score > 0 ? (SCORE_MATE - score + 1) / 2 : -(SCORE_MATE + score) / 2;
+}
+
+typedef struct search_shared search_shared_t;
+typedef struct worker worker_t;
+
+/* What one search needs and shares between its threads; owned by the engine facade. */
+struct search_shared {
+    tt_t *tt;
+    const game_t *game;
+    rep_rule_t rule;
+    search_limits_t limits;
+    search_report_t report;
+    int multipv;
+    int64_t move_overhead;
+    atomic_bool stop;      /* set by stop, by the limits, or when the main thread is done */
+    atomic_bool pondering; /* true until ponderhit */
+    atomic_bool waiting;   /* infinite/ponder: hold bestmove until stop or ponderhit */
+    int64_t start_ms;
+    int64_t optimum_ms, maximum_ms; /* 0: no time limit */
+    int nthreads;
+    worker_t **workers;
+};
+
+/* Per-thread state, allocated once when the thread count is set: no allocation while
+ * searching. */
+worker_t *worker_new(int id);
+void worker_free(worker_t *w);
+/* Forgets the move-ordering statistics (a new game). */
+void worker_clear(worker_t *w);
+
+/* Runs the whole search on the calling thread (which becomes the main search thread and
+ * starts the helpers), reports, and returns when bestmove has been reported. */
+void search_run(search_shared_t *s);
+
+int64_t search_now_ms(void);
+
+#endif
