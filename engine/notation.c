@@ -81,6 +81,9 @@ static bc_error_t parse_board(field_t f, bb_t *tigers, bb_t *goats, char *msg, s
     for (size_t i = 0; i <= f.n; i++) {
         char c = i < f.n ? f.s[i] : '/';
         if (c == '/') {
+            if (i < f.n && row == 4)
+                return fail(OBX_ERR_ROW_COUNT, msg, msglen,
+                            "board has more than 5 rows, expected 5 rows separated by '/'");
             if (col != 5)
                 return fail(OBX_ERR_ROW_LENGTH, msg, msglen,
                             "board row %d has %d points, expected 5", row + 1, col);
@@ -264,7 +267,7 @@ size_t obx_format(const position_t *pos, const obx_meta_t *meta, int version, ch
     board[b] = '\0';
     char last[MOVE_TEXT_LEN], number[24];
     move_t lm = meta ? meta->last_move : MOVE_NONE;
-    int ply = meta ? meta->ply : -1;
+    int ply = meta ? meta->ply : 0;
     move_format_obx(lm, last);
     if (ply < 0)
         snprintf(number, sizeof number, "-");

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs what the tests need (Debian packages, when missing) and runs every test:
+# the release build, the same suites under AddressSanitizer + UndefinedBehaviorSanitizer,
+# under ThreadSanitizer, and the libFuzzer harnesses for a bounded time.
+# Usage: tools/run-tests.sh [fuzz-seconds-per-harness (default 60)]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fuzz_seconds=${1:-60}
+
+need=()
+command -v cmake >/dev/null || need+=(cmake)
+command -v cc >/dev/null || need+=(gcc)
+command -v pkg-config >/dev/null || need+=(pkg-config)
+command -v clang >/dev/null || need+=(clang)
+pkg-config --exists criterion 2>/dev/null || need+=(libcriterion-dev)
+ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-dev)
+if ((${#need[@]})); then
+  echo "== installing: ${need[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+jobs=$(nproc)
+run_suite() { # build-dir, cmake options...
+  local dir=$1; shift
+  echo "== $dir: $*"
+  cmake -S . -B "$dir" -DBAGHCHAL_TESTS=ON "$@" >/dev/null
+  cmake --build "$dir" -j "$jobs" 2>&1 | { grep -E "warning|error" || true; }
+  cmake --build "$dir" -j "$jobs" >/dev/null
+  (cd "$dir" && ctest --output-on-failure -j "$jobs" ${CTEST_EXCLUDE:+-E "$CTEST_EXCLUDE"})
+}
+
+run_suite build -DCMAKE_BUILD_TYPE=Release
+# Sanitized builds run the same suites; timing-sensitive conformance checks are skipped there
+# (they are measured on the release build above).
+CTEST_EXCLUDE="${SANITIZER_EXCLUDE:-^$}" run_suite build-asan -DCMAKE_BUILD_TYPE=Debug -DBAGHCHAL_SANITIZE=ON -DBAGHCHAL_NATIVE=OFF
+CTEST_EXCLUDE="${SANITIZER_EXCLUDE:-^$}" run_suite build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBAGHCHAL_TSAN=ON -DBAGHCHAL_NATIVE=OFF -DCMAKE_C_COMPILER=clang
+
+if [ "$fuzz_seconds" -gt 0 ]; then
+  echo "== fuzzing, $fuzz_seconds s per harness"
+  tools/run-fuzz.sh "$fuzz_seconds"
+fi
+echo "== all tests passed"
