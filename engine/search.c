@@ -629,8 +629,10 @@ void search_run(search_shared_t *s)
     s->optimum_ms = s->maximum_ms = 0;
     if (s->limits.movetime > 0)
         s->optimum_ms = s->maximum_ms = s->limits.movetime;
-    else if (s->limits.time[p->side] >= 0 && !s->limits.infinite) {
-        tm_budget_t b = tm_init(s->limits.time[p->side], s->limits.inc[p->side], s->limits.movestogo,
+    else if ((s->limits.time[GOATS] >= 0 || s->limits.time[TIGERS] >= 0) && !s->limits.infinite) {
+        /* A line with one clock only: that clock is the side to move's. */
+        int side = s->limits.time[p->side] >= 0 ? p->side : !p->side;
+        tm_budget_t b = tm_init(s->limits.time[side], s->limits.inc[side], s->limits.movestogo,
                                 s->move_overhead, p->in_hand);
         s->optimum_ms = b.optimum_ms;
         s->maximum_ms = b.maximum_ms;
