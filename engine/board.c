@@ -89,89 +89,68 @@ bool position_is_ok(const position_t *p)
     return p->key == position_compute_key(p);
 }
 
-uint64_t position_key_after(const position_t *p, move_t m)
+/* What m changes in the key when `side` makes it (placements and captures included). */
+static inline uint64_t move_key_delta(int side, move_t m)
 {
     int to = move_to(m), from = move_from(m);
-    uint64_t k = p->key ^ BC_ZOBRIST_SIDE;
     switch (move_kind(m)) {
     case MOVE_PLACE:
-        return k ^ BC_ZOBRIST_GOAT[to];
+        return BC_ZOBRIST_GOAT[to];
     case MOVE_STEP:
-        if (p->side == TIGERS)
-            return k ^ BC_ZOBRIST_TIGER[from] ^ BC_ZOBRIST_TIGER[to];
-        return k ^ BC_ZOBRIST_GOAT[from] ^ BC_ZOBRIST_GOAT[to];
+        return side == TIGERS ? BC_ZOBRIST_TIGER[from] ^ BC_ZOBRIST_TIGER[to]
+                              : BC_ZOBRIST_GOAT[from] ^ BC_ZOBRIST_GOAT[to];
     case MOVE_JUMP:
-        return k ^ BC_ZOBRIST_TIGER[from] ^ BC_ZOBRIST_TIGER[to] ^ BC_ZOBRIST_GOAT[move_over(m)];
+        return BC_ZOBRIST_TIGER[from] ^ BC_ZOBRIST_TIGER[to] ^ BC_ZOBRIST_GOAT[move_over(m)];
     default:
-        return k;
+        return 0;
     }
+}
+
+/* Moves the pieces of m for `side` and updates the key; its own inverse, so make and
+ * unmake share it and differ only in the counters. */
+static inline void toggle_pieces(position_t *p, int side, move_t m)
+{
+    bb_t from = bb_square(move_from(m)), to = bb_square(move_to(m));
+    switch (move_kind(m)) {
+    case MOVE_PLACE:
+        p->goats ^= to;
+        break;
+    case MOVE_STEP:
+        if (side == TIGERS)
+            p->tigers ^= from | to;
+        else
+            p->goats ^= from | to;
+        break;
+    case MOVE_JUMP:
+        p->tigers ^= from | to;
+        p->goats ^= bb_square(move_over(m));
+        break;
+    default:
+        break;
+    }
+    p->key ^= move_key_delta(side, m) ^ BC_ZOBRIST_SIDE;
+}
+
+uint64_t position_key_after(const position_t *p, move_t m)
+{
+    return p->key ^ BC_ZOBRIST_SIDE ^ move_key_delta(p->side, m);
 }
 
 void position_make(position_t *p, move_t m)
 {
-    int to = move_to(m), from = move_from(m);
-    switch (move_kind(m)) {
-    case MOVE_PLACE:
-        p->goats |= bb_square(to);
-        p->in_hand--;
-        p->key ^= BC_ZOBRIST_GOAT[to];
-        break;
-    case MOVE_STEP:
-        if (p->side == TIGERS) {
-            p->tigers ^= bb_square(from) | bb_square(to);
-            p->key ^= BC_ZOBRIST_TIGER[from] ^ BC_ZOBRIST_TIGER[to];
-        } else {
-            p->goats ^= bb_square(from) | bb_square(to);
-            p->key ^= BC_ZOBRIST_GOAT[from] ^ BC_ZOBRIST_GOAT[to];
-        }
-        break;
-    case MOVE_JUMP: {
-        int over = move_over(m);
-        p->tigers ^= bb_square(from) | bb_square(to);
-        p->goats ^= bb_square(over);
-        p->captured++;
-        p->key ^= BC_ZOBRIST_TIGER[from] ^ BC_ZOBRIST_TIGER[to] ^ BC_ZOBRIST_GOAT[over];
-        break;
-    }
-    default:
-        break;
-    }
+    toggle_pieces(p, p->side, m);
+    p->in_hand -= move_kind(m) == MOVE_PLACE;
+    p->captured += move_kind(m) == MOVE_JUMP;
     p->side ^= 1;
-    p->key ^= BC_ZOBRIST_SIDE;
     assert(position_is_ok(p));
 }
 
 void position_unmake(position_t *p, move_t m)
 {
-    int to = move_to(m), from = move_from(m);
     p->side ^= 1;
-    p->key ^= BC_ZOBRIST_SIDE;
-    switch (move_kind(m)) {
-    case MOVE_PLACE:
-        p->goats &= ~bb_square(to);
-        p->in_hand++;
-        p->key ^= BC_ZOBRIST_GOAT[to];
-        break;
-    case MOVE_STEP:
-        if (p->side == TIGERS) {
-            p->tigers ^= bb_square(from) | bb_square(to);
-            p->key ^= BC_ZOBRIST_TIGER[from] ^ BC_ZOBRIST_TIGER[to];
-        } else {
-            p->goats ^= bb_square(from) | bb_square(to);
-            p->key ^= BC_ZOBRIST_GOAT[from] ^ BC_ZOBRIST_GOAT[to];
-        }
-        break;
-    case MOVE_JUMP: {
-        int over = move_over(m);
-        p->tigers ^= bb_square(from) | bb_square(to);
-        p->goats ^= bb_square(over);
-        p->captured--;
-        p->key ^= BC_ZOBRIST_TIGER[from] ^ BC_ZOBRIST_TIGER[to] ^ BC_ZOBRIST_GOAT[over];
-        break;
-    }
-    default:
-        break;
-    }
+    toggle_pieces(p, p->side, m);
+    p->in_hand += move_kind(m) == MOVE_PLACE;
+    p->captured -= move_kind(m) == MOVE_JUMP;
     assert(position_is_ok(p));
 }
 
