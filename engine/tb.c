@@ -1,0 +1,323 @@
+/* The database handle: open (mmap and checks), probe, move ranking, statistics and the
+ * check of a value against the children of its position. */
+#define _POSIX_C_SOURCE 200809L
+#include "tb.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "movegen.h"
+
+struct tb {
+    uint8_t *map;
+    size_t map_len;
+    tb_header_t header;
+    tb_index_t *ix;
+    int slices;
+    const uint8_t *data[TB_MAX_SLICES];
+    uint64_t size[TB_MAX_SLICES]; /* entries per side */
+    uint32_t ng[TB_MAX_SLICES];
+};
+
+static const char *const ERROR_NAMES[TB_ERROR_COUNT] = {
+    "ok", "no-memory", "io", "format", "checksum", "missing", "mismatch", "argument", "thread", "limit", "verify",
+};
+
+const char *tb_error_name(tb_error_t e)
+{
+    return e >= 0 && e < TB_ERROR_COUNT ? ERROR_NAMES[e] : "unknown";
+}
+
+static tb_error_t fail(tb_error_t e, char *msg, size_t msglen, const char *fmt, ...)
+{
+    if (msg && msglen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, msglen, fmt, ap);
+        va_end(ap);
+    }
+    return e;
+}
+
+static char *join_path(const char *dir, const char *name)
+{
+    size_t a = strlen(dir), b = strlen(name);
+    char *p = malloc(a + b + 2);
+    if (!p)
+        return NULL;
+    memcpy(p, dir, a);
+    p[a] = '/';
+    memcpy(p + a + 1, name, b + 1);
+    return p;
+}
+
+static tb_error_t map_file(tb_t *tb, const char *dir, char *msg, size_t msglen)
+{
+    char *path = join_path(dir, TB_FILE_NAME);
+    if (!path)
+        return fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        tb_error_t e = fail(TB_ERR_IO, msg, msglen, "cannot open %s: %s", path, strerror(errno));
+        free(path);
+        return e;
+    }
+    struct stat st;
+    tb_error_t e = TB_OK;
+    if (fstat(fd, &st) != 0)
+        e = fail(TB_ERR_IO, msg, msglen, "cannot stat %s: %s", path, strerror(errno));
+    else if (st.st_size < TB_HEADER_SIZE)
+        e = fail(TB_ERR_FORMAT, msg, msglen, "%s is too short (%lld bytes)", path, (long long)st.st_size);
+    if (e == TB_OK) {
+        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+        if (m == MAP_FAILED)
+            e = fail(TB_ERR_IO, msg, msglen, "cannot map %s: %s", path, strerror(errno));
+        else
+            tb->map = m, tb->map_len = (size_t)st.st_size;
+    }
+    close(fd);
+    free(path);
+    return e;
+}
+
+static tb_error_t check_file(tb_t *tb, char *msg, size_t msglen)
+{
+    tb_header_t *h = &tb->header;
+    tb_error_t e = tb_header_decode(tb->map, tb->map_len, h, msg, msglen);
+    if (e != TB_OK)
+        return e;
+    if (tb->map_len != h->file_size)
+        return fail(TB_ERR_FORMAT, msg, msglen, "file is %zu bytes, the header says %llu (truncated?)", tb->map_len,
+                    (unsigned long long)h->file_size);
+    tb->slices = (int)h->slice_count;
+    for (int c = 0; c < tb->slices; c++) {
+        const tb_slice_info_t *s = &h->slice[c];
+        if (!s->built)
+            return fail(TB_ERR_MISSING, msg, msglen, "slice %d (%d captured) is not built", c, c);
+        if (tb_checksum(tb->map + s->offset, s->length) != s->checksum)
+            return fail(TB_ERR_CHECKSUM, msg, msglen, "slice %d: data checksum mismatch", c);
+        tb->data[c] = tb->map + s->offset;
+        tb->size[c] = s->length / 2;
+        tb->ng[c] = s->goat_sets;
+    }
+    return TB_OK;
+}
+
+tb_error_t tb_open(const char *dir, tb_t **out, char *msg, size_t msglen)
+{
+    *out = NULL;
+    tb_t *tb = calloc(1, sizeof *tb);
+    if (!tb)
+        return fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
+    tb_error_t e = map_file(tb, dir, msg, msglen);
+    if (e == TB_OK)
+        e = check_file(tb, msg, msglen);
+    if (e == TB_OK && !(tb->ix = tb_index_new()))
+        e = fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
+    if (e != TB_OK) {
+        tb_close(tb);
+        return e;
+    }
+    *out = tb;
+    return TB_OK;
+}
+
+void tb_close(tb_t *tb)
+{
+    if (!tb)
+        return;
+    if (tb->map)
+        munmap(tb->map, tb->map_len);
+    tb_index_free(tb->ix);
+    free(tb);
+}
+
+int tb_captures_to_win(const tb_t *tb) { return (int)tb->header.captures_to_win; }
+int tb_slice_count(const tb_t *tb) { return tb->slices; }
+const tb_index_t *tb_index(const tb_t *tb) { return tb->ix; }
+
+/* ---- Values ------------------------------------------------------------------------- */
+
+/* A stored byte: 0..253 the distance (odd: win, even: loss), 255 a draw. */
+static inline tb_value_t value_of_byte(uint8_t b)
+{
+    tb_value_t v;
+    if (b == 0xFF)
+        v.wdl = TB_DRAW, v.distance = 0;
+    else
+        v.wdl = (int8_t)(b & 1 ? TB_WIN : TB_LOSS), v.distance = b;
+    return v;
+}
+
+bool tb_probe(const tb_t *tb, const position_t *p, tb_value_t *out)
+{
+    if (p->in_hand)
+        return false;
+    if (p->captured >= tb->header.captures_to_win) {
+        if (p->side != GOATS)
+            return false;
+        out->wdl = TB_LOSS, out->distance = 0;
+        return true;
+    }
+    int c = p->captured;
+    bb_t empty = position_empty(p);
+    if (bb_count(empty) != c + 1 || bb_count(p->tigers) != BC_TIGERS_NB)
+        return false;
+    int stab;
+    uint32_t i = tbi_entry(tb->ix, p->tigers, empty, tb->ng[c], &stab);
+    *out = value_of_byte(tb->data[c][(p->side == TIGERS ? tb->size[c] : 0) + i]);
+    return true;
+}
+
+tb_value_t tb_value_after_move(tb_value_t child)
+{
+    tb_value_t v = child;
+    if (child.wdl != TB_DRAW) {
+        v.wdl = (int8_t)-child.wdl;
+        v.distance = (uint8_t)(child.distance + 1);
+    }
+    return v;
+}
+
+int tb_value_order(tb_value_t v)
+{
+    if (v.wdl == TB_WIN)
+        return 1000 - v.distance;
+    if (v.wdl == TB_LOSS)
+        return -1000 + v.distance;
+    return 0;
+}
+
+int tb_rank_moves(const tb_t *tb, const position_t *p, const move_t *moves, int n, tb_move_value_t *out)
+{
+    for (int i = 0; i < n; i++) {
+        position_t child = *p;
+        position_make(&child, moves[i]);
+        tb_value_t v;
+        if (!tb_probe(tb, &child, &v))
+            return -1;
+        /* Insertion keeps equal values in the order given. */
+        tb_move_value_t mv = {moves[i], tb_value_after_move(v)};
+        int j = i, order = tb_value_order(mv.value);
+        for (; j > 0 && tb_value_order(out[j - 1].value) < order; j--)
+            out[j] = out[j - 1];
+        out[j] = mv;
+    }
+    int keep = n ? 1 : 0;
+    while (keep < n && tb_value_order(out[keep].value) == tb_value_order(out[0].value))
+        keep++;
+    return keep;
+}
+
+/* ---- Entries and statistics -------------------------------------------------------- */
+
+bool tb_entry(const tb_t *tb, int captured, int side, uint64_t index, position_t *pos, tb_value_t *value)
+{
+    bool canonical = tb_index_position(tb->ix, captured, side, index, pos);
+    *value = value_of_byte(tb->data[captured][(side == TIGERS ? tb->size[captured] : 0) + index]);
+    return canonical;
+}
+
+tb_error_t tb_slice_stats(const tb_t *tb, int captured, tb_slice_stats_t *out)
+{
+    if (captured < 0 || captured >= tb->slices)
+        return TB_ERR_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    out->captured = captured;
+    const tb_index_t *ix = tb->ix;
+    uint32_t ng = tb->ng[captured];
+    uint64_t n = tb->size[captured];
+    const uint8_t *d = tb->data[captured];
+    for (int side = 0; side < SIDE_NB; side++) {
+        for (int k = 0; k < TB_TIGER_CLASSES; k++) {
+            const tb_class_t *c = &ix->cls[k];
+            const uint8_t *v = d + (uint64_t)side * n + (uint64_t)k * ng;
+            uint64_t cnt[256] = {0};
+            for (uint32_t r = 0; r < ng; r++)
+                cnt[v[r]]++;
+            for (int b = 0; b < 256; b++) {
+                if (!cnt[b])
+                    continue;
+                int kind = b == 0xFF ? 1 : (b & 1) ? 0 : 2;
+                out->count[side][kind] += cnt[b] * c->orbit;
+                if (b != 0xFF && b > out->longest)
+                    out->longest = b;
+            }
+            out->classes += ng;
+            if (c->nstab) {
+                /* Entries whose empty points are not their own canonical image repeat one. */
+                for (uint32_t r = 0; r < ng; r++) {
+                    int stab;
+                    bb_t e = tbi_unrank_free(ix, c, r, captured + 1);
+                    out->classes -= tbi_canon_free(ix, c, e, &stab) != e;
+                }
+            }
+        }
+    }
+    out->entries = 2 * n;
+    out->positions = 2 * tb_slice_size(captured) / TB_TIGER_CLASSES * 12650;
+    out->checksum = tb->header.slice[captured].checksum;
+    return TB_OK;
+}
+
+/* ---- Verification ------------------------------------------------------------------ */
+
+tb_error_t tb_verify_position(const tb_t *tb, const position_t *p, tb_check_t *kind, char *msg, size_t msglen)
+{
+    tb_value_t v;
+    if (!tb_probe(tb, p, &v))
+        return fail(TB_ERR_ARGUMENT, msg, msglen, "position not covered");
+    move_t moves[MAX_MOVES];
+    int n = gen_moves(p, moves);
+    if (n == 0) {
+        *kind = TB_CHECK_TERMINAL;
+        if (v.wdl != TB_LOSS || v.distance != 0)
+            return fail(TB_ERR_VERIFY, msg, msglen, "no legal move but value %d/%d", v.wdl, v.distance);
+        return TB_OK;
+    }
+    int min_loss = -1, max_win = -1, draws = 0, losses = 0, wins = 0;
+    for (int i = 0; i < n; i++) {
+        position_t child = *p;
+        position_make(&child, moves[i]);
+        tb_value_t c;
+        if (!tb_probe(tb, &child, &c))
+            return fail(TB_ERR_VERIFY, msg, msglen, "child not covered");
+        if (c.wdl == TB_LOSS) {
+            losses++;
+            if (min_loss < 0 || c.distance < min_loss)
+                min_loss = c.distance;
+        } else if (c.wdl == TB_WIN) {
+            wins++;
+            if (c.distance > max_win)
+                max_win = c.distance;
+        } else {
+            draws++;
+        }
+    }
+    switch (v.wdl) {
+    case TB_WIN:
+        *kind = TB_CHECK_WIN;
+        if (!losses || min_loss + 1 != v.distance)
+            return fail(TB_ERR_VERIFY, msg, msglen, "win in %d but the fastest losing child is %d", v.distance,
+                        min_loss);
+        return TB_OK;
+    case TB_LOSS:
+        *kind = TB_CHECK_LOSS;
+        if (losses || draws || max_win + 1 != v.distance)
+            return fail(TB_ERR_VERIFY, msg, msglen, "loss in %d: %d losing and %d drawn children, slowest win %d",
+                        v.distance, losses, draws, max_win);
+        return TB_OK;
+    default:
+        *kind = TB_CHECK_DRAW;
+        if (losses || !draws)
+            return fail(TB_ERR_VERIFY, msg, msglen, "draw with %d losing and %d drawn children", losses, draws);
+        return TB_OK;
+    }
+}

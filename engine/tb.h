@@ -1,0 +1,286 @@
+/* The movement-phase database: the perfect-play value (win / draw / loss for the side to
+ * move and the distance in plies to the end) of every position with no goat in hand, under
+ * the `draw` repetition rule. Symmetry-reduced index, retrograde generator, file format
+ * (mmap) and probe. The file format and the tools are described in tools/tbgen/README.md. */
+#ifndef BAGHCHAL_TB_H
+#define BAGHCHAL_TB_H
+
+#include <stddef.h>
+
+#include "board.h"
+
+enum {
+    TB_TIGER_CLASSES = 1666, /* tiger placements up to the 8 board symmetries */
+    TB_SYM_NB = 8,
+    TB_MAX_SLICES = BC_CAPTURES_TO_WIN, /* slices 0 .. captures_to_win - 1 */
+    TB_FILE_VERSION = 1,
+    TB_RULE_DRAW = 1, /* the repetition rule the values are computed under */
+    TB_MAX_DISTANCE = 253
+};
+
+#define TB_FILE_NAME "baghchal.tb"
+
+typedef enum { TB_LOSS = -1, TB_DRAW = 0, TB_WIN = 1 } tb_wdl_t;
+
+/* The value of a position for its side to move. distance is in plies to the end of the game
+ * under best play (the winner hurries, the loser delays); 0 for a draw. A win always has an
+ * odd distance, a loss an even one; a loss in 0 is a side to move that has lost already. */
+typedef struct {
+    int8_t wdl; /* tb_wdl_t */
+    uint8_t distance;
+} tb_value_t;
+
+typedef enum {
+    TB_OK = 0,
+    TB_ERR_NO_MEMORY,
+    TB_ERR_IO,        /* a file could not be opened, read, written or mapped */
+    TB_ERR_FORMAT,    /* not a database, another version or rule, wrong size (truncated) */
+    TB_ERR_CHECKSUM,  /* header or slice data does not match its checksum */
+    TB_ERR_MISSING,   /* a slice is not built yet */
+    TB_ERR_MISMATCH,  /* the directory holds a database for another capture count */
+    TB_ERR_ARGUMENT,  /* bad option (thread count, slice, capture count) */
+    TB_ERR_THREAD,    /* a worker thread could not be started */
+    TB_ERR_LIMIT,     /* a distance or move counter beyond what the format holds */
+    TB_ERR_VERIFY,    /* a value disagrees with the values of its children */
+    TB_ERROR_COUNT
+} tb_error_t;
+
+/* A short stable name for each code, e.g. "checksum". */
+const char *tb_error_name(tb_error_t e);
+
+/* ---- Opening and probing ------------------------------------------------------------ */
+
+typedef struct tb tb_t;
+
+/* Maps <dir>/baghchal.tb and checks its header, size and every slice's checksum. On error
+ * returns the code, writes a one-line reason to msg (if msglen > 0) and sets *out to NULL.
+ * The handle is read-only afterwards: any number of threads may probe it at once. */
+tb_error_t tb_open(const char *dir, tb_t **out, char *msg, size_t msglen);
+void tb_close(tb_t *tb);
+
+/* The number of captures that wins for the tigers in the game the database was built for
+ * (5 for the real game; the engine must not use a database built for another number). */
+int tb_captures_to_win(const tb_t *tb);
+
+/* The value of p for its side to move. Returns false ("not covered") while goats are still
+ * in hand. A position with captures_to_win goats captured and goats to move is a loss in 0
+ * (the game is over); with tigers to move it is not covered. */
+bool tb_probe(const tb_t *tb, const position_t *p, tb_value_t *out);
+
+/* The value for the mover of a move whose resulting position has value child. */
+tb_value_t tb_value_after_move(tb_value_t child);
+/* An order on values for the side they belong to: larger is better (a faster win, then
+ * draws, then a slower loss). Equal order = equal value. */
+int tb_value_order(tb_value_t v);
+
+typedef struct {
+    move_t move;
+    tb_value_t value; /* for the side to move of p, after this move */
+} tb_move_value_t;
+
+/* Ranks the n legal moves of p by the database: writes every move with the value it leads
+ * to into out (room for n), best first (stable among equal values), and returns how many
+ * moves keep the best value (fastest win, slowest loss or any draw), at least 1.
+ * Returns 0 when n is 0 and -1 when p (or one of its children) is not covered. */
+int tb_rank_moves(const tb_t *tb, const position_t *p, const move_t *moves, int n, tb_move_value_t *out);
+
+/* ---- Statistics and verification (the tools) ---------------------------------------- */
+
+typedef struct {
+    int captured;
+    uint64_t entries;   /* stored values, both sides to move (the count) */
+    uint64_t classes;   /* entries left when every symmetry is removed */
+    uint64_t positions; /* positions counted without symmetry */
+    uint64_t count[SIDE_NB][3]; /* [side to move][0 win, 1 draw, 2 loss], over positions */
+    int longest;        /* longest distance, either side */
+    uint64_t checksum;
+} tb_slice_stats_t;
+
+int tb_slice_count(const tb_t *tb);
+/* Stored entries of one side to move of a slice. */
+uint64_t tb_slice_size(int captured);
+tb_error_t tb_slice_stats(const tb_t *tb, int captured, tb_slice_stats_t *out);
+
+/* The position of one entry (captured, side to move, index 0 .. tb_slice_size - 1) and its
+ * stored value. Returns false for an entry that only repeats a symmetric one (its value is
+ * a copy; the position written is still the entry's). */
+bool tb_entry(const tb_t *tb, int captured, int side, uint64_t index, position_t *pos, tb_value_t *value);
+
+typedef enum { TB_CHECK_TERMINAL, TB_CHECK_WIN, TB_CHECK_DRAW, TB_CHECK_LOSS, TB_CHECK_NB } tb_check_t;
+
+/* Checks the value of a covered position against the rules and its children: no move =
+ * loss in 0; a win in n has its fastest losing child at n - 1; a loss in n has only winning
+ * children, the slowest at n - 1; a draw has no losing child and a drawn one. Writes what
+ * kind of position was checked; on a mismatch returns TB_ERR_VERIFY with the reason. */
+tb_error_t tb_verify_position(const tb_t *tb, const position_t *p, tb_check_t *kind, char *msg, size_t msglen);
+
+/* ---- File format (tools/tbgen/README.md) -------------------------------------------- */
+
+enum { TB_HEADER_SIZE = 4096, TB_HEADER_USED = 288 };
+
+typedef struct {
+    uint32_t built; /* 1 when the slice's data and checksum are final */
+    uint32_t goat_sets, longest;
+    uint64_t offset, length; /* bytes: goats to move, then tigers to move */
+    uint64_t checksum;       /* XXH64 (seed 0) of the slice's bytes */
+} tb_slice_info_t;
+
+typedef struct {
+    uint32_t version, rule, captures_to_win, slice_count, tiger_classes, header_size;
+    uint64_t file_size;
+    tb_slice_info_t slice[TB_MAX_SLICES];
+} tb_header_t;
+
+/* The layout of a database for captures_to_win (1..5), every slice not built yet. */
+void tb_header_init(tb_header_t *h, int captures_to_win);
+void tb_header_encode(const tb_header_t *h, uint8_t buf[TB_HEADER_SIZE]);
+/* Checks magic, version, rule, layout and the header checksum. */
+tb_error_t tb_header_decode(const uint8_t *buf, size_t len, tb_header_t *h, char *msg, size_t msglen);
+uint64_t tb_checksum(const void *data, size_t len);
+
+/* ---- Generation --------------------------------------------------------------------- */
+
+typedef enum {
+    TB_PHASE_SKIP,  /* the slice is in the file and its checksum is right */
+    TB_PHASE_INIT,  /* counting moves, resolving captures into the slice above */
+    TB_PHASE_LEVEL, /* resolving the positions at distance `pass` */
+    TB_PHASE_WRITE, /* the slice is finished and written */
+} tb_phase_t;
+
+typedef struct {
+    int slice;
+    tb_phase_t phase;
+    int pass;           /* the distance being resolved (TB_PHASE_LEVEL) */
+    uint64_t resolved;  /* entries of this slice with a known win or loss so far */
+    uint64_t entries;   /* entries of this slice, both sides */
+    double work_done, work_total; /* rough work units over the whole build, for an estimate */
+} tb_progress_t;
+
+typedef struct {
+    const char *dir;
+    int threads;          /* >= 1 */
+    int captures_to_win;  /* 1 .. 5; 5 for the real game */
+    int slice;            /* -1: every slice; else build only this one (the one above must exist) */
+    bool restart;         /* rebuild slices even if the file holds them */
+    void (*progress)(void *ctx, const tb_progress_t *p); /* may be NULL; called on this thread */
+    void *ctx;
+} tb_gen_options_t;
+
+void tb_gen_options_init(tb_gen_options_t *o, const char *dir);
+/* Builds <dir>/baghchal.tb from the most captured slice down to 0, skipping slices that are
+ * already there with a right checksum (unless restart). The directory must exist. */
+tb_error_t tb_generate(const tb_gen_options_t *o, char *msg, size_t msglen);
+
+/* ---- Index (the generator, the tools and the tests) ------------------------------------
+ * An entry of a slice is tiger class * C(21, captured + 1) + rank of the empty points among
+ * the 21 points the class's representative leaves free. Symmetric positions share an entry. */
+
+typedef struct {
+    uint16_t cls;
+    uint8_t sym; /* the symmetry that maps this placement onto its class's representative */
+} tb_tmap_t;
+
+typedef struct {
+    bb_t tigers;      /* the representative: the smallest image as a number */
+    uint8_t nstab;    /* symmetries other than the identity that fix the representative */
+    uint8_t stab[TB_SYM_NB - 1];
+    uint8_t orbit;    /* placements in the class: 8 / (nstab + 1) */
+    uint8_t cpos[SQUARE_NB];  /* free point -> 0..20 */
+    uint8_t free_sq[21];      /* 0..20 -> free point */
+} tb_class_t;
+
+/* Read-only after tb_index_new; the fields are for the generator's inner loops. */
+typedef struct tb_index {
+    uint32_t binom[SQUARE_NB + 1][6];
+    uint8_t perm[TB_SYM_NB][SQUARE_NB];
+    tb_tmap_t tmap[12650]; /* by colex rank of the four tiger points */
+    tb_class_t cls[TB_TIGER_CLASSES];
+} tb_index_t;
+
+static inline bb_t tbi_map(const tb_index_t *ix, int s, bb_t b)
+{
+    bb_t r = 0;
+    for (; b; b &= b - 1)
+        r |= bb_square(ix->perm[s][bb_first(b)]);
+    return r;
+}
+
+static inline uint32_t tbi_tiger_rank(const tb_index_t *ix, bb_t t)
+{
+    uint32_t r = 0;
+    for (int j = 1; t; t &= t - 1, j++)
+        r += ix->binom[bb_first(t)][j];
+    return r;
+}
+
+/* Rank of the empty points e (free points of class c) in colex order. */
+static inline uint32_t tbi_rank_free(const tb_index_t *ix, const tb_class_t *c, bb_t e)
+{
+    uint32_t r = 0;
+    for (int j = 1; e; e &= e - 1, j++)
+        r += ix->binom[c->cpos[bb_first(e)]][j];
+    return r;
+}
+
+/* The canonical image of the empty points e under the symmetries that fix the class's
+ * representative (the smallest as a number); *stab gets the size of e's stabilizer. */
+static inline bb_t tbi_canon_free(const tb_index_t *ix, const tb_class_t *c, bb_t e, int *stab)
+{
+    bb_t best = e;
+    int fixed = 1;
+    for (int i = 0; i < c->nstab; i++) {
+        bb_t img = tbi_map(ix, c->stab[i], e);
+        fixed += img == e;
+        if (img < best)
+            best = img;
+    }
+    *stab = fixed;
+    return best;
+}
+
+/* The entry (within one side of a slice with ng = C(21, empties) goat sets) of the position
+ * with tigers t and empty points e; *stab gets the position's stabilizer size. */
+static inline uint32_t tbi_entry(const tb_index_t *ix, bb_t t, bb_t e, uint32_t ng, int *stab)
+{
+    tb_tmap_t m = ix->tmap[tbi_tiger_rank(ix, t)];
+    const tb_class_t *c = &ix->cls[m.cls];
+    if (m.sym)
+        e = tbi_map(ix, m.sym, e);
+    *stab = 1;
+    if (c->nstab)
+        e = tbi_canon_free(ix, c, e, stab);
+    return (uint32_t)m.cls * ng + tbi_rank_free(ix, c, e);
+}
+
+/* The empty points of rank r (k of them) among the free points of class c. */
+static inline bb_t tbi_unrank_free(const tb_index_t *ix, const tb_class_t *c, uint32_t r, int k)
+{
+    bb_t e = 0;
+    for (int j = k; j >= 1; j--) {
+        int p = j - 1;
+        while (ix->binom[p + 1][j] <= r)
+            p++;
+        r -= ix->binom[p][j];
+        e |= bb_square(c->free_sq[p]);
+    }
+    return e;
+}
+
+/* The symmetry tables (about 100 KB); NULL when out of memory. */
+tb_index_t *tb_index_new(void);
+void tb_index_free(tb_index_t *ix);
+/* The index shared by a database handle. */
+const tb_index_t *tb_index(const tb_t *tb);
+
+/* The entry of a movement-phase position (no goat in hand, fewer than 5 captured); the side
+ * to move does not enter it. */
+uint64_t tb_index_of(const tb_index_t *ix, const position_t *p);
+/* The position of an entry (key computed, in_hand 0). Returns whether the entry is the one
+ * tb_index_of gives for that position (false for a repeat of a symmetric entry). */
+bool tb_index_position(const tb_index_t *ix, int captured, int side, uint64_t index, position_t *out);
+/* Image of a point set under symmetry s (0 = identity). */
+bb_t tb_transform(const tb_index_t *ix, int s, bb_t b);
+/* Number of symmetries that map the position of an entry onto itself (1, 2, 4 or 8). */
+int tb_index_stabilizer(const tb_index_t *ix, const position_t *p);
+
+#endif

@@ -1,0 +1,290 @@
+/* baghchal-tbgen: builds the movement-phase database with a progress display and prints its
+ * per-slice statistics; --stats prints them for a finished database, --bench-probe times
+ * the probe over random positions. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tb.h"
+
+static const char *const USAGE =
+    "usage: baghchal-tbgen <dir> [--threads N] [--slice K] [--restart] [--captures-to-win N]\n"
+    "       baghchal-tbgen --stats <dir>\n"
+    "       baghchal-tbgen --bench-probe <dir> [--count N]\n";
+
+/* Lim & Nievergelt's figures for the real game (issue 6), W / D / L per side to move. */
+static const uint64_t PUBLISHED[5][2][3] = {
+    {{242854, 22336, 460}, {1128, 75129, 189393}},
+    {{2013416, 642400, 684}, {51540, 1575984, 1028976}},
+    {{7051688, 9582208, 190604}, {3720584, 10820478, 2283438}},
+    {{10513073, 49786398, 15410779}, {50052662, 23328893, 2328695}},
+    {{7300992, 64348405, 185765453}, {243675838, 12547786, 1191226}},
+};
+static const int PUBLISHED_LONGEST[5] = {116, 137, 137, 134, 77};
+static const uint64_t PUBLISHED_CLASSES = 88260972;
+
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("baghchal-tbgen: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(2);
+}
+
+static long parse_int(const char *opt, const char *s, long lo, long hi)
+{
+    char *end;
+    if (!s)
+        die("%s needs a value", opt);
+    long v = strtol(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || v < lo || v > hi)
+        die("%s must be a number from %ld to %ld, not '%s'", opt, lo, hi, s);
+    return v;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* "1,234,567" */
+static const char *commas(uint64_t v, char *buf)
+{
+    char tmp[32];
+    int n = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v), o = 0;
+    for (int i = 0; i < n; i++) {
+        if (i && (n - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = tmp[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+/* ---- Progress ----------------------------------------------------------------------- */
+
+typedef struct {
+    double start, last;
+    bool tty;
+} progress_t;
+
+static void on_progress(void *ctx, const tb_progress_t *p)
+{
+    progress_t *pr = ctx;
+    double t = now_s(), elapsed = t - pr->start;
+    char a[32], b[32], line[200];
+    if (p->phase == TB_PHASE_SKIP) {
+        fprintf(stderr, "%sslice %d: already built, checksum verified\n", pr->tty ? "\r\033[K" : "", p->slice);
+        return;
+    }
+    if (p->phase == TB_PHASE_WRITE) {
+        fprintf(stderr, "%sslice %d: done in %d passes, %s of %s entries won or lost, %.1f s elapsed\n",
+                pr->tty ? "\r\033[K" : "", p->slice, p->pass, commas(p->resolved, a), commas(p->entries, b), elapsed);
+        return;
+    }
+    /* Redraw a terminal line at most 10 times a second; a log gets a line every 2 s. */
+    if (p->phase != TB_PHASE_INIT && t - pr->last < (pr->tty ? 0.1 : 2.0))
+        return;
+    pr->last = t;
+    double eta = p->work_done > 0 ? elapsed * (p->work_total - p->work_done) / p->work_done : 0;
+    snprintf(line, sizeof line, "slice %d  %s %3d  resolved %s / %s  elapsed %.1f s  estimate %.0f s left", p->slice,
+             p->phase == TB_PHASE_INIT ? "init" : "pass", p->pass, commas(p->resolved, a), commas(p->entries, b),
+             elapsed, eta);
+    if (pr->tty)
+        fprintf(stderr, "\r%s\033[K", line);
+    else
+        fprintf(stderr, "%s\n", line);
+}
+
+/* ---- Statistics --------------------------------------------------------------------- */
+
+static int print_stats(const char *dir)
+{
+    char msg[256];
+    tb_t *tb;
+    tb_error_t e = tb_open(dir, &tb, msg, sizeof msg);
+    if (e != TB_OK) {
+        fprintf(stderr, "baghchal-tbgen: %s\n", msg);
+        return 1;
+    }
+    int n = tb_slice_count(tb);
+    bool real = tb_captures_to_win(tb) == BC_CAPTURES_TO_WIN, all_match = real;
+    uint64_t entries = 0, classes = 0, positions = 0;
+    printf("captures to win: %d\n", tb_captures_to_win(tb));
+    printf("| captured | goats to move W / D / L | tigers to move W / D / L | longest |%s\n",
+           real ? " published |" : "");
+    printf("|---|---|---|---|%s\n", real ? "---|" : "");
+    for (int c = 0; c < n; c++) {
+        tb_slice_stats_t s;
+        tb_slice_stats(tb, c, &s);
+        char x[6][32];
+        for (int side = 0; side < SIDE_NB; side++)
+            for (int k = 0; k < 3; k++)
+                commas(s.count[side][k], x[side * 3 + k]);
+        bool match = real && s.longest == PUBLISHED_LONGEST[c] && !memcmp(s.count, PUBLISHED[c], sizeof s.count);
+        all_match &= match;
+        printf("| %d | %s / %s / %s | %s / %s / %s | %d |%s\n", c, x[0], x[1], x[2], x[3], x[4], x[5], s.longest,
+               real ? (match ? " same |" : " DIFFERENT |") : "");
+        entries += s.entries, classes += s.classes, positions += s.positions;
+    }
+    char a[32], b[32], d[32];
+    printf("positions %s, stored entries %s, with every symmetry removed %s\n", commas(positions, a),
+           commas(entries, b), commas(classes, d));
+    if (real) {
+        all_match &= classes == PUBLISHED_CLASSES;
+        printf("published figures (Lim & Nievergelt): %s\n", all_match ? "all reproduced" : "NOT reproduced");
+    }
+    tb_close(tb);
+    return real && !all_match ? 1 : 0;
+}
+
+/* ---- Probe benchmark ---------------------------------------------------------------- */
+
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static bb_t random_points(uint64_t *s, bb_t from, int k)
+{
+    bb_t out = 0;
+    while (k) {
+        int sq = (int)(rng_next(s) % SQUARE_NB);
+        if ((from & bb_square(sq)) && !(out & bb_square(sq)))
+            out |= bb_square(sq), k--;
+    }
+    return out;
+}
+
+static int bench_probe(const char *dir, long count)
+{
+    char msg[256];
+    tb_t *tb;
+    double t_open = now_s();
+    if (tb_open(dir, &tb, msg, sizeof msg) != TB_OK) {
+        fprintf(stderr, "baghchal-tbgen: %s\n", msg);
+        return 1;
+    }
+    printf("open (map and check every checksum): %.1f ms\n", (now_s() - t_open) * 1e3);
+    position_t *pos = malloc((size_t)count * sizeof *pos);
+    if (!pos)
+        die("out of memory");
+    /* Positions uniform over all positions of the database: slices weighted by size. */
+    uint64_t total = 0, seed = 12345;
+    int n = tb_slice_count(tb);
+    for (int c = 0; c < n; c++)
+        total += tb_slice_size(c);
+    for (long i = 0; i < count; i++) {
+        uint64_t r = rng_next(&seed) % total;
+        int c = 0;
+        while (r >= tb_slice_size(c))
+            r -= tb_slice_size(c++);
+        position_t *p = &pos[i];
+        p->tigers = random_points(&seed, BB_ALL, BC_TIGERS_NB);
+        p->goats = BB_ALL & ~p->tigers & ~random_points(&seed, BB_ALL & ~p->tigers, c + 1);
+        p->side = (uint8_t)(rng_next(&seed) & 1);
+        p->in_hand = 0;
+        p->captured = (uint8_t)c;
+        p->key = position_compute_key(p);
+    }
+    uint64_t sum = 0;
+    double best = 1e9;
+    for (int round = 0; round < 3; round++) {
+        double t0 = now_s();
+        for (long i = 0; i < count; i++) {
+            tb_value_t v;
+            if (tb_probe(tb, &pos[i], &v))
+                sum += (uint64_t)(v.wdl + 1) * 256 + v.distance;
+        }
+        double dt = now_s() - t0;
+        best = dt < best ? dt : best;
+    }
+    printf("probe: %ld random positions, best of 3 rounds: %.1f ns per probe (checksum %llu)\n", count,
+           best * 1e9 / (double)count, (unsigned long long)sum);
+    free(pos);
+    tb_close(tb);
+    return 0;
+}
+
+/* ---- Main ---------------------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+    const char *dir = NULL;
+    bool stats_only = false, bench = false;
+    long count = 1000000;
+    tb_gen_options_t o;
+    tb_gen_options_init(&o, NULL);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    o.threads = ncpu > 0 ? (int)(ncpu < 64 ? ncpu : 64) : 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--threads"))
+            o.threads = (int)parse_int(a, i + 1 < argc ? argv[++i] : NULL, 1, 64);
+        else if (!strcmp(a, "--slice"))
+            o.slice = (int)parse_int(a, i + 1 < argc ? argv[++i] : NULL, 0, TB_MAX_SLICES - 1);
+        else if (!strcmp(a, "--captures-to-win"))
+            o.captures_to_win = (int)parse_int(a, i + 1 < argc ? argv[++i] : NULL, 1, TB_MAX_SLICES);
+        else if (!strcmp(a, "--count"))
+            count = parse_int(a, i + 1 < argc ? argv[++i] : NULL, 1, 100000000);
+        else if (!strcmp(a, "--restart"))
+            o.restart = true;
+        else if (!strcmp(a, "--stats"))
+            stats_only = true;
+        else if (!strcmp(a, "--bench-probe"))
+            bench = true;
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(USAGE, stdout);
+            return 0;
+        } else if (a[0] == '-')
+            die("unknown option '%s'", a);
+        else if (dir)
+            die("more than one directory given ('%s' and '%s')", dir, a);
+        else
+            dir = a;
+    }
+    if (!dir)
+        die("no directory given (see --help)");
+    if (access(dir, W_OK | X_OK) != 0 && !stats_only && !bench)
+        die("'%s' is not a writable directory", dir);
+    if (o.slice >= o.captures_to_win)
+        die("--slice must be below --captures-to-win (%d)", o.captures_to_win);
+    if (bench)
+        return bench_probe(dir, count);
+    if (stats_only)
+        return print_stats(dir);
+
+    progress_t pr = {now_s(), 0, isatty(STDERR_FILENO) != 0};
+    o.dir = dir;
+    o.progress = on_progress;
+    o.ctx = &pr;
+    fprintf(stderr, "building %s/%s: %d captures win, %d thread%s\n", dir, TB_FILE_NAME, o.captures_to_win,
+            o.threads, o.threads == 1 ? "" : "s");
+    char msg[256];
+    tb_error_t e = tb_generate(&o, msg, sizeof msg);
+    if (e != TB_OK) {
+        fprintf(stderr, "%sbaghchal-tbgen: %s\n", pr.tty ? "\r\033[K" : "", msg);
+        return 1;
+    }
+    fprintf(stderr, "built in %.1f s\n", now_s() - pr.start);
+    if (o.slice >= 0) {
+        tb_t *tb;
+        if (tb_open(dir, &tb, msg, sizeof msg) != TB_OK) {
+            printf("statistics follow once every slice is built (%s)\n", msg);
+            return 0;
+        }
+        tb_close(tb);
+    }
+    return print_stats(dir);
+}
