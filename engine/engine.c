@@ -2,12 +2,14 @@
 #include "engine.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct engine {
     game_t game;
     tt_t tt;
+    tb_t *tb;
     worker_t *workers[MAX_THREADS];
     int nthreads, multipv;
     int64_t move_overhead;
@@ -52,6 +54,7 @@ void engine_free(engine_t *e)
     for (int i = 0; i < e->nthreads; i++)
         worker_free(e->workers[i]);
     tt_free(&e->tt);
+    tb_close(e->tb);
     game_free(&e->game);
     free(e);
 }
@@ -109,6 +112,28 @@ void engine_clear(engine_t *e)
         worker_clear(e->workers[i]);
 }
 
+tb_error_t engine_set_tablebase(engine_t *e, const char *dir, char *msg, size_t msglen)
+{
+    engine_wait(e);
+    tb_t *tb = NULL;
+    if (dir && *dir) {
+        tb_error_t err = tb_open(dir, &tb, msg, msglen);
+        if (err != TB_OK)
+            return err;
+        if (tb_captures_to_win(tb) != BC_CAPTURES_TO_WIN) {
+            snprintf(msg, msglen, "%s holds a database for %d captures, not %d", dir, tb_captures_to_win(tb),
+                     BC_CAPTURES_TO_WIN);
+            tb_close(tb);
+            return TB_ERR_MISMATCH;
+        }
+    }
+    tb_close(e->tb);
+    e->tb = tb;
+    return TB_OK;
+}
+
+const tb_t *engine_tablebase(engine_t *e) { return e->tb; }
+
 bool engine_set_game(engine_t *e, const game_t *g)
 {
     engine_wait(e);
@@ -131,6 +156,7 @@ static void prepare(engine_t *e, const search_limits_t *limits, const search_rep
 {
     search_shared_t *s = &e->shared;
     s->tt = &e->tt;
+    s->tb = e->tb;
     s->game = &e->game;
     s->rule = e->game.rule;
     s->limits = *limits;

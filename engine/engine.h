@@ -29,6 +29,12 @@ void engine_set_move_overhead(engine_t *e, int ms);
 /* A new game: clears the table and the move-ordering statistics. */
 void engine_clear(engine_t *e);
 
+/* Opens the movement-phase database in dir (NULL or "" closes it). On error the previous
+ * database stays, the code is returned and msg says why. */
+tb_error_t engine_set_tablebase(engine_t *e, const char *dir, char *msg, size_t msglen);
+/* The database in use, or NULL. */
+const tb_t *engine_tablebase(engine_t *e);
+
 /* Copies the game to search from (its history decides repetitions). */
 bool engine_set_game(engine_t *e, const game_t *g);
 

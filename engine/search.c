@@ -30,7 +30,7 @@ struct worker {
     int ply, nkeys, seldepth, completed_depth;
     uint64_t keys[KEYS_CAP];
     int irr[KEYS_CAP]; /* index of the latest position after a placement or capture */
-    _Atomic uint64_t nodes;
+    _Atomic uint64_t nodes, tbhits;
     move_t killers[MAX_PLY + 2][2];
     int history[SIDE_NB][SQUARE_NB][SQUARE_NB];
     move_t pv[MAX_PLY + 2][MAX_PLY + 2];
@@ -138,6 +138,42 @@ static uint64_t total_nodes(const search_shared_t *s)
     return n;
 }
 
+static uint64_t total_tbhits(const search_shared_t *s)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < s->nthreads; i++)
+        n += atomic_load_explicit(&s->workers[i]->tbhits, memory_order_relaxed);
+    return n;
+}
+
+/* The database's value as a search score at this ply: a win or loss d plies away is a mate
+ * score at ply + d; a draw is 0. */
+static inline int tb_score(tb_value_t v, int ply)
+{
+    if (v.wdl == TB_WIN)
+        return SCORE_MATE - ply - v.distance;
+    if (v.wdl == TB_LOSS)
+        return -SCORE_MATE + ply + v.distance;
+    return 0;
+}
+
+/* Probes the database below the root. A drawn position ends the search there, except when
+ * the root itself is a drawn database position: then draws are searched on so that the
+ * root picks, among its drawing moves, the one that sets the opponent the most problems. */
+static inline bool tb_cut(worker_t *w, int *score)
+{
+    const search_shared_t *s = w->s;
+    tb_value_t v;
+    if (!s->tb || w->pos.in_hand || !tb_probe(s->tb, &w->pos, &v))
+        return false;
+    atomic_store_explicit(&w->tbhits, atomic_load_explicit(&w->tbhits, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    if (v.wdl == TB_DRAW && s->root_in_tb && s->root_tb.wdl == TB_DRAW)
+        return false;
+    *score = tb_score(v, w->ply);
+    return true;
+}
+
 static inline bool stopped(const worker_t *w)
 {
     return atomic_load_explicit(&w->s->stop, memory_order_relaxed);
@@ -240,6 +276,9 @@ static int qsearch(worker_t *w, int alpha, int beta, int qply)
         w->seldepth = ply;
     if (p->captured >= BC_CAPTURES_TO_WIN)
         return -SCORE_MATE + ply;
+    int tb;
+    if (tb_cut(w, &tb))
+        return tb;
     if (count_moves(p) == 0)
         return -SCORE_MATE + ply;
     int stand = eval_position(p);
@@ -305,6 +344,9 @@ static int search(worker_t *w, int alpha, int beta, int depth, bool pv_node)
         return -SCORE_MATE + ply;
     if (w->s->rule == REP_DRAW && key_seen(w, p->key, w->nkeys - 3))
         return 0;
+    int tb;
+    if (tb_cut(w, &tb))
+        return tb;
     if (ply >= MAX_PLY)
         return eval_position(p);
     /* Mate distance pruning: no line from here beats a mate found nearer the root. */
@@ -449,6 +491,29 @@ static int root_search(worker_t *w, int alpha, int beta, int depth, int pv_idx)
     return best;
 }
 
+/* A line that ends in a won or lost database position goes on with the database's best
+ * moves to the end of the game, so the reported line shows the whole win. */
+static void extend_pv_with_tb(const search_shared_t *s, search_info_t *info)
+{
+    if (!s->tb || info->pv_len == 0)
+        return;
+    position_t p = *game_position(s->game);
+    for (int i = 0; i < info->pv_len; i++)
+        position_make(&p, info->pv[i]);
+    while (info->pv_len < MAX_PLY) {
+        tb_value_t v;
+        if (p.in_hand || !tb_probe(s->tb, &p, &v) || v.wdl == TB_DRAW || v.distance == 0)
+            return;
+        move_t moves[MAX_MOVES];
+        tb_move_value_t ranked[MAX_MOVES];
+        int n = gen_moves(&p, moves);
+        if (n == 0 || tb_rank_moves(s->tb, &p, moves, n, ranked) <= 0)
+            return;
+        info->pv[info->pv_len++] = ranked[0].move;
+        position_make(&p, ranked[0].move);
+    }
+}
+
 static void fill_info(const worker_t *w, int pv_idx, int depth, search_info_t *info)
 {
     const search_shared_t *s = w->s;
@@ -460,12 +525,20 @@ static void fill_info(const worker_t *w, int pv_idx, int depth, search_info_t *i
     info->multipv = pv_idx + 1;
     info->score = rm->score;
     info->bound = rm->bound;
+    /* At a drawn database root the search only ranks drawing moves: the value is a draw. */
+    if (s->root_in_tb && s->root_tb.wdl == TB_DRAW && !score_is_mate(rm->score)) {
+        info->score = 0;
+        info->bound = BOUND_EXACT;
+    }
     info->nodes = total_nodes(s);
+    info->tbhits = total_tbhits(s);
     info->time_ms = elapsed;
     info->nps = elapsed > 0 ? info->nodes * 1000 / (uint64_t)elapsed : info->nodes * 1000;
     info->hashfull = tt_hashfull(s->tt);
     info->pv_len = rm->pv_len;
     memcpy(info->pv, rm->pv, (size_t)rm->pv_len * sizeof(move_t));
+    if (score_is_mate(info->score))
+        extend_pv_with_tb(s, info);
 }
 
 static bool use_time(const search_shared_t *s) { return s->optimum_ms > 0; }
@@ -551,6 +624,7 @@ static void setup_worker(worker_t *w, search_shared_t *s, const root_move_t *roo
     w->seldepth = 0;
     w->completed_depth = 0;
     atomic_store_explicit(&w->nodes, 0, memory_order_relaxed);
+    atomic_store_explicit(&w->tbhits, 0, memory_order_relaxed);
     /* The reversible tail of the game: earlier positions can never come back. */
     size_t first = g->count;
     while (first > 0 && !is_irreversible(g->moves[first - 1]) && g->count - first < KEYS_HISTORY - 1)
@@ -598,9 +672,35 @@ static move_t ponder_move(search_shared_t *s, const root_move_t *best)
     return MOVE_NONE;
 }
 
+/* At a database root only the moves that keep the value are searched: the fastest wins,
+ * the slowest losses, or every drawing move (the search then picks among them). */
+static void filter_root_by_tb(search_shared_t *s, root_move_t *root, int *nroot)
+{
+    s->root_in_tb = false;
+    const position_t *p = game_position(s->game);
+    if (!s->tb || p->in_hand || !tb_probe(s->tb, p, &s->root_tb))
+        return;
+    move_t moves[MAX_MOVES];
+    tb_move_value_t ranked[MAX_MOVES];
+    for (int i = 0; i < *nroot; i++)
+        moves[i] = root[i].move;
+    int keep = tb_rank_moves(s->tb, p, moves, *nroot, ranked);
+    if (keep <= 0)
+        return;
+    s->root_in_tb = true;
+    /* With history (repetition rules, searchmoves) the root's best move may be gone: the
+     * value the remaining moves keep is what counts. */
+    s->root_tb = ranked[0].value;
+    for (int i = 0; i < keep; i++)
+        root[i] = (root_move_t){.move = ranked[i].move, .score = -SCORE_INF, .prev_score = -SCORE_INF,
+                                .pv_len = 1, .pv = {ranked[i].move}};
+    *nroot = keep;
+}
+
 void search_run(search_shared_t *s)
 {
     s->start_ms = search_now_ms();
+    s->root_in_tb = false;
     tt_new_search(s->tt);
     /* Root moves: the game's legal moves (exact repetition rules), cut to searchmoves. */
     root_move_t root[MAX_MOVES];
@@ -623,6 +723,7 @@ void search_run(search_shared_t *s)
         report_game_over(s);
         return;
     }
+    filter_root_by_tb(s, root, &nroot);
 
     /* Time limits. */
     const position_t *p = game_position(s->game);
@@ -671,5 +772,7 @@ void search_run(search_shared_t *s)
     }
     move_t best = best_w->root[0].move;
     if (s->report.bestmove)
-        s->report.bestmove(s->report.ctx, best, ponder_move(s, &best_w->root[0]), &final);
+        s->report.bestmove(s->report.ctx, best,
+                           final.pv_len >= 2 && final.pv[0] == best ? final.pv[1] : ponder_move(s, &best_w->root[0]),
+                           &final);
 }

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 
 #include "game.h"
+#include "tb.h"
 #include "tt.h"
 
 enum {
@@ -14,7 +15,8 @@ enum {
     MAX_THREADS = 256,
     MAX_MULTIPV = 64,
     SCORE_MATE = 32000,
-    SCORE_MATE_IN_MAX = SCORE_MATE - 2 * MAX_PLY,
+    /* Database wins lie up to MAX_PLY + TB_MAX_DISTANCE plies away. */
+    SCORE_MATE_IN_MAX = SCORE_MATE - 1000,
     SCORE_INF = 32001,
     SCORE_NONE = 32002
 };
@@ -66,6 +68,7 @@ typedef struct worker worker_t;
 /* What one search needs and shares between its threads; owned by the engine facade. */
 struct search_shared {
     tt_t *tt;
+    const tb_t *tb; /* movement-phase database, NULL when none is loaded */
     const game_t *game;
     rep_rule_t rule;
     search_limits_t limits;
@@ -77,6 +80,8 @@ struct search_shared {
     atomic_bool waiting;   /* infinite/ponder: hold bestmove until stop or ponderhit */
     int64_t start_ms;
     int64_t optimum_ms, maximum_ms; /* 0: no time limit */
+    bool root_in_tb;                /* the root is a database position (values below) */
+    tb_value_t root_tb;
     int nthreads;
     worker_t **workers;
 };

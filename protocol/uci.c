@@ -134,7 +134,7 @@ void uci_free(uci_t *u)
 
 /* ---- options ------------------------------------------------------------------- */
 
-typedef enum { OPT_SPIN, OPT_COMBO, OPT_BUTTON, OPT_CHECK } opt_type_t;
+typedef enum { OPT_SPIN, OPT_COMBO, OPT_BUTTON, OPT_CHECK, OPT_STRING } opt_type_t;
 
 typedef struct {
     const char *name;
@@ -153,6 +153,7 @@ static const option_t OPTIONS[] = {
     {"Ponder", OPT_CHECK, "false", 0, 0, NULL},
     {"Repetition", OPT_COMBO, "forbid", 0, 0, "forbid draw"},
     {"OBXVersion", OPT_COMBO, "2", 0, 0, "2 1"},
+    {"TablebasePath", OPT_STRING, "<empty>", 0, 0, NULL},
 };
 enum { OPTION_COUNT = sizeof OPTIONS / sizeof OPTIONS[0] };
 
@@ -172,6 +173,9 @@ static void cmd_uci(uci_t *u)
             break;
         case OPT_CHECK:
             out(u, "option name %s type check default %s", o->name, o->def);
+            break;
+        case OPT_STRING:
+            out(u, "option name %s type string default %s", o->name, o->def);
             break;
         case OPT_COMBO: {
             char copy[64];
@@ -228,6 +232,14 @@ static void apply_option(uci_t *u, const option_t *o, const char *value, long lo
         u->game.rule = u->rule;
     } else if (strcmp(name, "OBXVersion") == 0) {
         u->obx_version = strcmp(value, "1") == 0 ? OBX_V1 : OBX_V2;
+    } else if (strcmp(name, "TablebasePath") == 0) {
+        /* "<empty>" (the UCI way to say nothing) or no value unloads the database. */
+        const char *dir = strcmp(value, "<empty>") == 0 ? "" : value;
+        char msg[256] = "";
+        if (engine_set_tablebase(u->engine, dir, msg, sizeof msg) != TB_OK)
+            ERR(u, "tablebase not loaded: %s", msg);
+        else if (*dir)
+            out(u, "info string tablebase loaded from %s", dir);
     }
 }
 
@@ -285,6 +297,7 @@ static void cmd_setoption(uci_t *u, words_t *ws)
         }
         break;
     case OPT_BUTTON:
+    case OPT_STRING:
         break;
     }
     if (engine_searching(u->engine) && strcmp(o->name, "OBXVersion") != 0 && strcmp(o->name, "Ponder") != 0) {
@@ -416,6 +429,44 @@ static void cmd_eval(uci_t *u)
     out(u, "Total (side to move): %d", p->side == GOATS ? total : -total);
 }
 
+static void format_tb_value(char *buf, size_t len, tb_value_t v)
+{
+    if (v.wdl == TB_DRAW)
+        snprintf(buf, len, "draw");
+    else
+        snprintf(buf, len, "%s in %d", v.wdl == TB_WIN ? "win" : "loss", v.distance);
+}
+
+static void cmd_tbprobe(uci_t *u)
+{
+    const tb_t *tb = engine_tablebase(u->engine);
+    if (!tb) {
+        ERR(u, "no tablebase loaded (setoption name TablebasePath value <dir>)");
+        return;
+    }
+    const position_t *p = game_position(&u->game);
+    tb_value_t v;
+    if (!tb_probe(tb, p, &v)) {
+        out(u, "Value: not covered (goats in hand)");
+        return;
+    }
+    char text[32];
+    format_tb_value(text, sizeof text, v);
+    out(u, "Value: %s", text);
+    move_t moves[MAX_MOVES];
+    tb_move_value_t ranked[MAX_MOVES];
+    int n = game_legal_moves(&u->game, moves);
+    if (n > 0 && tb_rank_moves(tb, p, moves, n, ranked) < 0)
+        n = 0;
+    out(u, "Moves (%d):", n);
+    for (int i = 0; i < n; i++) {
+        char m[MOVE_TEXT_LEN];
+        move_format(ranked[i].move, m);
+        format_tb_value(text, sizeof text, ranked[i].value);
+        out(u, "%s: %s", m, text);
+    }
+}
+
 /* ---- search reports ------------------------------------------------------------ */
 
 static size_t format_score(char *buf, size_t len, int score, int bound)
@@ -443,9 +494,13 @@ static void report_info(void *ctx, const search_info_t *info)
         move_format(info->pv[i], t);
         len += (size_t)snprintf(pv + len, sizeof pv - len, " %s", t);
     }
-    out(u, "info depth %d seldepth %d multipv %d score %s nodes %" PRIu64 " nps %" PRIu64 " hashfull %d time %" PRId64
+    char tbhits[40] = "";
+    if (engine_tablebase(u->engine))
+        snprintf(tbhits, sizeof tbhits, " tbhits %" PRIu64, info->tbhits);
+    out(u, "info depth %d seldepth %d multipv %d score %s nodes %" PRIu64 " nps %" PRIu64 " hashfull %d%s time %" PRId64
            " pv%s",
-        info->depth, info->seldepth, info->multipv, score, info->nodes, info->nps, info->hashfull, info->time_ms, pv);
+        info->depth, info->seldepth, info->multipv, score, info->nodes, info->nps, info->hashfull, tbhits, info->time_ms,
+        pv);
 }
 
 static void report_bestmove(void *ctx, move_t best, move_t ponder, const search_info_t *final)
@@ -700,6 +755,8 @@ bool uci_handle_line(uci_t *u, const char *line)
         cmd_eval(u);
     else if (strcmp(cmd, "bench") == 0)
         cmd_bench(u, &ws);
+    else if (strcmp(cmd, "tbprobe") == 0)
+        cmd_tbprobe(u);
     else if (strcmp(cmd, "quit") == 0) {
         engine_stop(u->engine);
         engine_wait(u->engine);
