@@ -32,6 +32,15 @@ run_suite() { # build-dir, cmake options...
   (cd "$dir" && ctest --output-on-failure -j "$jobs" ${CTEST_EXCLUDE:+-E "$CTEST_EXCLUDE"})
 }
 
+# The movement-phase database, built once by the release tools and shared by every run
+# (rebuilt only when missing or damaged: the generator checks and resumes).
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBAGHCHAL_TESTS=ON >/dev/null
+cmake --build build -j "$jobs" --target baghchal-tbgen >/dev/null
+mkdir -p build/tb
+echo "== database: build/tb"
+build/bin/baghchal-tbgen build/tb --threads "$jobs" 2>/dev/null | tail -n 1
+export BAGHCHAL_TB_DIR="$PWD/build/tb"
+
 run_suite build -DCMAKE_BUILD_TYPE=Release
 # Sanitized builds run the same suites; timing-sensitive conformance checks are skipped there
 # (they are measured on the release build above).
