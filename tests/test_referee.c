@@ -1,0 +1,869 @@
+/* baghchal-referee: every fake engine's fault gives the right termination and leaves no
+ * process behind; real matches give consistent, reproducible records that --check accepts
+ * (and tampered ones that it rejects) whatever the concurrency; Ctrl-C, SPRT, openings,
+ * adjudication and the command line; Elo, error, LOS and LLR against hand computations. */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "baghchal.h"
+#include "pipe.h"
+
+/* The statistics are plain functions: test them directly. */
+#include "../tools/referee/stats.c"
+
+#define BIN BAGHCHAL_BIN_DIR
+#define REFEREE BIN "/baghchal-referee"
+
+/* Short timeouts keep the faults fast; sanitizer builds still start within them. */
+#define TIMEOUTS "init=3000", "ready=1500", "stall=1500", "quit=500"
+
+enum { RUN_MS = 50000, MAX_ARGS = 96 };
+
+/* The JSON keys of the terminations, in report order; the faults start at FIRST_FAULT. */
+static const char *const TERMS[] = {"five_goats_captured", "tigers_trapped", "goats_without_a_move", "repetition",
+                                    "move_limit", "database", "time_forfeit", "illegal_move", "crash", "stall",
+                                    "disconnect"};
+enum { TERMS_NB = sizeof TERMS / sizeof TERMS[0], FIRST_FAULT = 6 };
+
+TestSuite(referee, .timeout = 120);
+
+/* ---- running the referee ---- */
+
+typedef struct {
+    char *v[MAX_ARGS + 1];
+    int n;
+} args_t;
+
+static void add(args_t *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(args_t *a, const char *fmt, ...)
+{
+    cr_assert_lt(a->n, MAX_ARGS);
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = malloc((size_t)n + 1);
+    cr_assert_not_null(s);
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    a->v[a->n++] = s;
+    a->v[a->n] = NULL;
+}
+
+static void add_list(args_t *a, const char *first, ...)
+{
+    va_list ap;
+    va_start(ap, first);
+    for (const char *s = first; s; s = va_arg(ap, const char *))
+        add(a, "%s", s);
+    va_end(ap);
+}
+
+static void args_free(args_t *a)
+{
+    for (int i = 0; i < a->n; i++)
+        free(a->v[i]);
+    a->n = 0;
+}
+
+typedef struct {
+    pipe_exit_t exit;
+    char *out; /* standard output (and error when merged) */
+    double ms;
+} run_t;
+
+static void run_free(run_t *r)
+{
+    free(r->out);
+    r->out = NULL;
+}
+
+/* Reads everything p prints until it closes its output, then waits for it. */
+static run_t collect(pipe_proc_t *p, double t0)
+{
+    run_t r = {0};
+    size_t len = 0, cap = 4096;
+    r.out = malloc(cap);
+    cr_assert_not_null(r.out);
+    r.out[0] = '\0';
+    for (;;) {
+        int left = (int)(t0 + RUN_MS - pipe_now_ms());
+        char *line;
+        pipe_status_t s = pipe_read_line(p, left > 0 ? left : 0, &line);
+        if (s != PIPE_LINE) {
+            cr_assert_eq(s, PIPE_EOF, "the referee did not finish: %s", pipe_status_name(s));
+            break;
+        }
+        size_t n = strlen(line);
+        while (len + n + 2 > cap) {
+            cap *= 2;
+            r.out = realloc(r.out, cap);
+            cr_assert_not_null(r.out);
+        }
+        memcpy(r.out + len, line, n);
+        len += n;
+        r.out[len++] = '\n';
+        r.out[len] = '\0';
+    }
+    r.exit = pipe_wait(p, 10000);
+    r.ms = pipe_now_ms() - t0;
+    cr_assert(!r.exit.killed, "the referee had to be killed");
+    return r;
+}
+
+static run_t run_args(args_t *a)
+{
+    double t0 = pipe_now_ms();
+    pipe_proc_t *p = pipe_start(a->v, 0);
+    cr_assert_not_null(p, "cannot start %s: %s", a->v[0], strerror(errno));
+    run_t r = collect(p, t0);
+    pipe_free(p);
+    return r;
+}
+
+/* Runs a shell command line with standard error merged into the output. */
+static run_t run_shell(const char *cmd)
+{
+    char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL};
+    double t0 = pipe_now_ms();
+    pipe_proc_t *p = pipe_start(argv, 0);
+    cr_assert_not_null(p);
+    run_t r = collect(p, t0);
+    pipe_free(p);
+    return r;
+}
+
+/* ---- scratch files and processes ---- */
+
+typedef struct {
+    char dir[64];
+} scratch_t;
+
+static void scratch_init(scratch_t *s)
+{
+    snprintf(s->dir, sizeof s->dir, "/tmp/bcref-XXXXXX");
+    cr_assert_not_null(mkdtemp(s->dir), "mkdtemp: %s", strerror(errno));
+}
+
+static char *path_in(const scratch_t *s, const char *name)
+{
+    static __thread char buf[4][600];
+    static __thread int k;
+    char *b = buf[k++ % 4];
+    snprintf(b, sizeof buf[0], "%s/%s", s->dir, name);
+    return b;
+}
+
+static void scratch_free(scratch_t *s)
+{
+    DIR *d = opendir(s->dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL)
+            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+                unlink(path_in(s, e->d_name));
+        closedir(d);
+    }
+    rmdir(s->dir);
+}
+
+/* A link to the real engine under a unique path, so its processes can be told apart from
+ * other suites' engines running at the same time. */
+static const char *engine_link(scratch_t *s, const char *name)
+{
+    char *link = path_in(s, name);
+    cr_assert_eq(symlink(BIN "/baghchal", link), 0, "symlink: %s", strerror(errno));
+    return link;
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "cannot open %s: %s", path, strerror(errno));
+    size_t cap = 4096, len = 0;
+    char *b = malloc(cap);
+    cr_assert_not_null(b);
+    size_t n;
+    while ((n = fread(b + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (cap - len < 2) {
+            cap *= 2;
+            b = realloc(b, cap);
+            cr_assert_not_null(b);
+        }
+    }
+    b[len] = '\0';
+    fclose(f);
+    return b;
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    cr_assert_eq(fputs(text, f) >= 0, true);
+    cr_assert_eq(fclose(f), 0);
+}
+
+/* Processes (not zombies: those have an empty command line) whose command line holds tag. */
+static int processes_with(const char *tag)
+{
+    DIR *d = opendir("/proc");
+    cr_assert_not_null(d);
+    int count = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        char path[300], buf[4096];
+        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        for (size_t i = 0; i < n; i++)
+            if (buf[i] == '\0')
+                buf[i] = ' ';
+        buf[n] = '\0';
+        if (n > 0 && strstr(buf, tag) && (pid_t)atol(e->d_name) != getpid())
+            count++;
+    }
+    closedir(d);
+    return count;
+}
+
+/* The integer after `"key": ` in the JSON text (the first occurrence after `after`). */
+static long long json_int(const char *json, const char *after, const char *key)
+{
+    const char *s = after ? strstr(json, after) : json;
+    cr_assert_not_null(s, "no %s in the summary", after);
+    char pat[96];
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    const char *k = strstr(s, pat);
+    cr_assert_not_null(k, "no \"%s\" in the summary:\n%s", key, json);
+    return atoll(k + strlen(pat));
+}
+
+static int count_of(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* Records without their Date lines (the only part that may change between runs). */
+static char *without_dates(const char *text)
+{
+    char *out = malloc(strlen(text) + 1);
+    cr_assert_not_null(out);
+    size_t k = 0;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
+        if (strncmp(p, "[Date ", 6) != 0) {
+            memcpy(out + k, p, n);
+            k += n;
+        }
+        p += n;
+    }
+    out[k] = '\0';
+    return out;
+}
+
+static void expect_check(const char *records, int want_status)
+{
+    args_t a = {0};
+    add_list(&a, REFEREE, "--check", records, NULL);
+    run_t r = run_args(&a);
+    cr_assert(r.exit.exited && r.exit.code == want_status, "--check %s exited %d, expected %d:\n%s", records,
+              r.exit.code, want_status, r.out);
+    run_free(&r);
+    args_free(&a);
+}
+
+/* ---- faults ---- */
+
+typedef struct {
+    const char *fake;  /* fake_<name> as the first engine */
+    const char *args;  /* its extra arguments */
+    const char *limit; /* -each limit */
+    int rounds;
+    const char *term;  /* the JSON key expected for every game */
+    int expected;      /* games with that termination */
+    int restarts;      /* of the fake, -1: not checked */
+} fault_case_t;
+
+/* The fake plays fake_good twice per round; every game ends as expected, the fake loses
+ * them all, --check accepts the records and nothing with the run's tag survives it. */
+static void fault_case(const fault_case_t *c, run_t *run_out, char **json_out)
+{
+    scratch_t s;
+    scratch_init(&s);
+    char tag[96];
+    snprintf(tag, sizeof tag, "reftag-%s-%ld", c->fake, (long)getpid());
+    args_t a = {0};
+    add(&a, REFEREE);
+    add_list(&a, "-engine", NULL);
+    add(&a, "cmd=" BIN "/fake_%s", c->fake);
+    add(&a, "name=%s", c->fake);
+    add(&a, "args=--tag %s %s", tag, c->args ? c->args : "");
+    add_list(&a, "-engine", "cmd=" BIN "/fake_good", "name=good", NULL);
+    add(&a, "args=--tag %s", tag);
+    add_list(&a, "-each", c->limit, "-timeouts", TIMEOUTS, "-seed", "1", "-progress", "0", "-maxfailures", "3", NULL);
+    add(&a, "-rounds");
+    add(&a, "%d", c->rounds);
+    add_list(&a, "-records", path_in(&s, "records.txt"), "-json", path_in(&s, "summary.json"), NULL);
+    run_t r = run_args(&a);
+    args_free(&a);
+    cr_assert(r.exit.exited && r.exit.code == 0, "exit %d signal %d:\n%s", r.exit.code, r.exit.signal, r.out);
+    char *json = read_file(path_in(&s, "summary.json"));
+    cr_assert_eq(json_int(json, NULL, c->term), c->expected, "%s: %s\n%s", c->fake, c->term, r.out);
+    long long counted = json_int(json, "\"games\"", "counted");
+    cr_assert_eq(json_int(json, "\"pairs\"", "losses"), counted, "the fake must lose every game:\n%s", r.out);
+    if (c->restarts >= 0)
+        cr_assert_eq(json_int(json, "\"engines\"", "restarts"), c->restarts, "%s", r.out);
+    expect_check(path_in(&s, "records.txt"), 0);
+    cr_assert_eq(processes_with(tag), 0, "processes of %s left behind", c->fake);
+    scratch_free(&s);
+    if (run_out)
+        *run_out = r;
+    else
+        run_free(&r);
+    if (json_out)
+        *json_out = json;
+    else
+        free(json);
+}
+
+Test(referee, crash_at_move_n)
+{
+    fault_case_t c = {"crash", "--at 3", "depth=1", 1, "crash", 2, 2};
+    fault_case(&c, NULL, NULL);
+}
+
+Test(referee, hang_with_a_clock_is_a_time_forfeit)
+{
+    /* The hanging fake also leaves a child in its process group: both must go. */
+    fault_case_t c = {"hang", "--at 2", "tc=0.4+0.05", 1, "time_forfeit", 2, 2};
+    fault_case(&c, NULL, NULL);
+}
+
+Test(referee, hang_without_a_clock_is_a_stall)
+{
+    fault_case_t c = {"hang", "--at 2", "depth=1", 1, "stall", 2, 2};
+    fault_case(&c, NULL, NULL);
+}
+
+Test(referee, garbage_is_an_illegal_move)
+{
+    fault_case_t c = {"garbage", "--at 2", "depth=1", 1, "illegal_move", 2, 0};
+    fault_case(&c, NULL, NULL);
+}
+
+Test(referee, illegal_move)
+{
+    fault_case_t c = {"illegal", "--at 3", "depth=1", 1, "illegal_move", 2, 0};
+    fault_case(&c, NULL, NULL);
+}
+
+Test(referee, late_answer_is_a_time_forfeit_without_restart)
+{
+    /* The late bestmove arrives within the ready timeout, so the engine stays in use. */
+    fault_case_t c = {"slow", "--at 2 --sleep 700", "tc=0.3+0.03", 1, "time_forfeit", 2, 0};
+    fault_case(&c, NULL, NULL);
+}
+
+Test(referee, endless_output_is_a_time_forfeit)
+{
+    fault_case_t c = {"flood", "--at 2", "tc=0.3+0.03", 1, "time_forfeit", 2, 2};
+    fault_case(&c, NULL, NULL);
+}
+
+Test(referee, closed_output_is_a_disconnect)
+{
+    fault_case_t c = {"disconnect", "--at 2", "depth=1", 1, "disconnect", 2, 2};
+    fault_case(&c, NULL, NULL);
+}
+
+Test(referee, no_uciok_is_a_stall)
+{
+    fault_case_t c = {"nouci", NULL, "depth=1", 1, "stall", 2, 2};
+    fault_case(&c, NULL, NULL);
+}
+
+Test(referee, no_readyok_is_a_stall)
+{
+    fault_case_t c = {"noready", NULL, "depth=1", 1, "stall", 2, 2};
+    fault_case(&c, NULL, NULL);
+}
+
+Test(referee, exit_at_start_with_status_0_is_a_disconnect)
+{
+    fault_case_t c = {"exit", "--code 0", "depth=1", 1, "disconnect", 2, 2};
+    fault_case(&c, NULL, NULL);
+}
+
+Test(referee, exit_at_start_with_status_3_is_a_crash)
+{
+    fault_case_t c = {"exit", "--code 3", "depth=1", 1, "crash", 2, 2};
+    fault_case(&c, NULL, NULL);
+}
+
+Test(referee, engine_ignoring_quit_is_killed)
+{
+    /* Normal games; at the end the fake ignores quit and SIGTERM and is killed. */
+    scratch_t s;
+    scratch_init(&s);
+    char tag[64];
+    snprintf(tag, sizeof tag, "reftag-quitless-%ld", (long)getpid());
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_quitless", NULL);
+    add(&a, "args=--tag %s", tag);
+    add_list(&a, "-engine", "cmd=" BIN "/fake_good", "-each", "depth=1", "-timeouts", TIMEOUTS, "-progress", "0",
+             "-json", path_in(&s, "summary.json"), NULL);
+    run_t r = run_args(&a);
+    args_free(&a);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    char *json = read_file(path_in(&s, "summary.json"));
+    cr_assert_eq(json_int(json, "\"games\"", "counted"), 2);
+    for (int t = FIRST_FAULT; t < TERMS_NB; t++)
+        cr_assert_eq(json_int(json, "\"terminations\"", TERMS[t]), 0, "%s", json);
+    cr_assert_eq(processes_with(tag), 0, "the quitless fake survived the referee");
+    free(json);
+    run_free(&r);
+    scratch_free(&s);
+}
+
+Test(referee, engine_dropped_after_repeated_failures)
+{
+    /* Exits at start every time: three failures drop it, the fourth game is not played. */
+    char *json;
+    run_t r;
+    fault_case_t c = {"exit", "--code 0", "depth=1", 2, "disconnect", 3, 2};
+    fault_case(&c, &r, &json);
+    cr_assert_eq(json_int(json, "\"games\"", "not_played"), 1, "%s", r.out);
+    cr_assert(strstr(json, "\"dropped\": true"), "%s", json);
+    cr_assert(strstr(r.out, "dropped after 3 consecutive failures"), "%s", r.out);
+    free(json);
+    run_free(&r);
+}
+
+/* ---- real matches ---- */
+
+/* Two real engines at a fixed depth; returns the records text. */
+static char *real_match(scratch_t *s, const char *name, int concurrency, const char *extra)
+{
+    char records[300], json[310];
+    snprintf(records, sizeof records, "%s", path_in(s, name));
+    snprintf(json, sizeof json, "%s.json", records);
+    char link_a[32], link_b[32];
+    snprintf(link_a, sizeof link_a, "a-%s", name);
+    snprintf(link_b, sizeof link_b, "b-%s", name);
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", NULL);
+    add(&a, "cmd=%s", engine_link(s, link_a));
+    add_list(&a, "name=alpha", "depth=2", "-engine", NULL);
+    add(&a, "cmd=%s", engine_link(s, link_b));
+    add_list(&a, "name=beta", "depth=1", "-each", "option.Hash=4", "-openings", "random=4", "-seed", "11",
+             "-rounds", "4", "-progress", "0", "-timeouts", TIMEOUTS, "-records", records, "-json", json, NULL);
+    add(&a, "-concurrency");
+    add(&a, "%d", concurrency);
+    if (extra)
+        add(&a, "%s", extra);
+    run_t r = run_args(&a);
+    args_free(&a);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    char *summary = read_file(json);
+    cr_assert_eq(json_int(summary, "\"games\"", "counted"), 8, "%s", r.out);
+    long long sum = 0;
+    for (int t = 0; t < TERMS_NB; t++)
+        sum += json_int(summary, "\"terminations\"", TERMS[t]);
+    cr_assert_eq(sum, 8, "terminations add up to %lld", sum);
+    for (int t = FIRST_FAULT; t < TERMS_NB; t++)
+        cr_assert_eq(json_int(summary, "\"terminations\"", TERMS[t]), 0, "a fault in a real match:\n%s", summary);
+    free(summary);
+    run_free(&r);
+    expect_check(records, 0);
+    char *text = read_file(records);
+    cr_assert_eq(count_of(text, "[Game \""), 8);
+    cr_assert_eq(count_of(text, "[Final \""), 8);
+    cr_assert_eq(processes_with(s->dir), 0, "engine processes left behind");
+    return text;
+}
+
+Test(referee, real_match_is_consistent_reproducible_and_independent_of_concurrency)
+{
+    scratch_t s;
+    scratch_init(&s);
+    char *one = real_match(&s, "one.txt", 1, NULL);
+    char *again = real_match(&s, "again.txt", 1, NULL);
+    char *two = real_match(&s, "two.txt", 2, NULL);
+    char *a = without_dates(one), *b = without_dates(again), *c = without_dates(two);
+    cr_assert_str_eq(a, b, "the same seed and limits gave other games");
+    cr_assert_str_eq(a, c, "concurrency 2 gave other games than concurrency 1");
+    /* Each opening is played twice with the sides swapped. */
+    cr_assert(strstr(one, "[Game \"1\"]\n[Round \"1\"]\n[Goats \"alpha\"]\n[Tigers \"beta\"]"), "%s", one);
+    cr_assert(strstr(one, "[Game \"2\"]\n[Round \"1\"]\n[Goats \"beta\"]\n[Tigers \"alpha\"]"), "%s", one);
+    free(a);
+    free(b);
+    free(c);
+    free(one);
+    free(again);
+    free(two);
+    scratch_free(&s);
+}
+
+/* Replaces the first occurrence of from (after the start of `after`) with to. */
+static char *replace_once(const char *text, const char *after, const char *from, const char *to)
+{
+    const char *base = strstr(text, after);
+    cr_assert_not_null(base, "no '%s'", after);
+    const char *at = strstr(base, from);
+    cr_assert_not_null(at, "no '%s'", from);
+    size_t n = strlen(text) - strlen(from) + strlen(to) + 1;
+    char *out = malloc(n);
+    cr_assert_not_null(out);
+    snprintf(out, n, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    return out;
+}
+
+Test(referee, check_rejects_tampered_records)
+{
+    scratch_t s;
+    scratch_init(&s);
+    char *text = real_match(&s, "good.txt", 1, NULL);
+    char *bad = path_in(&s, "bad.txt");
+
+    /* The other side wins game 1. */
+    const char *res = strstr(text, "[Result \"");
+    cr_assert_not_null(res);
+    char *t = strncmp(res, "[Result \"goats\"]", 16) == 0 ? replace_once(text, "[Result", "\"goats\"", "\"tigers\"")
+                                                          : replace_once(text, "[Result", "\"tigers\"", "\"goats\"");
+    write_file(bad, t);
+    expect_check(bad, 1);
+    free(t);
+
+    /* The first goat move placed on a tiger. */
+    const char *op = strstr(text, "[Opening \"");
+    cr_assert_not_null(op);
+    char obx[OBX_MAX_LEN + 1];
+    snprintf(obx, sizeof obx, "%.*s", (int)strcspn(op + 10, "\""), op + 10);
+    position_t p;
+    cr_assert_eq(obx_parse(obx, &p, NULL, NULL, 0), BC_OK, "%s", obx);
+    const char *first = strstr(text, "\n1. ");
+    cr_assert_not_null(first);
+    char move[8] = "", tiger[3];
+    sscanf(first + 4, "%7s", move);
+    square_name(bb_first(p.tigers), tiger);
+    char from[16], to[16];
+    snprintf(from, sizeof from, "1. %s ", move);
+    snprintf(to, sizeof to, "1. %s ", tiger);
+    t = replace_once(text, "\n1. ", from, to);
+    write_file(bad, t);
+    expect_check(bad, 1);
+    free(t);
+
+    /* A wrong ply count, and a wrong final position. */
+    t = replace_once(text, "[Plies", "\"", "\"1");
+    write_file(bad, t);
+    expect_check(bad, 1);
+    free(t);
+    t = replace_once(text, "[Final", " c", " c1");
+    write_file(bad, t);
+    expect_check(bad, 1);
+    free(t);
+
+    /* A capture must name the jumped point. */
+    const char *moves = strstr(text, "[Plies");
+    const char *paren = moves ? strchr(strstr(moves, "\n\n"), '(') : NULL;
+    cr_assert_not_null(paren, "no capture in the records");
+    t = strdup(text);
+    cr_assert_not_null(t);
+    memmove(t + (paren - text), paren + 4, strlen(paren + 4) + 1);
+    write_file(bad, t);
+    expect_check(bad, 1);
+    free(t);
+
+    /* A game must end with its Final line. */
+    t = replace_once(text, "[Game \"1\"]", "[Final \"", "[Comment \"");
+    write_file(bad, t);
+    expect_check(bad, 1);
+    free(t);
+    free(text);
+    scratch_free(&s);
+}
+
+Test(referee, sigint_ends_the_run_with_partial_results)
+{
+    scratch_t s;
+    scratch_init(&s);
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", NULL);
+    add(&a, "cmd=%s", engine_link(&s, "engine-a"));
+    add_list(&a, "-engine", NULL);
+    add(&a, "cmd=%s", engine_link(&s, "engine-b"));
+    add_list(&a, "-each", "depth=4", "option.Hash=4", "-openings", "random=6", "-rounds", "100000", "-concurrency",
+             "2", "-progress", "0", "-records", path_in(&s, "records.txt"), "-json", path_in(&s, "summary.json"),
+             NULL);
+    double t0 = pipe_now_ms();
+    pipe_proc_t *p = pipe_start(a.v, 0);
+    cr_assert_not_null(p);
+    args_free(&a);
+    char *line;
+    /* The header says the engines are about to start; give them a moment to play. */
+    cr_assert_eq(pipe_read_line(p, 10000, &line), PIPE_LINE);
+    nanosleep(&(struct timespec){0, 800 * 1000 * 1000L}, NULL);
+    cr_assert_eq(kill(pipe_pid(p), SIGINT), 0);
+    double sent = pipe_now_ms();
+    run_t r = collect(p, t0);
+    pipe_free(p);
+    cr_assert(r.exit.exited && r.exit.code == 130, "exit %d:\n%s", r.exit.code, r.out);
+    cr_assert_lt(pipe_now_ms() - sent, 8000, "the referee took too long to stop");
+    char *json = read_file(path_in(&s, "summary.json"));
+    cr_assert(strstr(json, "\"interrupted\": true"), "%s", json);
+    cr_assert_lt(json_int(json, "\"games\"", "counted"), 200000);
+    cr_assert_leq(json_int(json, "\"games\"", "aborted"), 2);
+    expect_check(path_in(&s, "records.txt"), 0);
+    cr_assert_eq(processes_with(s.dir), 0, "engine processes left behind");
+    free(json);
+    run_free(&r);
+    scratch_free(&s);
+}
+
+Test(referee, sprt_stops_when_it_decides)
+{
+    scratch_t s;
+    scratch_init(&s);
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", NULL);
+    add(&a, "cmd=%s", engine_link(&s, "strong"));
+    add_list(&a, "name=strong", "depth=3", "-engine", NULL);
+    add(&a, "cmd=%s", engine_link(&s, "weak"));
+    add_list(&a, "name=weak", "depth=1", "-each", "option.Hash=4", "-openings", "random=6", "-seed", "7",
+             "-sprt", "elo0=0", "elo1=20", "alpha=0.05", "beta=0.05", "-rounds", "200", "-concurrency", "2",
+             "-progress", "0", "-json", path_in(&s, "summary.json"), NULL);
+    run_t r = run_args(&a);
+    args_free(&a);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    char *json = read_file(path_in(&s, "summary.json"));
+    cr_assert(strstr(json, "\"result\": \"H1\""), "%s", json);
+    long long counted = json_int(json, "\"games\"", "counted");
+    cr_assert_lt(counted, 400, "the SPRT did not stop the run");
+    cr_assert_eq(counted % 2, 0, "the SPRT decides on whole pairs");
+    cr_assert(strstr(r.out, "H1 accepted"), "%s", r.out);
+    free(json);
+    run_free(&r);
+    scratch_free(&s);
+}
+
+/* ---- openings, adjudication, rules ---- */
+
+Test(referee, openings_file_in_order_with_comments)
+{
+    scratch_t s;
+    scratch_init(&s);
+    write_file(path_in(&s, "openings.obx"), "# two openings\n"
+                                            "TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t @19 c0 mC3 #g1 ; after C3\n"
+                                            "\n"
+                                            "; the OBX 1.0 form of the start\n"
+                                            "T3T/5/5/5/T3T g g20 c0 - 0\n");
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_good", "-engine", "cmd=" BIN "/fake_good", "-each",
+             "depth=1", "-openings", NULL);
+    add(&a, "file=%s", path_in(&s, "openings.obx"));
+    add_list(&a, "-rounds", "3", "-progress", "0", "-records", path_in(&s, "records.txt"), NULL);
+    run_t r = run_args(&a);
+    args_free(&a);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    cr_assert(strstr(r.out, "fake_good vs fake_good-2"), "%s", r.out);
+    char *text = read_file(path_in(&s, "records.txt"));
+    const char *after_c3 = "[Opening \"TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t @19 c0 mC3 #g1\"]";
+    const char *start = "[Opening \"TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g @20 c0 - #\"]";
+    cr_assert_eq(count_of(text, after_c3), 4, "%s", text);
+    cr_assert_eq(count_of(text, start), 2, "%s", text);
+    cr_assert_lt(strstr(text, after_c3), strstr(text, start));
+    cr_assert(strstr(text, "\n1... "), "a game from a tigers-to-move opening starts with '1...'");
+    free(text);
+    run_free(&r);
+    expect_check(path_in(&s, "records.txt"), 0);
+
+    write_file(path_in(&s, "bad.obx"), "TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g @20 c0\nTTTTT/XXXXX/XXXXX/XXXXX/XXXXX g @20 c0\n");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s -engine cmd=%s/fake_good -engine cmd=%s/fake_good -depth 1 -openings file=%s 2>&1",
+             REFEREE, BIN, BIN, path_in(&s, "bad.obx"));
+    r = run_shell(cmd);
+    cr_assert(r.exit.exited && r.exit.code == 1, "%s", r.out);
+    cr_assert(strstr(r.out, "bad.obx:2: invalid OBX"), "%s", r.out);
+    cr_assert_eq(count_of(r.out, "\n"), 1, "one line expected:\n%s", r.out);
+    run_free(&r);
+    scratch_free(&s);
+}
+
+Test(referee, move_limit_adjudicates_a_draw)
+{
+    scratch_t s;
+    scratch_init(&s);
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_good", "-engine", "cmd=" BIN "/fake_good", "-each",
+             "depth=1", "-maxmoves", "6", "-repetition", "draw", "-rounds", "2", "-progress", "0", "-records",
+             path_in(&s, "records.txt"), "-json", path_in(&s, "summary.json"), "-log", path_in(&s, "log.txt"),
+             NULL);
+    run_t r = run_args(&a);
+    args_free(&a);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    char *json = read_file(path_in(&s, "summary.json"));
+    cr_assert_eq(json_int(json, "\"terminations\"", "move_limit"), 4, "%s", json);
+    cr_assert_eq(json_int(json, "\"total\"", "draws"), 4, "%s", json);
+    char *text = read_file(path_in(&s, "records.txt"));
+    cr_assert_eq(count_of(text, "[Plies \"6\"]"), 4);
+    cr_assert_eq(count_of(text, "[Repetition \"draw\"]"), 4);
+    char *log = read_file(path_in(&s, "log.txt"));
+    cr_assert(strstr(log, "> setoption name Repetition value draw"), "the rule was not sent:\n%.2000s", log);
+    cr_assert(strstr(log, "< uciok"));
+    free(log);
+    free(text);
+    free(json);
+    run_free(&r);
+    expect_check(path_in(&s, "records.txt"), 0);
+    scratch_free(&s);
+}
+
+Test(referee, round_robin_and_gauntlet_schedules)
+{
+    static const char *const formats[2] = {"roundrobin", "gauntlet"};
+    static const int games[2] = {24, 12};
+    for (int f = 0; f < 2; f++) {
+        scratch_t s;
+        scratch_init(&s);
+        args_t a = {0};
+        add(&a, REFEREE);
+        for (int k = 0; k < 3; k++)
+            add_list(&a, "-engine", "cmd=" BIN "/fake_good", NULL);
+        add_list(&a, "-engine", "cmd=" BIN "/fake_illegal", "args=--at 1", "-tournament", formats[f], "-each",
+                 "depth=1", "-rounds", "2", "-concurrency", "2", "-progress", "0", "-json",
+                 path_in(&s, "summary.json"), NULL);
+        run_t r = run_args(&a);
+        args_free(&a);
+        cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+        char *json = read_file(path_in(&s, "summary.json"));
+        cr_assert_eq(json_int(json, "\"games\"", "counted"), games[f], "%s: %s", formats[f], json);
+        /* fake_illegal loses each of its games: 3 pairings (round robin) or 1 (gauntlet),
+         * 2 rounds, 2 games each. */
+        cr_assert_eq(json_int(json, "\"terminations\"", "illegal_move"), f == 0 ? 12 : 4, "%s", json);
+        cr_assert(strstr(r.out, "Standings"), "%s", r.out);
+        free(json);
+        run_free(&r);
+        scratch_free(&s);
+    }
+}
+
+/* ---- command line ---- */
+
+Test(referee, bad_command_lines_exit_with_one_line)
+{
+    static const char *const cases[][2] = {
+        {"-engine cmd=" BIN "/fake_good -depth 1", "at least two"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good", "no limit per move"},
+        {"-engine cmd=/nonexistent/engine -engine cmd=" BIN "/fake_good -depth 1", "not an executable"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -concurrency 0", "-concurrency"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -tc 1+x", "tc="},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -sprt elo0=5 elo1=0", "elo1"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -frobnicate", "unknown option"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -repetition sometimes", "forbid or draw"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -tournament match -engine cmd="
+         BIN "/fake_good", "exactly two"},
+        {"-engine cmd=" BIN "/fake_good option.Repetition=draw -engine cmd=" BIN "/fake_good -depth 1", "Repetition"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -tb /tmp", "-tb: "},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -repetition draw -tb /nonexistent",
+         "baghchal-referee: "},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -openings random=3 file=/etc/hostname",
+         "not both"},
+        {"--check /nonexistent/records.txt", "cannot open"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, "%s %s 2>&1", REFEREE, cases[i][0]);
+        run_t r = run_shell(cmd);
+        cr_assert(r.exit.exited && r.exit.code == 1, "'%s' exited %d:\n%s", cases[i][0], r.exit.code, r.out);
+        cr_assert_eq(count_of(r.out, "\n"), 1, "'%s' printed:\n%s", cases[i][0], r.out);
+        cr_assert(strstr(r.out, cases[i][1]), "'%s' printed:\n%s", cases[i][0], r.out);
+        run_free(&r);
+    }
+}
+
+/* ---- statistics, against values computed by hand ---- */
+
+#define NEAR(got, want, tol) cr_assert(fabs((got) - (want)) < (tol), "%s = %.10f, expected %.10f", #got, got, want)
+
+Test(referee, elo_error_los_and_llr_from_the_formulas)
+{
+    /* W = 60, L = 40, D = 100, N = 200:
+     *   s = (60 + 100/2) / 200 = 0.55
+     *   Elo = -400 log10(1/s - 1) = -400 log10(0.45/0.55) = 34.8600702876
+     *   var = (60 (1 - .55)^2 + 100 (.5 - .55)^2 + 40 (.55)^2) / 200 = 24.5 / 200 = 0.1225
+     *   error = (Elo(s + 1.96 sqrt(var/N)) - Elo(s - 1.96 sqrt(var/N))) / 2 = 34.1592688436
+     *   LOS = (1 + erf((W - L) / sqrt(2 (W + L)))) / 2 = Phi(2) = 0.9772498681
+     *   LLR(0, 10) = N (s1 - s0)(2s - s0 - s1) / (2 var), s0 = 0.5, s1 = 1/(1 + 10^(-10/400))
+     *              = 1.0054917130
+     *   bounds(0.05, 0.05) = log(0.05/0.95), log(0.95/0.05) = -+2.9444389792 */
+    wld_t r = {60, 40, 100};
+    elo_t e = elo_estimate(r);
+    NEAR(e.score, 0.55, 1e-12);
+    NEAR(e.elo, 34.8600702876, 1e-8);
+    NEAR(e.error, 34.1592688436, 1e-8);
+    NEAR(e.los, 0.9772498681, 1e-9);
+    NEAR(sprt_llr(r, 0, 10), 1.0054917130, 1e-8);
+    double lo, hi;
+    sprt_bounds(0.05, 0.05, &lo, &hi);
+    NEAR(lo, -2.9444389792, 1e-9);
+    NEAR(hi, 2.9444389792, 1e-9);
+    cr_assert_eq(sprt_decide(1.0054917130, lo, hi), SPRT_CONTINUE);
+
+    /* W = 30, L = 50, D = 20: s = 0.4, Elo = -400 log10(1.5) = -70.4365036223,
+     * var = (30 .36 + 20 .01 + 50 .16) / 100 = 0.19, error = 62.5877299489,
+     * LOS = (1 + erf(-20 / sqrt(160))) / 2 = 0.0126736593,
+     * LLR(-5, 5) = -0.7573770220; bounds(0.05, 0.1) = log(0.1/0.95), log(0.9/0.05)
+     *            = -2.2512917986, 2.8903717579 */
+    r = (wld_t){30, 50, 20};
+    e = elo_estimate(r);
+    NEAR(e.elo, -70.4365036223, 1e-8);
+    NEAR(e.error, 62.5877299489, 1e-8);
+    NEAR(e.los, 0.0126736593, 1e-9);
+    NEAR(sprt_llr(r, -5, 5), -0.7573770220, 1e-8);
+    sprt_bounds(0.05, 0.1, &lo, &hi);
+    NEAR(lo, -2.2512917986, 1e-9);
+    NEAR(hi, 2.8903717579, 1e-9);
+
+    /* W = 120, L = 100, D = 280: s = 0.52, Elo = 13.9048425037, error = 20.2190304443,
+     * LOS = 0.9112350738, LLR(0, 5) = 0.5383988767 */
+    r = (wld_t){120, 100, 280};
+    e = elo_estimate(r);
+    NEAR(e.elo, 13.9048425037, 1e-8);
+    NEAR(e.error, 20.2190304443, 1e-8);
+    NEAR(e.los, 0.9112350738, 1e-9);
+    NEAR(sprt_llr(r, 0, 5), 0.5383988767, 1e-8);
+
+    /* Edge cases: no games, all wins (unbounded Elo, no variance: LLR 0), decisions. */
+    e = elo_estimate((wld_t){0, 0, 0});
+    NEAR(e.score, 0.5, 1e-12);
+    NEAR(e.los, 0.5, 1e-12);
+    e = elo_estimate((wld_t){10, 0, 0});
+    cr_assert(isinf(e.elo) && e.elo > 0);
+    cr_assert(isinf(e.error));
+    NEAR(sprt_llr((wld_t){10, 0, 0}, 0, 10), 0.0, 1e-12);
+    cr_assert_eq(sprt_decide(3.0, lo, hi), SPRT_H1);
+    cr_assert_eq(sprt_decide(-3.0, lo, hi), SPRT_H0);
+}

@@ -1,0 +1,23 @@
+/* The database adjudication hook: a decided movement-phase position ends the game at once.
+ * Backed by engine/tb.h when the library has it; without it the hook reports that it is
+ * unavailable and -tb is refused on the command line. */
+#ifndef REFEREE_ADJUDICATE_H
+#define REFEREE_ADJUDICATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "board.h"
+
+typedef struct adjudicator adjudicator_t;
+
+/* Was the referee built with the database? */
+bool adj_available(void);
+/* Opens the database in dir; NULL with a reason in msg. */
+adjudicator_t *adj_open(const char *dir, char *msg, size_t msglen);
+void adj_close(adjudicator_t *a);
+/* The winner (GOATS or TIGERS) of p with perfect play, or -1 when the database does not
+ * cover p or p is a draw. Safe to call from several threads at once. */
+int adj_probe(const adjudicator_t *a, const position_t *p);
+
+#endif

@@ -1,0 +1,211 @@
+/* The protocol seen from the referee's side. */
+#include "player.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util.h"
+
+void player_init(player_t *pl)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->engine = -1;
+    pl->proc.to_fd = pl->proc.from_fd = -1;
+}
+
+/* After end of output or a broken pipe: crash or disconnect, from how the process ended. */
+static fault_t classify_end(player_t *pl, const char *when)
+{
+    proc_wait_exit(&pl->proc, now_us() + 250000);
+    const proc_exit_t *x = &pl->proc.exit;
+    char how[128];
+    fault_t f;
+    if (x->ended && (x->signaled || x->code != 0)) {
+        proc_describe_exit(x, how, sizeof how);
+        f = FAULT_CRASH;
+    } else {
+        snprintf(how, sizeof how, "%s", x->ended ? "exited" : "closed its output");
+        f = FAULT_DISCONNECT;
+    }
+    snprintf(pl->detail, sizeof pl->detail, "%s %s %s", pl->conf->name, how, when);
+    player_kill(pl);
+    return f;
+}
+
+static fault_t io_fault(player_t *pl, proc_status_t s, const char *when, const char *stall_what)
+{
+    switch (s) {
+    case PROC_EOF:
+        return classify_end(pl, when);
+    case PROC_TIMEOUT:
+        snprintf(pl->detail, sizeof pl->detail, "%s %s %s", pl->conf->name, stall_what, when);
+        player_kill(pl);
+        return FAULT_STALL;
+    case PROC_WAKE:
+        return FAULT_ABORT;
+    default:
+        snprintf(pl->detail, sizeof pl->detail, "referee error talking to %s %s", pl->conf->name, when);
+        player_kill(pl);
+        return FAULT_INTERNAL;
+    }
+}
+
+static fault_t send_text(player_t *pl, const char *text, size_t len, int64_t deadline, const player_env_t *env,
+                         const char *when)
+{
+    proc_status_t s = proc_write(&pl->proc, text, len, deadline, env->wake_fd);
+    return s == PROC_LINE ? FAULT_NONE : io_fault(pl, s, when, "did not take its input");
+}
+
+/* The first word of line is word (whole-word comparison). */
+static bool first_word_is(const char *line, const char *word)
+{
+    while (*line == ' ' || *line == '\t')
+        line++;
+    size_t n = strlen(word);
+    return strncmp(line, word, n) == 0 && (line[n] == '\0' || line[n] == ' ' || line[n] == '\t');
+}
+
+/* Reads until a line whose first word is word, before deadline. */
+static fault_t expect(player_t *pl, const char *word, int64_t deadline, const player_env_t *env, const char *when)
+{
+    for (;;) {
+        if (atomic_load(env->stop))
+            return FAULT_ABORT;
+        char *line;
+        int64_t at;
+        proc_status_t s = proc_read_line(&pl->proc, deadline, env->wake_fd, &line, &at);
+        if (s == PROC_LINE && at > deadline)
+            s = PROC_TIMEOUT;
+        if (s != PROC_LINE) {
+            char what[64];
+            snprintf(what, sizeof what, "sent no %s", word);
+            return io_fault(pl, s, when, what);
+        }
+        if (first_word_is(line, word))
+            return FAULT_NONE;
+    }
+}
+
+fault_t player_start(player_t *pl, const engine_conf_t *conf, int engine, const player_env_t *env)
+{
+    player_init(pl);
+    pl->conf = conf;
+    pl->engine = engine;
+    char msg[256];
+    if (proc_start(&pl->proc, conf->argv, conf->dir, env->log_fd, env->log_fd, conf->name, msg, sizeof msg) < 0) {
+        snprintf(pl->detail, sizeof pl->detail, "%s could not start: %s", conf->name, msg);
+        return FAULT_CRASH;
+    }
+    pl->running = true;
+    int64_t deadline = now_us() + env->init_us;
+    fault_t f = send_text(pl, "uci\n", 4, deadline, env, "at startup");
+    if (f == FAULT_NONE)
+        f = expect(pl, "uciok", deadline, env, "at startup (uci)");
+    if (f != FAULT_NONE)
+        return f;
+    sbuf_t b = {0};
+    for (int i = 0; i < conf->options_nb; i++)
+        sb_addf(&b, "setoption name %s value %s\n", conf->options[i].name, conf->options[i].value);
+    sb_addf(&b, "setoption name Repetition value %s\nisready\n", rule_name(env->rule));
+    if (b.failed) {
+        sb_free(&b);
+        snprintf(pl->detail, sizeof pl->detail, "referee out of memory");
+        player_kill(pl);
+        return FAULT_INTERNAL;
+    }
+    deadline = now_us() + env->init_us;
+    f = send_text(pl, b.s, b.len, deadline, env, "at startup (options)");
+    sb_free(&b);
+    if (f == FAULT_NONE)
+        f = expect(pl, "readyok", deadline, env, "at startup (isready)");
+    if (f == FAULT_NONE)
+        pl->in_sync = true;
+    return f;
+}
+
+fault_t player_new_game(player_t *pl, const player_env_t *env)
+{
+    int64_t deadline = now_us() + env->ready_us;
+    static const char cmd[] = "ucinewgame\nisready\n";
+    fault_t f = send_text(pl, cmd, sizeof cmd - 1, deadline, env, "before the game");
+    if (f == FAULT_NONE)
+        f = expect(pl, "readyok", deadline, env, "before the game (isready)");
+    return f;
+}
+
+fault_t player_go(player_t *pl, const char *cmds, size_t len, int64_t allowed_us, const player_env_t *env,
+                  char *move, size_t movelen, int64_t *elapsed_us)
+{
+    /* Writing the position is bounded by the ready timeout; the clock starts after it. */
+    fault_t f = send_text(pl, cmds, len, now_us() + env->ready_us, env, "while being sent a position");
+    if (f != FAULT_NONE)
+        return f;
+    pl->in_sync = false;
+    int64_t start = now_us(), deadline = start + allowed_us;
+    for (;;) {
+        if (atomic_load(env->stop))
+            return FAULT_ABORT;
+        char *line;
+        int64_t at;
+        proc_status_t s = proc_read_line(&pl->proc, deadline, env->wake_fd, &line, &at);
+        if (s == PROC_LINE && at > deadline)
+            s = PROC_TIMEOUT;
+        if (s == PROC_TIMEOUT) {
+            *elapsed_us = now_us() - start;
+            return FAULT_TIMEOUT;
+        }
+        if (s != PROC_LINE)
+            return io_fault(pl, s, "during its move", "");
+        if (!first_word_is(line, "bestmove"))
+            continue;
+        pl->in_sync = true;
+        *elapsed_us = at > start ? at - start : 0;
+        const char *p = line;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        p += strlen("bestmove");
+        while (*p == ' ' || *p == '\t')
+            p++;
+        size_t n = strcspn(p, " \t");
+        if (n >= movelen)
+            n = movelen - 1;
+        memcpy(move, p, n);
+        move[n] = '\0';
+        return FAULT_NONE;
+    }
+}
+
+fault_t player_resync(player_t *pl, const player_env_t *env)
+{
+    if (!pl->running)
+        return FAULT_NONE;
+    if (pl->in_sync)
+        return FAULT_NONE;
+    int64_t deadline = now_us() + env->ready_us;
+    static const char cmd[] = "stop\nisready\n";
+    fault_t f = send_text(pl, cmd, sizeof cmd - 1, deadline, env, "after its search was stopped");
+    if (f == FAULT_NONE)
+        f = expect(pl, "readyok", deadline, env, "after its search was stopped");
+    if (f == FAULT_NONE)
+        pl->in_sync = true;
+    return f;
+}
+
+void player_quit(player_t *pl, const player_env_t *env)
+{
+    if (!pl->running)
+        return;
+    int64_t deadline = now_us() + env->quit_us;
+    /* No wake descriptor here: quitting must happen even while the run stops. */
+    if (proc_write(&pl->proc, "quit\n", 5, deadline, -1) == PROC_LINE)
+        proc_wait_exit(&pl->proc, deadline);
+    player_kill(pl);
+}
+
+void player_kill(player_t *pl)
+{
+    proc_close(&pl->proc);
+    pl->running = false;
+    pl->in_sync = false;
+}

@@ -1,0 +1,37 @@
+/* Game records: one text file per run, each game as tag lines, the moves in protocol
+ * notation (captures as A1C3(B2)) and the final OBX; and the replay that checks a file. */
+#ifndef REFEREE_RECORD_H
+#define REFEREE_RECORD_H
+
+#include <stdio.h>
+
+#include "game.h"
+#include "util.h"
+
+typedef struct {
+    const char *event;
+    int64_t game_no, round_no; /* 1-based */
+    const char *names[SIDE_NB];
+    const char *limits[SIDE_NB]; /* limits_describe() of each side's engine */
+    const char *date;            /* "YYYY.MM.DD" */
+    const char *opening_obx;
+    rep_rule_t rule;
+    int64_t maxmoves;            /* 0: none */
+    int winner;                  /* GOATS, TIGERS, -1: draw */
+    term_t term;
+    const char *reason;
+    const game_t *game;          /* the game from the opening */
+} record_info_t;
+
+/* The record of one game (ending with a blank line); NULL when out of memory. */
+char *record_format(const record_info_t *r);
+
+/* "goats", "tigers", "draw". */
+const char *result_name(int winner);
+
+/* Replays every game of a record file and checks it against the rules; problems are
+ * written to err, one line each. Returns the number of problems (-1: unreadable file);
+ * *games receives the number of games read. */
+int record_check_file(const char *path, FILE *err, int64_t *games);
+
+#endif
