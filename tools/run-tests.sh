@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the tests need (Debian packages, when missing) and runs every test:
+# (the browser test also fetches playwright-core from npm into the build directory)
 # the release build, the same suites under AddressSanitizer + UndefinedBehaviorSanitizer,
 # under ThreadSanitizer, and the libFuzzer harnesses for a bounded time.
 # Usage: tools/run-tests.sh [fuzz-seconds-per-harness (default 60)]
@@ -14,6 +15,11 @@ command -v pkg-config >/dev/null || need+=(pkg-config)
 command -v clang >/dev/null || need+=(clang)
 pkg-config --exists criterion 2>/dev/null || need+=(libcriterion-dev)
 ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-dev)
+# The OBX HTTP server and its browser test (playwright-core comes from npm in the test).
+pkg-config --exists libmicrohttpd 2>/dev/null || need+=(libmicrohttpd-dev)
+pkg-config --exists libcjson 2>/dev/null || need+=(libcjson-dev)
+[ -x /usr/bin/chromium ] || need+=(chromium)
+command -v node >/dev/null || need+=(nodejs npm)
 if ((${#need[@]})); then
   echo "== installing: ${need[*]}"
   sudo=""

@@ -1,0 +1,1205 @@
+/* baghchal-server over real HTTP on a loopback port of its own choosing: every endpoint,
+ * every error code, malformed and oversized requests, the pool limits, concurrent clients
+ * and a clean shutdown. The server is built (and this suite linked with cJSON) only when
+ * libmicrohttpd and cJSON are installed; otherwise the suite is disabled in ctest and its
+ * one test skips. */
+#include <criterion/criterion.h>
+
+#ifndef BAGHCHAL_SERVER_BIN
+
+Test(server, not_built)
+{
+    cr_skip_test("baghchal-server is not built: install libmicrohttpd-dev and libcjson-dev");
+}
+
+#else
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "cJSON.h"
+
+#include "baghchal.h"
+#include "pipe.h"
+
+/* Generous bounds: sanitizer builds on a shared two-core machine are slow. */
+enum { START_MS = 30000, REPLY_MS = 30000, EXIT_MS = 30000 };
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
+#define START_OBX "TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g @20 c0 - #"
+
+/* ---- the server process ----------------------------------------------------------- */
+
+typedef struct {
+    pipe_proc_t *proc;
+    int port;
+} srv_t;
+
+static srv_t servers[4];
+static int servers_nb;
+
+static void stop_all(void)
+{
+    for (int i = 0; i < servers_nb; i++)
+        pipe_free(servers[i].proc);
+    servers_nb = 0;
+}
+
+TestSuite(server, .fini = stop_all, .timeout = 240);
+
+/* Starts the server on a free port with a small table and the given extra arguments. */
+static srv_t *start(const char *first, ...)
+{
+    char *argv[40];
+    int n = 0;
+    argv[n++] = (char *)BAGHCHAL_SERVER_BIN;
+    argv[n++] = "--port";
+    argv[n++] = "0";
+    argv[n++] = "--hash";
+    argv[n++] = "4";
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a = first; a && n < 39; a = va_arg(ap, const char *))
+        argv[n++] = (char *)a;
+    va_end(ap);
+    argv[n] = NULL;
+    cr_assert_lt(servers_nb, 4);
+    srv_t *s = &servers[servers_nb++];
+    s->proc = pipe_start(argv, PIPE_KEEP_STDERR);
+    cr_assert_not_null(s->proc, "cannot start %s: %s", BAGHCHAL_SERVER_BIN, strerror(errno));
+    char *line;
+    pipe_status_t st = pipe_read_until(s->proc, "baghchal-server", START_MS, NULL, &line);
+    cr_assert_eq(st, PIPE_LINE, "the server printed no start line: %s", pipe_status_name(st));
+    const char *at = strstr(line, "listening on http://127.0.0.1:");
+    cr_assert_not_null(at, "unexpected start line: %s", line);
+    s->port = atoi(at + strlen("listening on http://127.0.0.1:"));
+    cr_assert_gt(s->port, 0, "no port in: %s", line);
+    return s;
+}
+
+/* SIGTERM must end it cleanly, with status 0 (sanitizers turn leaks into a failure). */
+static void stop(srv_t *s)
+{
+    cr_assert_eq(kill(pipe_pid(s->proc), SIGTERM), 0);
+    pipe_exit_t e = pipe_wait(s->proc, EXIT_MS);
+    cr_assert(!e.killed, "the server did not stop within %d ms of SIGTERM", EXIT_MS);
+    cr_assert(e.exited && e.code == 0, "the server ended with status %d, signal %d", e.code, e.signal);
+}
+
+/* ---- a small HTTP client ------------------------------------------------------------ */
+
+typedef struct {
+    int status;    /* 0 when no response came */
+    char *head;    /* status line and headers */
+    char *body;
+    size_t body_len;
+} resp_t;
+
+static void resp_free(resp_t *r)
+{
+    free(r->head);
+    free(r->body);
+    memset(r, 0, sizeof *r);
+}
+
+static int connect_to(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_in a = {0};
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static bool send_all(int fd, const char *data, size_t len)
+{
+    while (len) {
+        ssize_t n = send(fd, data, len, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        data += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+/* Reads until the server closes the connection (requests say Connection: close). */
+static char *read_all(int fd, size_t *len, int timeout_ms)
+{
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    double end = pipe_now_ms() + timeout_ms;
+    while (buf) {
+        int left = (int)(end - pipe_now_ms());
+        struct pollfd p = {fd, POLLIN, 0};
+        if (left <= 0 || poll(&p, 1, left) <= 0)
+            break;
+        if (n + 1024 > cap) {
+            char *b = realloc(buf, cap *= 2);
+            if (!b) {
+                free(buf);
+                return NULL;
+            }
+            buf = b;
+        }
+        ssize_t got = recv(fd, buf + n, cap - n - 1, 0);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        n += (size_t)got;
+    }
+    if (buf)
+        buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+static void parse_response(const char *raw, size_t len, resp_t *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *sep = raw ? strstr(raw, "\r\n\r\n") : NULL;
+    if (!sep || strncmp(raw, "HTTP/1.", 7) != 0)
+        return;
+    out->status = atoi(raw + 9);
+    size_t hlen = (size_t)(sep - raw);
+    out->head = strndup(raw, hlen + 2);
+    out->body_len = len - hlen - 4;
+    out->body = strndup(sep + 4, out->body_len);
+}
+
+/* Sends raw bytes, returns the response (status 0 if none or the connection failed). */
+static resp_t raw_request_within(int port, const char *req, size_t len, int timeout_ms)
+{
+    resp_t r = {0};
+    int fd = connect_to(port);
+    if (fd < 0)
+        return r;
+    if (send_all(fd, req, len)) {
+        size_t n;
+        char *raw = read_all(fd, &n, timeout_ms);
+        parse_response(raw, n, &r);
+        free(raw);
+    }
+    close(fd);
+    return r;
+}
+
+static resp_t raw_request(int port, const char *req, size_t len) { return raw_request_within(port, req, len, REPLY_MS); }
+
+static resp_t request(int port, const char *method, const char *path, const char *body, const char *extra)
+{
+    size_t blen = body ? strlen(body) : 0;
+    size_t cap = strlen(path) + blen + (extra ? strlen(extra) : 0) + 256;
+    char *req = malloc(cap);
+    cr_assert_not_null(req);
+    int n = snprintf(req, cap, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n%s", method, path,
+                     extra ? extra : "");
+    if (body)
+        n += snprintf(req + n, cap - (size_t)n, "Content-Type: application/json\r\nContent-Length: %zu\r\n", blen);
+    n += snprintf(req + n, cap - (size_t)n, "\r\n%s", body ? body : "");
+    resp_t r = raw_request(port, req, (size_t)n);
+    free(req);
+    return r;
+}
+
+static resp_t get(int port, const char *path) { return request(port, "GET", path, NULL, NULL); }
+static resp_t post(int port, const char *path, const char *body) { return request(port, "POST", path, body, NULL); }
+
+/* The value of a header (case-insensitive name), copied into buf; NULL if absent. */
+static const char *header(const resp_t *r, const char *name, char *buf, size_t len)
+{
+    if (!r->head)
+        return NULL;
+    size_t nl = strlen(name);
+    for (const char *p = strstr(r->head, "\r\n"); p; p = strstr(p + 2, "\r\n")) {
+        const char *h = p + 2;
+        if (strncasecmp(h, name, nl) == 0 && h[nl] == ':') {
+            h += nl + 1;
+            while (*h == ' ')
+                h++;
+            size_t vl = strcspn(h, "\r\n");
+            snprintf(buf, len, "%.*s", (int)vl, h);
+            return buf;
+        }
+    }
+    return NULL;
+}
+
+/* cJSON keeps its last error position in a global: parse under a lock. */
+static pthread_mutex_t json_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static cJSON *json_parse(const resp_t *r)
+{
+    pthread_mutex_lock(&json_lock);
+    cJSON *j = r->body ? cJSON_Parse(r->body) : NULL;
+    pthread_mutex_unlock(&json_lock);
+    return j;
+}
+
+/* Checks status and JSON content type, returns the parsed body (freed by the caller). */
+static cJSON *expect_json(const resp_t *r, int status)
+{
+    char ct[128];
+    cr_assert_eq(r->status, status, "expected status %d, got %d: %s", status, r->status,
+                 r->body ? r->body : "(no response)");
+    cr_assert_not_null(header(r, "Content-Type", ct, sizeof ct), "no Content-Type");
+    cr_assert_str_eq(ct, "application/json");
+    cJSON *j = json_parse(r);
+    cr_assert_not_null(j, "the body is not JSON: %s", r->body);
+    cr_assert(cJSON_IsObject(j));
+    return j;
+}
+
+static const char *str_field(const cJSON *j, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double num_field(const cJSON *j, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+    cr_assert(cJSON_IsNumber(v), "%s is not a number", key);
+    return v->valuedouble;
+}
+
+/* An error answer: the status, the fixed error text and a detail saying something. */
+static void expect_error(const resp_t *r, int status, const char *error)
+{
+    cJSON *j = expect_json(r, status);
+    cr_assert_str_eq(str_field(j, "error") ? str_field(j, "error") : "(none)", error, "body: %s", r->body);
+    const char *detail = str_field(j, "detail");
+    cr_assert(detail && *detail, "no detail in %s", r->body);
+    cJSON_Delete(j);
+}
+
+/* Percent-encodes a query value. */
+static void url_encode(const char *in, char *out, size_t len)
+{
+    size_t n = 0;
+    for (; *in && n + 4 < len; in++) {
+        unsigned char c = (unsigned char)*in;
+        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '/' || c == '@' ||
+            c == '-')
+            out[n++] = (char)c;
+        else
+            n += (size_t)snprintf(out + n, len - n, "%%%02X", c);
+    }
+    out[n] = '\0';
+}
+
+/* ---- checks on answers ----------------------------------------------------------------- */
+
+static position_t parse_obx(const char *text)
+{
+    position_t p;
+    char msg[200];
+    cr_assert_not_null(text);
+    cr_assert_eq(obx_parse(text, &p, NULL, msg, sizeof msg), BC_OK, "'%s' is not valid OBX: %s", text, msg);
+    return p;
+}
+
+/* A full /obx answer for a game that goes on: the move is legal in the position searched and
+ * leads to the returned OBX. */
+static void check_answer(const cJSON *j, const char *position_obx)
+{
+    position_t before = parse_obx(position_obx);
+    const char *move = str_field(j, "move");
+    cr_assert_not_null(move, "no move");
+    cr_assert_eq(move[0], 'm', "move '%s' is not in OBX form", move);
+    move_t m;
+    char msg[200];
+    cr_assert_eq(move_parse(&before, move, &m, msg, sizeof msg), BC_OK, "%s is not legal: %s", move, msg);
+    position_make(&before, m);
+    position_t after = parse_obx(str_field(j, "obx"));
+    cr_assert(position_same(&before, &after) && before.in_hand == after.in_hand && before.captured == after.captured,
+              "obx %s does not follow from %s", str_field(j, "obx"), move);
+    const cJSON *pv = cJSON_GetObjectItemCaseSensitive(j, "pv");
+    cr_assert(cJSON_IsArray(pv) && cJSON_GetArraySize(pv) >= 1);
+    cr_assert_str_eq(cJSON_GetArrayItem(pv, 0)->valuestring, move);
+    const cJSON *score = cJSON_GetObjectItemCaseSensitive(j, "score");
+    cr_assert(cJSON_IsObject(score));
+    cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(score, "cp")) || cJSON_IsNumber(cJSON_GetObjectItem(score, "mate")));
+    cr_assert_geq(num_field(j, "depth"), 1);
+    cr_assert_not_null(cJSON_GetObjectItemCaseSensitive(j, "result"));
+}
+
+/* ---- endpoints ---------------------------------------------------------------------------- */
+
+Test(server, health)
+{
+    srv_t *s = start("--workers", "3", NULL);
+    resp_t r = get(s->port, "/health");
+    cJSON *j = expect_json(&r, 200);
+    cr_assert_str_eq(str_field(j, "status"), "ok");
+    cr_assert_eq(num_field(j, "workers"), 3);
+    cr_assert_str_eq(str_field(j, "repetition"), "forbid");
+    char cc[64];
+    cr_assert_str_eq(header(&r, "Cache-Control", cc, sizeof cc), "no-store");
+    cJSON_Delete(j);
+    resp_free(&r);
+    r = request(s->port, "HEAD", "/health", NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert_eq(r.body_len, 0);
+    resp_free(&r);
+    stop(s);
+}
+
+Test(server, obx_get_query)
+{
+    srv_t *s = start(NULL);
+    char enc[256], path[400];
+    url_encode(START_OBX, enc, sizeof enc);
+    snprintf(path, sizeof path, "/obx?obx=%s&depth=3", enc);
+    resp_t r = get(s->port, path);
+    cJSON *j = expect_json(&r, 200);
+    cr_assert_str_eq(str_field(j, "input"), START_OBX);
+    check_answer(j, START_OBX);
+    cr_assert_eq(strlen(str_field(j, "move")), 3, "a goat placement is expected, got %s", str_field(j, "move"));
+    cr_assert_eq(num_field(j, "depth"), 3);
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(j, "result")));
+    position_t after = parse_obx(str_field(j, "obx"));
+    cr_assert_eq(after.side, TIGERS);
+    cr_assert_eq(after.in_hand, 19);
+    cJSON_Delete(j);
+    resp_free(&r);
+    /* A '+' for a space, as HTML forms and URLSearchParams write it. */
+    r = get(s->port, "/obx?obx=TXXXT/XXXXX/XXXXX/XXXXX/TXXXT+g+@20+c0&depth=2");
+    j = expect_json(&r, 200);
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop(s);
+}
+
+Test(server, obx_json_body_post_and_get_agree)
+{
+    srv_t *s = start(NULL);
+    const char *body = "{\"obx\": \"TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t @19 c0 mC3 #g1\", \"depth\": 5}";
+    resp_t a = post(s->port, "/obx", body);
+    resp_t b = request(s->port, "GET", "/obx", body, NULL);
+    cJSON *ja = expect_json(&a, 200), *jb = expect_json(&b, 200);
+    check_answer(ja, "TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t @19 c0 mC3 #g1");
+    /* Each search starts from a cleared table: the same request gives the same answer. */
+    cr_assert_str_eq(str_field(ja, "move"), str_field(jb, "move"));
+    cr_assert_str_eq(str_field(ja, "obx"), str_field(jb, "obx"));
+    cr_assert_str_eq(str_field(ja, "obx") + strlen(str_field(ja, "obx")) - 3, "#t1");
+    cJSON_Delete(ja);
+    cJSON_Delete(jb);
+    resp_free(&a);
+    resp_free(&b);
+    stop(s);
+}
+
+Test(server, obx_applies_move_and_moves_first)
+{
+    srv_t *s = start(NULL);
+    resp_t r = post(s->port, "/obx", "{\"obx\": \"" START_OBX "\", \"move\": \"c3\", \"depth\": 3}");
+    cJSON *j = expect_json(&r, 200);
+    cr_assert_str_eq(str_field(j, "input"), START_OBX);
+    cr_assert_str_eq(str_field(j, "position"), "TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t @19 c0 mC3 #g1");
+    check_answer(j, str_field(j, "position"));
+    cr_assert_eq(parse_obx(str_field(j, "obx")).side, GOATS);
+    cJSON_Delete(j);
+    resp_free(&r);
+    r = post(s->port, "/obx",
+             "{\"obx\": \"" START_OBX "\", \"moves\": [\"C3\", \"mA1B2\", \"B1\"], \"move\": \"B2A1\", \"depth\": 3}");
+    j = expect_json(&r, 200);
+    cr_assert_str_eq(str_field(j, "position"), "TGXXT/XXXXX/XXGXX/XXXXX/TXXXT g @18 c0 mB2A1 #t2");
+    check_answer(j, str_field(j, "position"));
+    cJSON_Delete(j);
+    resp_free(&r);
+    r = get(s->port, "/obx?obx=" "TXXXT/XXXXX/XXXXX/XXXXX/TXXXT%20g%20@20%20c0&moves=C3,A1B2&depth=2");
+    j = expect_json(&r, 200);
+    cr_assert_str_eq(str_field(j, "position"), "XXXXT/XTXXX/XXGXX/XXXXX/TXXXT g @19 c0 mA1B2 -");
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop(s);
+}
+
+/* forbid: a move that recreates a position of the request's own history is illegal. */
+Test(server, repetitions_are_judged_over_the_request)
+{
+    srv_t *s = start(NULL);
+    const char *game = "{\"obx\": \"GTGGG/TGXGT/GXGXG/GGTGG/GGXGG g @0 c3\", \"moves\": [\"C1C2\", \"C4C5\", \"C2C1\"]";
+    char body[512];
+    snprintf(body, sizeof body, "%s}", game);
+    resp_t r = post(s->port, "/legal", body);
+    cJSON *j = expect_json(&r, 200);
+    const cJSON *m;
+    int n = 0;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItem(j, "legal"))
+    {
+        cr_assert_str_neq(str_field(m, "text"), "C5C4", "C5C4 would recreate the start position");
+        n++;
+    }
+    cr_assert_gt(n, 0);
+    cJSON_Delete(j);
+    resp_free(&r);
+    snprintf(body, sizeof body, "%s, \"depth\": 4}", game);
+    r = post(s->port, "/obx", body);
+    j = expect_json(&r, 200);
+    cr_assert_str_neq(str_field(j, "move"), "mC5C4");
+    cJSON_Delete(j);
+    resp_free(&r);
+    snprintf(body, sizeof body, "%s, \"move\": \"C5C4\"}", game);
+    r = post(s->port, "/obx", body);
+    expect_error(&r, 422, "Illegal move detected.");
+    j = json_parse(&r);
+    cr_assert_str_eq(str_field(j, "code"), "move-repetition");
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop(s);
+}
+
+Test(server, obx_capture_that_wins_ends_the_game)
+{
+    srv_t *s = start(NULL);
+    resp_t r = post(s->port, "/obx", "{\"obx\": \"TGXXT/XXXXX/XXXXX/XXXXX/TXXXT t @15 c4\", \"depth\": 3}");
+    cJSON *j = expect_json(&r, 200);
+    cr_assert_str_eq(str_field(j, "move"), "mA1C1(B1)");
+    position_t after = parse_obx(str_field(j, "obx"));
+    cr_assert_eq(after.captured, 5);
+    const cJSON *res = cJSON_GetObjectItem(j, "result");
+    cr_assert(cJSON_IsObject(res), "the capture of the fifth goat ends the game: %s", r.body);
+    cr_assert_str_eq(str_field(res, "winner"), "tigers");
+    cr_assert_str_eq(str_field(res, "reason"), "five-captured");
+    const cJSON *score = cJSON_GetObjectItem(j, "score");
+    cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(score, "mate")), "a won game scores as mate: %s", r.body);
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop(s);
+}
+
+Test(server, obx_game_already_over)
+{
+    srv_t *s = start(NULL);
+    static const struct {
+        const char *obx, *winner, *reason;
+    } CASES[] = {
+        {"TGXXT/XXXXX/XXXXX/XXXXX/TXXXT g @14 c5", "tigers", "five-captured"},
+        {"TGGGT/GGXGG/GXGXG/GGXGG/TGGGT t @3 c0", "goats", "tigers-trapped"},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        char body[200];
+        snprintf(body, sizeof body, "{\"obx\": \"%s\"}", CASES[i].obx);
+        resp_t r = post(s->port, "/obx", body);
+        cJSON *j = expect_json(&r, 200);
+        cr_assert(cJSON_IsNull(cJSON_GetObjectItem(j, "move")), "no move when the game is over: %s", r.body);
+        cr_assert_str_eq(str_field(j, "input"), CASES[i].obx);
+        const cJSON *res = cJSON_GetObjectItem(j, "result");
+        cr_assert(cJSON_IsObject(res));
+        cr_assert_str_eq(str_field(res, "winner"), CASES[i].winner);
+        cr_assert_str_eq(str_field(res, "reason"), CASES[i].reason);
+        cr_assert(str_field(res, "description") && *str_field(res, "description"));
+        cJSON_Delete(j);
+        resp_free(&r);
+    }
+    stop(s);
+}
+
+Test(server, obx_multipv)
+{
+    srv_t *s = start(NULL);
+    resp_t r = post(s->port, "/obx", "{\"obx\": \"" START_OBX "\", \"multipv\": 3, \"depth\": 3}");
+    cJSON *j = expect_json(&r, 200);
+    const cJSON *lines = cJSON_GetObjectItem(j, "lines");
+    cr_assert(cJSON_IsArray(lines) && cJSON_GetArraySize(lines) == 3, "three lines expected: %s", r.body);
+    const char *first[3];
+    for (int i = 0; i < 3; i++) {
+        const cJSON *l = cJSON_GetArrayItem(lines, i);
+        cr_assert_eq(num_field(l, "multipv"), i + 1);
+        const cJSON *pv = cJSON_GetObjectItem(l, "pv");
+        cr_assert(cJSON_IsArray(pv) && cJSON_GetArraySize(pv) >= 1);
+        first[i] = cJSON_GetArrayItem(pv, 0)->valuestring;
+    }
+    cr_assert(strcmp(first[0], first[1]) && strcmp(first[1], first[2]) && strcmp(first[0], first[2]));
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop(s);
+}
+
+Test(server, movetime_is_capped)
+{
+    srv_t *s = start("--max-movetime", "200", "--movetime", "100", NULL);
+    double t0 = pipe_now_ms();
+    resp_t r = post(s->port, "/obx", "{\"obx\": \"" START_OBX "\", \"movetime\": 600000}");
+    double ms = pipe_now_ms() - t0;
+    cJSON *j = expect_json(&r, 200);
+    cr_assert_leq(num_field(j, "time_ms"), 1500, "searched %g ms past a 200 ms cap", num_field(j, "time_ms"));
+    cr_assert_lt(ms, 10000);
+    cJSON_Delete(j);
+    resp_free(&r);
+    /* A depth alone is stopped by the cap too. */
+    r = post(s->port, "/obx", "{\"obx\": \"" START_OBX "\", \"depth\": 120}");
+    j = expect_json(&r, 200);
+    cr_assert_leq(num_field(j, "time_ms"), 1500);
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop(s);
+}
+
+Test(server, legal_moves)
+{
+    srv_t *s = start(NULL);
+    char enc[256], path[400];
+    url_encode(START_OBX, enc, sizeof enc);
+    snprintf(path, sizeof path, "/legal?obx=%s", enc);
+    resp_t r = get(s->port, path);
+    cJSON *j = expect_json(&r, 200);
+    cr_assert_str_eq(str_field(j, "turn"), "goats");
+    cr_assert_eq(num_field(j, "in_hand"), 20);
+    const cJSON *legal = cJSON_GetObjectItem(j, "legal");
+    cr_assert_eq(cJSON_GetArraySize(legal), 21);
+    const cJSON *m;
+    cJSON_ArrayForEach(m, legal) cr_assert_str_eq(str_field(m, "kind"), "place");
+    cJSON_Delete(j);
+    resp_free(&r);
+
+    r = post(s->port, "/legal", "{\"obx\": \"TGXXT/XXXXX/XXXXX/XXXXX/TXXXT t @19 c0\"}");
+    j = expect_json(&r, 200);
+    legal = cJSON_GetObjectItem(j, "legal");
+    bool capture = false;
+    cJSON_ArrayForEach(m, legal)
+    {
+        if (strcmp(str_field(m, "kind"), "capture") == 0) {
+            cr_assert_str_eq(str_field(m, "move"), "mA1C1(B1)");
+            cr_assert_str_eq(str_field(m, "over"), "B1");
+            capture = true;
+        }
+    }
+    cr_assert(capture);
+    cJSON_Delete(j);
+    resp_free(&r);
+
+    r = post(s->port, "/legal", "{\"obx\": \"" START_OBX "\", \"moves\": [\"C3\", \"A1B2\"]}");
+    j = expect_json(&r, 200);
+    cr_assert_str_eq(str_field(j, "obx"), "XXXXT/XTXXX/XXGXX/XXXXX/TXXXT g @19 c0 mA1B2 #t1");
+    cJSON_Delete(j);
+    resp_free(&r);
+
+    r = post(s->port, "/legal", "{\"obx\": \"TGXXT/XXXXX/XXXXX/XXXXX/TXXXT g @14 c5\"}");
+    j = expect_json(&r, 200);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "legal")), 0);
+    cr_assert_str_eq(str_field(cJSON_GetObjectItem(j, "result"), "winner"), "tigers");
+    cJSON_Delete(j);
+    resp_free(&r);
+
+    r = get(s->port, "/legal?obx=nonsense");
+    expect_error(&r, 400, "Invalid OBX format.");
+    resp_free(&r);
+    r = post(s->port, "/legal", "{\"obx\": \"" START_OBX "\", \"move\": \"A1\"}");
+    expect_error(&r, 422, "Illegal move detected.");
+    resp_free(&r);
+    stop(s);
+}
+
+/* ---- errors --------------------------------------------------------------------------- */
+
+Test(server, invalid_positions_and_json_are_400)
+{
+    srv_t *s = start(NULL);
+    static const char *const BODIES[] = {
+        "{\"obx\": \"TTXXT/XXXXX/XXXXX/XXXXX/TXXXT g @20 c0\"}", /* five tigers */
+        "{\"obx\": \"TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g @19 c0\"}", /* 19 goats in all */
+        "{\"obx\": \"TXXXT/XXXXX/XXXXX/XXXXX/TXXXT x @20 c0\"}", /* turn */
+        "{\"obx\": \"TXXXT/XXXXX/XXXXX/XXXXX g @20 c0\"}",       /* four rows */
+        "{\"obx\": \"TXXXT/XXXXX/XXQXX/XXXXX/TXXXT g @20 c0\"}", /* a Q on the board */
+        "{\"obx\": \"TXXXT/XXXXX/XXXXX/XXXXX/TXXXT t @20 c0\"}", /* tigers before any goat */
+        "{\"obx\": \"TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g @21 c0\"}", /* in hand out of range */
+        "{\"obx\": \"\"}",
+        "{\"obx\": 5}",
+        "{\"obx\": [\"" START_OBX "\"]}",
+        "{\"move\": \"C3\"}", /* no obx at all */
+        "{",
+        "{\"obx\": \"" START_OBX "\"",
+        "[\"" START_OBX "\"]",
+        "\"" START_OBX "\"",
+        "{\"obx\": \"" START_OBX "\"} trailing",
+        "not json at all",
+        "{\"obx\": \"\\u0000\"}",
+        "\xff\xfe\x00garbage",
+    };
+    for (size_t i = 0; i < sizeof BODIES / sizeof BODIES[0]; i++) {
+        resp_t r = post(s->port, "/obx", BODIES[i]);
+        expect_error(&r, 400, "Invalid OBX format.");
+        resp_free(&r);
+    }
+    resp_t r = get(s->port, "/obx");
+    expect_error(&r, 400, "Invalid OBX format.");
+    resp_free(&r);
+    r = get(s->port, "/obx?obx=TXXXT/XXXXX/XXXXX/XXXXX/TXXXT%20g%20@20");
+    expect_error(&r, 400, "Invalid OBX format.");
+    resp_free(&r);
+    /* Parameters out of range or of the wrong type. */
+    static const char *const PARAMS[] = {
+        "{\"obx\": \"" START_OBX "\", \"movetime\": -5}",   "{\"obx\": \"" START_OBX "\", \"movetime\": 1.5}",
+        "{\"obx\": \"" START_OBX "\", \"depth\": 0}",       "{\"obx\": \"" START_OBX "\", \"depth\": \"deep\"}",
+        "{\"obx\": \"" START_OBX "\", \"multipv\": 1000}",  "{\"obx\": \"" START_OBX "\", \"move\": 7}",
+        "{\"obx\": \"" START_OBX "\", \"moves\": \"C3\"}", "{\"obx\": \"" START_OBX "\", \"moves\": [1]}",
+        "{\"obx\": \"" START_OBX "\", \"depth\": 1e300}",
+    };
+    for (size_t i = 0; i < sizeof PARAMS / sizeof PARAMS[0]; i++) {
+        r = post(s->port, "/obx", PARAMS[i]);
+        expect_error(&r, 400, "Invalid request.");
+        resp_free(&r);
+    }
+    r = get(s->port, "/obx?obx=TXXXT/XXXXX/XXXXX/XXXXX/TXXXT%20g%20@20%20c0&movetime=soon");
+    expect_error(&r, 400, "Invalid request.");
+    resp_free(&r);
+    stop(s);
+}
+
+Test(server, illegal_moves_are_422)
+{
+    srv_t *s = start(NULL);
+    static const char *const BODIES[] = {
+        "{\"obx\": \"" START_OBX "\", \"move\": \"A1\"}",        /* a tiger is there */
+        "{\"obx\": \"" START_OBX "\", \"move\": \"A1B2\"}",      /* goats cannot move yet */
+        "{\"obx\": \"" START_OBX "\", \"move\": \"zz9\"}",       /* not a move */
+        "{\"obx\": \"" START_OBX "\", \"move\": \"\"}",
+        "{\"obx\": \"TGXXT/XXXXX/XXXXX/XXXXX/TXXXT t @19 c0\", \"move\": \"mA1C1(A2)\"}", /* wrong suffix */
+        "{\"obx\": \"TGXXT/XXXXX/XXXXX/XXXXX/TXXXT t @19 c0\", \"move\": \"A1C3\"}",      /* no goat on B2 */
+        "{\"obx\": \"TGXXT/XXXXX/XXXXX/XXXXX/TXXXT g @14 c5\", \"move\": \"C3\"}",        /* game over */
+        "{\"obx\": \"" START_OBX "\", \"moves\": [\"C3\", \"C3\"]}",
+    };
+    for (size_t i = 0; i < sizeof BODIES / sizeof BODIES[0]; i++) {
+        resp_t r = post(s->port, "/obx", BODIES[i]);
+        expect_error(&r, 422, "Illegal move detected.");
+        resp_free(&r);
+    }
+    resp_t r = get(s->port, "/obx?obx=TXXXT/XXXXX/XXXXX/XXXXX/TXXXT%20g%20@20%20c0&move=E5");
+    expect_error(&r, 422, "Illegal move detected.");
+    resp_free(&r);
+    stop(s);
+}
+
+Test(server, wrong_method_is_405_unknown_path_is_404)
+{
+    srv_t *s = start(NULL);
+    static const struct {
+        const char *method, *path;
+    } BAD[] = {{"PUT", "/obx"}, {"DELETE", "/obx"}, {"PATCH", "/legal"}, {"HEAD", "/obx"},
+               {"POST", "/health"}, {"DELETE", "/"}, {"POST", "/index.html"}};
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        resp_t r = request(s->port, BAD[i].method, BAD[i].path, NULL, NULL);
+        char allow[128];
+        cr_assert_eq(r.status, 405, "%s %s gave %d", BAD[i].method, BAD[i].path, r.status);
+        cr_assert_not_null(header(&r, "Allow", allow, sizeof allow), "405 without Allow");
+        if (strcmp(BAD[i].method, "HEAD") != 0)
+            expect_error(&r, 405, "Method not allowed.");
+        resp_free(&r);
+    }
+    static const char *const MISSING[] = {"/nope", "/obx/extra", "/../../etc/passwd", "/index.html/", "/OBX"};
+    for (size_t i = 0; i < sizeof MISSING / sizeof MISSING[0]; i++) {
+        resp_t r = get(s->port, MISSING[i]);
+        expect_error(&r, 404, "Not found.");
+        resp_free(&r);
+    }
+    resp_t r = request(s->port, "POST", "/nope", "{}", NULL);
+    expect_error(&r, 404, "Not found.");
+    resp_free(&r);
+    stop(s);
+}
+
+Test(server, oversized_bodies_are_413)
+{
+    srv_t *s = start("--max-body", "1024", NULL);
+    /* A body at the limit is fine (white space pads it). */
+    char body[1025];
+    int n = snprintf(body, sizeof body, "{\"obx\": \"" START_OBX "\", \"depth\": 2}");
+    memset(body + n, ' ', sizeof body - 1 - (size_t)n);
+    body[1024] = '\0';
+    resp_t r = post(s->port, "/obx", body);
+    cJSON *j = expect_json(&r, 200);
+    cJSON_Delete(j);
+    resp_free(&r);
+    /* One byte more, announced by Content-Length. */
+    char big[1026];
+    memcpy(big, body, 1024);
+    big[1024] = ' ';
+    big[1025] = '\0';
+    r = post(s->port, "/obx", big);
+    expect_error(&r, 413, "Request body too large.");
+    resp_free(&r);
+    /* A huge Content-Length is refused before any body is sent. */
+    const char *huge = "POST /obx HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 99999999999\r\n\r\n";
+    r = raw_request(s->port, huge, strlen(huge));
+    expect_error(&r, 413, "Request body too large.");
+    resp_free(&r);
+    /* Chunked: no length up front, the limit is found while reading. */
+    char chunked[8192];
+    int c = snprintf(chunked, sizeof chunked,
+                     "POST /obx HTTP/1.1\r\nHost: x\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n");
+    for (int i = 0; i < 5; i++) {
+        c += snprintf(chunked + c, sizeof chunked - (size_t)c, "400\r\n");
+        memset(chunked + c, ' ', 1024);
+        c += 1024;
+        c += snprintf(chunked + c, sizeof chunked - (size_t)c, "\r\n");
+    }
+    c += snprintf(chunked + c, sizeof chunked - (size_t)c, "0\r\n\r\n");
+    r = raw_request(s->port, chunked, (size_t)c);
+    expect_error(&r, 413, "Request body too large.");
+    resp_free(&r);
+    /* Still serving. */
+    r = get(s->port, "/health");
+    j = expect_json(&r, 200);
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop(s);
+}
+
+/* ---- the pool: 503, queue, concurrency ---------------------------------------------- */
+
+typedef struct {
+    int port;
+    const char *body;
+    int delay_ms;
+    resp_t resp;
+    double ms;
+} call_t;
+
+static void *call_main(void *arg)
+{
+    call_t *c = arg;
+    if (c->delay_ms) {
+        struct timespec ts = {c->delay_ms / 1000, (c->delay_ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    double t0 = pipe_now_ms();
+    c->resp = post(c->port, "/obx", c->body);
+    c->ms = pipe_now_ms() - t0;
+    return NULL;
+}
+
+#define LONG_SEARCH "{\"obx\": \"" START_OBX "\", \"movetime\": 2500}"
+#define SHORT_SEARCH "{\"obx\": \"" START_OBX "\", \"depth\": 2}"
+
+Test(server, busy_workers_give_503_after_the_queue_timeout)
+{
+    srv_t *s = start("--workers", "1", "--queue-timeout", "300", "--max-movetime", "5000", NULL);
+    call_t calls[2] = {{s->port, LONG_SEARCH, 0, {0}, 0}, {s->port, SHORT_SEARCH, 500, {0}, 0}};
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(pthread_create(&t[i], NULL, call_main, &calls[i]), 0);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    cJSON *j = expect_json(&calls[0].resp, 200);
+    cJSON_Delete(j);
+    expect_error(&calls[1].resp, 503, "Server busy.");
+    char retry[16];
+    cr_assert_not_null(header(&calls[1].resp, "Retry-After", retry, sizeof retry));
+    cr_assert_lt(calls[1].ms, 2000, "the 503 came after %g ms, long after the 300 ms queue timeout", calls[1].ms);
+    j = json_parse(&calls[1].resp);
+    cr_assert_str_eq(str_field(j, "code"), "queue-timeout");
+    cJSON_Delete(j);
+    for (int i = 0; i < 2; i++)
+        resp_free(&calls[i].resp);
+    resp_t r = get(s->port, "/health");
+    j = expect_json(&r, 200);
+    cr_assert_geq(num_field(j, "expired"), 1);
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop(s);
+}
+
+Test(server, full_queue_gives_503_at_once)
+{
+    srv_t *s = start("--workers", "1", "--max-queue", "1", "--queue-timeout", "20000", "--max-movetime", "5000",
+                     NULL);
+    call_t calls[3] = {{s->port, LONG_SEARCH, 0, {0}, 0},
+                       {s->port, SHORT_SEARCH, 400, {0}, 0},
+                       {s->port, SHORT_SEARCH, 800, {0}, 0}};
+    pthread_t t[3];
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(pthread_create(&t[i], NULL, call_main, &calls[i]), 0);
+    for (int i = 0; i < 3; i++)
+        pthread_join(t[i], NULL);
+    cJSON *j = expect_json(&calls[0].resp, 200);
+    cJSON_Delete(j);
+    j = expect_json(&calls[1].resp, 200); /* waited in the queue, then searched */
+    cJSON_Delete(j);
+    expect_error(&calls[2].resp, 503, "Server busy.");
+    cr_assert_lt(calls[2].ms, 1000, "a full queue answers at once, not after %g ms", calls[2].ms);
+    j = json_parse(&calls[2].resp);
+    cr_assert_str_eq(str_field(j, "code"), "queue-full");
+    cJSON_Delete(j);
+    for (int i = 0; i < 3; i++)
+        resp_free(&calls[i].resp);
+    stop(s);
+}
+
+enum { CLIENTS = 8, PER_CLIENT = 5 };
+static const char *const POSITIONS[] = {
+    START_OBX,
+    "TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t @19 c0 mC3 #g1",
+    "TGXXT/XXXXX/XXXXX/XXXXX/TXXXT t @19 c0",
+    "GTGGG/TGXGT/GXGXG/GGTGG/GGXGG g @0 c3",
+    "TGGGT/GXXXG/GXXXG/GXXXG/TGGGT t @8 c0",
+};
+#define POSITIONS_NB (int)(sizeof POSITIONS / sizeof POSITIONS[0])
+
+typedef struct {
+    int port, id;
+    char moves[PER_CLIENT][16];
+    int status[PER_CLIENT];
+} client_t;
+
+static void *client_main(void *arg)
+{
+    client_t *c = arg;
+    for (int i = 0; i < PER_CLIENT; i++) {
+        int k = (c->id + i) % POSITIONS_NB;
+        char body[256];
+        snprintf(body, sizeof body, "{\"obx\": \"%s\", \"depth\": 4}", POSITIONS[k]);
+        resp_t r = post(c->port, "/obx", body);
+        c->status[i] = r.status;
+        cJSON *j = json_parse(&r);
+        const char *m = j ? str_field(j, "move") : NULL;
+        snprintf(c->moves[i], sizeof c->moves[i], "%s", m ? m : "(none)");
+        cJSON_Delete(j);
+        resp_free(&r);
+    }
+    return NULL;
+}
+
+Test(server, concurrent_requests_get_consistent_answers)
+{
+    srv_t *s = start("--workers", "2", "--queue-timeout", "60000", NULL);
+    /* The answer of each position alone first. */
+    char expected[POSITIONS_NB][16];
+    for (int k = 0; k < POSITIONS_NB; k++) {
+        char body[256];
+        snprintf(body, sizeof body, "{\"obx\": \"%s\", \"depth\": 4}", POSITIONS[k]);
+        resp_t r = post(s->port, "/obx", body);
+        cJSON *j = expect_json(&r, 200);
+        check_answer(j, POSITIONS[k]);
+        const char *move = str_field(j, "move");
+        cr_assert_not_null(move);
+        snprintf(expected[k], sizeof expected[k], "%s", move);
+        cJSON_Delete(j);
+        resp_free(&r);
+    }
+    client_t clients[CLIENTS];
+    pthread_t t[CLIENTS];
+    for (int i = 0; i < CLIENTS; i++) {
+        memset(&clients[i], 0, sizeof clients[i]);
+        clients[i].port = s->port;
+        clients[i].id = i;
+        cr_assert_eq(pthread_create(&t[i], NULL, client_main, &clients[i]), 0);
+    }
+    for (int i = 0; i < CLIENTS; i++)
+        pthread_join(t[i], NULL);
+    for (int i = 0; i < CLIENTS; i++) {
+        for (int n = 0; n < PER_CLIENT; n++) {
+            int k = (i + n) % POSITIONS_NB;
+            cr_assert_eq(clients[i].status[n], 200, "client %d request %d: status %d", i, n, clients[i].status[n]);
+            cr_assert_str_eq(clients[i].moves[n], expected[k], "position %d answered %s alone but %s under load", k,
+                             expected[k], clients[i].moves[n]);
+        }
+    }
+    resp_t r = get(s->port, "/health");
+    cJSON *j = expect_json(&r, 200);
+    cr_assert_eq(num_field(j, "completed"), CLIENTS * PER_CLIENT + POSITIONS_NB);
+    cr_assert_eq(num_field(j, "busy"), 0);
+    cr_assert_eq(num_field(j, "queued"), 0);
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop(s);
+}
+
+static long rss_kb(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "VmRSS:", 6) == 0)
+            kb = atol(line + 6);
+    if (f)
+        fclose(f);
+    return kb;
+}
+
+typedef struct {
+    int port, n, ok, busy, other;
+} flood_t;
+
+static void *flood_main(void *arg)
+{
+    flood_t *f = arg;
+    for (int i = 0; i < f->n; i++) {
+        resp_t r = post(f->port, "/obx", "{\"obx\": \"" START_OBX "\", \"movetime\": 30}");
+        if (r.status == 200)
+            f->ok++;
+        else if (r.status == 503)
+            f->busy++;
+        else
+            f->other++;
+        resp_free(&r);
+    }
+    return NULL;
+}
+
+static void flood(int port, int threads, int per_thread, flood_t *total)
+{
+    flood_t f[32];
+    pthread_t t[32];
+    memset(total, 0, sizeof *total);
+    for (int i = 0; i < threads; i++) {
+        f[i] = (flood_t){port, per_thread, 0, 0, 0};
+        cr_assert_eq(pthread_create(&t[i], NULL, flood_main, &f[i]), 0);
+    }
+    for (int i = 0; i < threads; i++) {
+        pthread_join(t[i], NULL);
+        total->ok += f[i].ok;
+        total->busy += f[i].busy;
+        total->other += f[i].other;
+    }
+}
+
+Test(server, floods_degrade_to_503_without_growing)
+{
+    srv_t *s = start("--workers", "1", "--max-queue", "2", "--queue-timeout", "100", "--max-connections", "64",
+                     "--idle-timeout", "2", NULL);
+    flood_t a, b;
+    flood(s->port, 24, 10, &a);
+    cr_assert_eq(a.other, 0, "a flood gave answers other than 200 and 503");
+    cr_assert_gt(a.ok, 0);
+    cr_assert_gt(a.busy, 0, "24 clients on one engine should see some 503s");
+    long after_first = rss_kb(pipe_pid(s->proc));
+    flood(s->port, 24, 10, &b);
+    long after_second = rss_kb(pipe_pid(s->proc));
+    cr_assert_eq(b.other, 0);
+    /* Sanitizer runtimes keep freed memory in quarantine: measure only plain builds. */
+    if (!SANITIZED)
+        cr_assert_lt(after_second - after_first, 32 * 1024, "memory grew from %ld kB to %ld kB over a second flood",
+                     after_first, after_second);
+    /* Idle connections beyond the limit: the server closes them after the idle timeout and
+     * serves again. */
+    int fds[80];
+    for (int i = 0; i < 80; i++)
+        fds[i] = connect_to(s->port);
+    struct timespec ts = {3, 500000000L};
+    nanosleep(&ts, NULL);
+    for (int i = 0; i < 80; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    resp_t r = get(s->port, "/health");
+    cJSON *j = expect_json(&r, 200);
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop(s);
+}
+
+/* ---- malformed HTTP, CORS, the board, shutdown ---------------------------------------- */
+
+Test(server, malformed_http_never_crashes_it)
+{
+    srv_t *s = start(NULL);
+    static const char *const JUNK[] = {
+        "GARBAGE\r\n\r\n",
+        "GET\r\n\r\n",
+        "GET /health HTTP/9.9\r\n\r\n",
+        "GET /health HTTP/1.1\r\nNo colon here\r\n\r\n",
+        "POST /obx HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
+        "POST /obx HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\nContent-Length: 20\r\n\r\n{}",
+        "POST /obx HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\nabc\r\n",
+        "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", /* a TLS hello */
+        "GET /obx?obx=%ZZ%00%%&depth=%FF HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    };
+    for (size_t i = 0; i < sizeof JUNK / sizeof JUNK[0]; i++) {
+        /* Some of these leave the server waiting for more: give up reading after a while. */
+        resp_t r = raw_request_within(s->port, JUNK[i], strlen(JUNK[i]), 3000);
+        cr_assert(r.status == 0 || (r.status >= 400 && r.status < 600), "junk %zu got status %d", i, r.status);
+        resp_free(&r);
+    }
+    /* Headers far past the connection's memory. */
+    size_t big = 200000;
+    char *req = malloc(big + 100);
+    cr_assert_not_null(req);
+    int n = snprintf(req, 100, "GET /health HTTP/1.1\r\nX-Big: ");
+    memset(req + n, 'a', big);
+    memcpy(req + n + big, "\r\n\r\n", 5);
+    resp_t r = raw_request_within(s->port, req, (size_t)n + big + 4, 3000);
+    cr_assert(r.status == 0 || r.status >= 400, "an oversized header got %d", r.status);
+    resp_free(&r);
+    free(req);
+    /* A client that vanishes mid-request, and one that vanishes during its search. */
+    int fd = connect_to(s->port);
+    const char *half = "POST /obx HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"obx\":";
+    cr_assert(send_all(fd, half, strlen(half)));
+    close(fd);
+    fd = connect_to(s->port);
+    char full[256];
+    int len = snprintf(full, sizeof full,
+                       "POST /obx HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n%s",
+                       strlen(LONG_SEARCH), LONG_SEARCH);
+    cr_assert(send_all(fd, full, (size_t)len));
+    close(fd);
+    r = get(s->port, "/health");
+    cJSON *j = expect_json(&r, 200);
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop(s);
+}
+
+Test(server, cors_header_is_configurable)
+{
+    srv_t *plain = start(NULL);
+    srv_t *cors = start("--cors", "https://board.example", NULL);
+    char v[128];
+    resp_t r = post(plain->port, "/obx", SHORT_SEARCH);
+    cr_assert_eq(r.status, 200);
+    cr_assert_null(header(&r, "Access-Control-Allow-Origin", v, sizeof v));
+    resp_free(&r);
+    r = post(cors->port, "/obx", SHORT_SEARCH);
+    cr_assert_eq(r.status, 200);
+    cr_assert_str_eq(header(&r, "Access-Control-Allow-Origin", v, sizeof v), "https://board.example");
+    resp_free(&r);
+    r = post(cors->port, "/obx", "{");
+    cr_assert_eq(r.status, 400);
+    cr_assert_str_eq(header(&r, "Access-Control-Allow-Origin", v, sizeof v), "https://board.example");
+    resp_free(&r);
+    r = request(cors->port, "OPTIONS", "/obx", NULL,
+                "Origin: https://board.example\r\nAccess-Control-Request-Method: POST\r\n"
+                "Access-Control-Request-Headers: content-type\r\n");
+    cr_assert_eq(r.status, 204);
+    cr_assert_str_eq(header(&r, "Access-Control-Allow-Origin", v, sizeof v), "https://board.example");
+    cr_assert_not_null(header(&r, "Access-Control-Allow-Methods", v, sizeof v));
+    cr_assert_not_null(strstr(v, "POST"));
+    cr_assert_not_null(header(&r, "Access-Control-Allow-Headers", v, sizeof v));
+    resp_free(&r);
+    stop(plain);
+    stop(cors);
+}
+
+Test(server, serves_the_board)
+{
+    srv_t *s = start(NULL);
+    char ct[128];
+    resp_t r = get(s->port, "/");
+    cr_assert_eq(r.status, 200);
+    cr_assert_not_null(header(&r, "Content-Type", ct, sizeof ct));
+    cr_assert_not_null(strstr(ct, "text/html"));
+    cr_assert_not_null(strstr(r.body, "app.js"));
+    cr_assert_null(strstr(r.body, "https://"), "the board must not load anything from the network");
+    cr_assert_not_null(header(&r, "Content-Security-Policy", ct, sizeof ct));
+    resp_free(&r);
+    r = get(s->port, "/app.js");
+    cr_assert_eq(r.status, 200);
+    cr_assert_not_null(strstr(header(&r, "Content-Type", ct, sizeof ct), "javascript"));
+    cr_assert_gt(r.body_len, 1000);
+    resp_free(&r);
+    r = get(s->port, "/style.css");
+    cr_assert_eq(r.status, 200);
+    cr_assert_not_null(strstr(header(&r, "Content-Type", ct, sizeof ct), "text/css"));
+    resp_free(&r);
+    stop(s);
+}
+
+Test(server, shutdown_answers_waiting_searches)
+{
+    srv_t *s = start("--workers", "1", "--queue-timeout", "60000", "--max-movetime", "5000", NULL);
+    call_t calls[2] = {{s->port, LONG_SEARCH, 0, {0}, 0}, {s->port, SHORT_SEARCH, 400, {0}, 0}};
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(pthread_create(&t[i], NULL, call_main, &calls[i]), 0);
+    struct timespec ts = {1, 0};
+    nanosleep(&ts, NULL);
+    stop(s);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    cJSON *j = expect_json(&calls[0].resp, 200); /* the running search finishes */
+    cJSON_Delete(j);
+    expect_error(&calls[1].resp, 503, "Server busy."); /* the waiting one is told */
+    j = json_parse(&calls[1].resp);
+    cr_assert_str_eq(str_field(j, "code"), "shutting-down");
+    cJSON_Delete(j);
+    for (int i = 0; i < 2; i++)
+        resp_free(&calls[i].resp);
+}
+
+Test(server, tablebase_is_used_when_given)
+{
+    const char *dir = getenv("BAGHCHAL_TB_DIR");
+    char file[4096];
+    snprintf(file, sizeof file, "%s/" TB_FILE_NAME, dir ? dir : "");
+    if (!dir || access(file, R_OK) != 0)
+        cr_skip_test("no database: set BAGHCHAL_TB_DIR to a directory holding " TB_FILE_NAME);
+    srv_t *s = start("--tablebase", dir, NULL);
+    resp_t r = post(s->port, "/obx", "{\"obx\": \"GTGGG/TGXGT/GXGXG/GGTGG/GGXGG g @0 c3\", \"movetime\": 200}");
+    cJSON *j = expect_json(&r, 200);
+    check_answer(j, "GTGGG/TGXGT/GXGXG/GGTGG/GGXGG g @0 c3");
+    cr_assert_gt(num_field(j, "tbhits"), 0, "a movement-phase position should hit the database: %s", r.body);
+    cJSON_Delete(j);
+    resp_free(&r);
+    r = get(s->port, "/health");
+    j = expect_json(&r, 200);
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(j, "tablebase")));
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop(s);
+}
+
+Test(server, tablebase_without_database_is_refused)
+{
+    char dir[] = "/tmp/baghchal-server-tb-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char *argv[] = {(char *)BAGHCHAL_SERVER_BIN, "--port", "0", "--tablebase", dir, NULL};
+    pipe_proc_t *p = pipe_start(argv, 0);
+    cr_assert_not_null(p);
+    pipe_exit_t e = pipe_wait(p, EXIT_MS);
+    pipe_free(p);
+    rmdir(dir);
+    cr_assert(e.exited && e.code == 1, "an empty database directory was accepted (status %d)", e.code);
+}
+
+Test(server, bad_command_lines_are_refused)
+{
+    static const char *const BAD[][3] = {
+        {"--port", "70000", NULL},  {"--workers", "0", NULL},   {"--movetime", "x", NULL},
+        {"--bind", "localhost", NULL}, {"--tablebase", "/nonexistent/dir", NULL}, {"--frobnicate", NULL, NULL},
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        char *argv[6] = {(char *)BAGHCHAL_SERVER_BIN, "--port", "0", (char *)BAD[i][0], (char *)BAD[i][1], NULL};
+        pipe_proc_t *p = pipe_start(argv, 0);
+        cr_assert_not_null(p);
+        pipe_exit_t e = pipe_wait(p, EXIT_MS);
+        cr_assert(e.exited && e.code != 0, "%s %s was accepted", BAD[i][0], BAD[i][1] ? BAD[i][1] : "");
+        pipe_free(p);
+    }
+}
+
+#endif

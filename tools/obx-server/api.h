@@ -1,0 +1,77 @@
+/* The OBX API without the transport: reading request fields (JSON body or query string),
+ * building the game they describe, running one search, and writing every JSON answer. */
+#ifndef OBX_SERVER_API_H
+#define OBX_SERVER_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "baghchal.h"
+
+enum {
+    API_MAX_MOVES = 1024, /* moves in one request's "moves" list */
+    API_MAX_DEPTH = MAX_PLY - 1
+};
+
+/* The error strings of the API; "error" is fixed per kind, "detail" says what was wrong. */
+#define API_ERR_OBX "Invalid OBX format."
+#define API_ERR_MOVE "Illegal move detected."
+#define API_ERR_PARAM "Invalid request."
+
+typedef struct {
+    unsigned status;  /* HTTP status; 0 = no error */
+    const char *error; /* one of the fixed strings */
+    char code[32];    /* a short machine name: "tiger-count", "bad-json", ... */
+    char detail[256];
+} api_error_t;
+
+void api_error_set(api_error_t *err, unsigned status, const char *error, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* The fields of an /obx or /legal request. Numbers are 0 when not given. */
+typedef struct {
+    char *obx;
+    char *move;
+    char **moves;
+    int moves_nb;
+    int64_t movetime;
+    int depth, multipv;
+} api_params_t;
+
+/* From a JSON object. False with err filled (400) when the text is not a JSON object or a
+ * field has the wrong type or range; out is then empty. */
+bool api_params_from_json(const char *text, size_t len, api_params_t *out, api_error_t *err);
+
+/* From query arguments: lookup returns the value of a key or NULL. "moves" is a list
+ * separated by commas or spaces. */
+typedef const char *(*api_lookup_fn)(void *ctx, const char *key);
+bool api_params_from_query(api_lookup_fn lookup, void *ctx, api_params_t *out, api_error_t *err);
+
+void api_params_free(api_params_t *p);
+
+/* The game of the request: the OBX position, then "moves" in order, then "move". The game
+ * has no history before the OBX position; the repetition rule is `forbid`. False with err
+ * filled (400 for the position, 422 for a move, 500 for memory); g is then empty. */
+bool api_build_game(const api_params_t *p, game_t *g, api_error_t *err);
+
+/* Search limits: movetime defaults to default_ms and is capped at max_ms; a depth search
+ * is also stopped at max_ms. */
+typedef struct {
+    int64_t default_movetime_ms, max_movetime_ms;
+} api_config_t;
+void api_limits(const api_params_t *p, const api_config_t *cfg, search_limits_t *out);
+
+/* Every builder returns a JSON text to free(), or NULL when memory runs out. */
+char *api_error_json(const api_error_t *err);
+/* /obx when the game is already over: no move, the result. */
+char *api_over_json(const char *input, const game_t *g);
+/* /legal: the position, its legal moves and result. */
+char *api_legal_json(const game_t *g);
+
+/* Runs one search of g on e (the table cleared first, so answers do not depend on earlier
+ * requests) and writes the /obx answer. On failure returns NULL and fills err. */
+char *api_search_json(engine_t *e, const char *input, const game_t *g, const search_limits_t *limits,
+                      int multipv, api_error_t *err);
+
+#endif

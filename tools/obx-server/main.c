@@ -1,0 +1,217 @@
+/* baghchal-server: the command line, the signals, and the server's life. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "baghchal.h"
+#include "server.h"
+
+static void usage(FILE *f)
+{
+    fputs("Usage: baghchal-server [options]\n"
+          "Serves the OBX API (/obx, /legal, /health) and the web board (/) backed by libbaghchal.\n"
+          "\n"
+          "  --port N              TCP port, 0 for any free one (default 8080)\n"
+          "  --bind ADDR           IPv4 or IPv6 address to listen on (default 127.0.0.1)\n"
+          "  --movetime MS         search time when a request names none (default 1000)\n"
+          "  --max-movetime MS     cap on any search, depth searches included (default 10000)\n"
+          "  --threads N           search threads per engine (default 1)\n"
+          "  --hash MB             transposition table per engine (default 16)\n"
+          "  --tablebase DIR       movement-phase database directory (holding baghchal.tb)\n"
+          "  --cors ORIGIN         send Access-Control-Allow-Origin: ORIGIN (e.g. '*')\n"
+          "  --max-body BYTES      largest request body (default 16384)\n"
+          "  --workers N           engines, i.e. searches at once (default 2)\n"
+          "  --queue-timeout MS    longest wait for a free engine before 503 (default 5000)\n"
+          "  --max-queue N         searches waiting at most before 503 (default 64)\n"
+          "  --max-connections N   open connections at most (default 256)\n"
+          "  --idle-timeout S      close idle or stalled connections after S seconds (default 30)\n"
+          "  --web-root DIR        serve the board's files from DIR instead of the built-in copy\n"
+          "  --log                 one line per request on standard error\n"
+          "  --help, --version\n",
+          f);
+}
+
+static bool number(const char *opt, const char *text, long long lo, long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (end == text || *end || errno || v < lo || v > hi) {
+        fprintf(stderr, "baghchal-server: %s needs a whole number from %lld to %lld, not '%s'\n", opt, lo, hi, text);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+enum {
+    OPT_PORT = 256, OPT_BIND, OPT_MOVETIME, OPT_MAX_MOVETIME, OPT_THREADS, OPT_HASH, OPT_TABLEBASE, OPT_CORS,
+    OPT_MAX_BODY, OPT_WORKERS, OPT_QUEUE_TIMEOUT, OPT_MAX_QUEUE, OPT_MAX_CONNECTIONS, OPT_IDLE_TIMEOUT,
+    OPT_WEB_ROOT, OPT_LOG, OPT_HELP, OPT_VERSION
+};
+
+static const struct option OPTIONS[] = {
+    {"port", required_argument, NULL, OPT_PORT},
+    {"bind", required_argument, NULL, OPT_BIND},
+    {"movetime", required_argument, NULL, OPT_MOVETIME},
+    {"max-movetime", required_argument, NULL, OPT_MAX_MOVETIME},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"hash", required_argument, NULL, OPT_HASH},
+    {"tablebase", required_argument, NULL, OPT_TABLEBASE},
+    {"cors", required_argument, NULL, OPT_CORS},
+    {"max-body", required_argument, NULL, OPT_MAX_BODY},
+    {"workers", required_argument, NULL, OPT_WORKERS},
+    {"queue-timeout", required_argument, NULL, OPT_QUEUE_TIMEOUT},
+    {"max-queue", required_argument, NULL, OPT_MAX_QUEUE},
+    {"max-connections", required_argument, NULL, OPT_MAX_CONNECTIONS},
+    {"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
+    {"web-root", required_argument, NULL, OPT_WEB_ROOT},
+    {"log", no_argument, NULL, OPT_LOG},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+/* 0: go on, 1: exit successfully (help, version), 2: bad usage. */
+static int parse_args(int argc, char **argv, server_config_t *c)
+{
+    int opt;
+    long long v;
+    bool movetime_given = false;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "", OPTIONS, NULL)) != -1) {
+        bool ok = true;
+        switch (opt) {
+        case OPT_PORT:
+            ok = number("--port", optarg, 0, 65535, &v) && ((c->port = (int)v), true);
+            break;
+        case OPT_BIND:
+            c->bind = optarg;
+            break;
+        case OPT_MOVETIME:
+            ok = number("--movetime", optarg, 1, 86400000, &v) && ((c->movetime_ms = v), true);
+            movetime_given = true;
+            break;
+        case OPT_MAX_MOVETIME:
+            ok = number("--max-movetime", optarg, 1, 86400000, &v) && ((c->max_movetime_ms = v), true);
+            break;
+        case OPT_THREADS:
+            ok = number("--threads", optarg, 1, MAX_THREADS, &v) && ((c->threads = (int)v), true);
+            break;
+        case OPT_HASH:
+            ok = number("--hash", optarg, 1, ENGINE_MAX_HASH_MB, &v) && ((c->hash_mb = (size_t)v), true);
+            break;
+        case OPT_TABLEBASE:
+            c->tablebase = optarg;
+            break;
+        case OPT_CORS:
+            c->cors = optarg;
+            break;
+        case OPT_MAX_BODY:
+            ok = number("--max-body", optarg, 64, 64 << 20, &v) && ((c->max_body = (size_t)v), true);
+            break;
+        case OPT_WORKERS:
+            ok = number("--workers", optarg, 1, 1024, &v) && ((c->workers = (int)v), true);
+            break;
+        case OPT_QUEUE_TIMEOUT:
+            ok = number("--queue-timeout", optarg, 1, 3600000, &v) && ((c->queue_timeout_ms = (int)v), true);
+            break;
+        case OPT_MAX_QUEUE:
+            ok = number("--max-queue", optarg, 1, 1 << 20, &v) && ((c->max_queue = (int)v), true);
+            break;
+        case OPT_MAX_CONNECTIONS:
+            ok = number("--max-connections", optarg, 1, 1 << 20, &v) && ((c->max_connections = (int)v), true);
+            break;
+        case OPT_IDLE_TIMEOUT:
+            ok = number("--idle-timeout", optarg, 1, 86400, &v) && ((c->idle_timeout_s = (int)v), true);
+            break;
+        case OPT_WEB_ROOT:
+            c->web_root = optarg;
+            break;
+        case OPT_LOG:
+            c->log = true;
+            break;
+        case OPT_HELP:
+            usage(stdout);
+            return 1;
+        case OPT_VERSION:
+            printf("baghchal-server %s\n", BAGHCHAL_VERSION);
+            return 1;
+        default:
+            fprintf(stderr, "baghchal-server: unknown option or missing value: %s\n", argv[optind - 1]);
+            usage(stderr);
+            return 2;
+        }
+        if (!ok)
+            return 2;
+    }
+    if (optind < argc) {
+        fprintf(stderr, "baghchal-server: unexpected argument '%s'\n", argv[optind]);
+        return 2;
+    }
+    if (c->movetime_ms > c->max_movetime_ms && !movetime_given)
+        c->movetime_ms = c->max_movetime_ms;
+    if (c->movetime_ms > c->max_movetime_ms) {
+        fprintf(stderr, "baghchal-server: --movetime %lld is above --max-movetime %lld\n", (long long)c->movetime_ms,
+                (long long)c->max_movetime_ms);
+        return 2;
+    }
+    struct stat st;
+    if (c->tablebase && (stat(c->tablebase, &st) != 0 || !S_ISDIR(st.st_mode))) {
+        fprintf(stderr, "baghchal-server: --tablebase %s is not a directory\n", c->tablebase);
+        return 2;
+    }
+    if (c->web_root && (stat(c->web_root, &st) != 0 || !S_ISDIR(st.st_mode))) {
+        fprintf(stderr, "baghchal-server: --web-root %s is not a directory\n", c->web_root);
+        return 2;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    server_config_t cfg;
+    server_config_defaults(&cfg);
+    int rc = parse_args(argc, argv, &cfg);
+    if (rc)
+        return rc == 1 ? 0 : 2;
+
+    /* Every thread started from here on inherits this mask; main takes the signals with
+     * sigwait, and writes to closed sockets fail with EPIPE instead of killing us. */
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+
+    char err[256];
+    server_t *s = server_start(&cfg, err, sizeof err);
+    if (!s) {
+        fprintf(stderr, "baghchal-server: %s\n", err);
+        return 1;
+    }
+    bool v6 = strchr(cfg.bind, ':') != NULL;
+    printf("baghchal-server %s listening on http://%s%s%s:%d/ (%d workers, %d threads each, %zu MB hash each)\n",
+           BAGHCHAL_VERSION, v6 ? "[" : "", cfg.bind, v6 ? "]" : "", server_port(s), cfg.workers, cfg.threads,
+           cfg.hash_mb);
+    if (cfg.tablebase)
+        printf("baghchal-server: movement-phase database %s loaded\n", cfg.tablebase);
+    fflush(stdout);
+
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    int sig = 0;
+    while (sigwait(&stop, &sig) != 0) {
+    }
+    fprintf(stderr, "baghchal-server: %s, shutting down\n", sig == SIGINT ? "interrupted" : "terminated");
+    server_stop(s);
+    return 0;
+}

@@ -1,0 +1,568 @@
+/* The HTTP side: libmicrohttpd runs one polling thread that reads requests, answers the
+ * cheap ones itself and hands searches to the pool, suspending the connection until a
+ * worker resumes it with the answer. */
+#include "server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "api.h"
+#include "pool.h"
+#include "web.h"
+
+#define JSON_TYPE "application/json"
+#define API_METHODS "GET, POST, OPTIONS"
+#define READ_METHODS "GET, HEAD, OPTIONS"
+/* A chunked body past the limit is read and dropped up to this much more, so the client
+ * still gets its 413; past that the connection is simply closed. */
+#define DISCARD_MAX (1u << 20)
+#define WEB_FILE_MAX (4u << 20)
+
+struct server {
+    server_config_t cfg;
+    api_config_t api;
+    pool_t *pool;
+    struct MHD_Daemon *daemon;
+    int port;
+    pthread_mutex_t answers; /* hands each finished answer from a worker to the HTTP thread */
+};
+
+typedef enum { REQ_READING, REQ_SEARCHING } req_state_t;
+
+typedef struct {
+    pool_job_t job; /* first: the pool sees only this */
+    server_t *srv;
+    struct MHD_Connection *conn;
+    req_state_t state;
+    int64_t started_ms;
+    char method[12], path[80]; /* for the log */
+    char *body;
+    size_t len, cap, dropped;
+    bool too_large;
+    /* The search, once queued. */
+    char *input;
+    game_t game;
+    bool have_game;
+    search_limits_t limits;
+    int multipv;
+    /* Its answer, written by a pool thread under srv->answers. */
+    unsigned status;
+    char *answer;
+    bool answered;
+} request_t;
+
+void server_config_defaults(server_config_t *c)
+{
+    memset(c, 0, sizeof *c);
+    c->bind = "127.0.0.1";
+    c->port = 8080;
+    c->movetime_ms = 1000;
+    c->max_movetime_ms = 10000;
+    c->threads = 1;
+    c->hash_mb = 16;
+    c->max_body = 16384;
+    c->workers = 2;
+    c->queue_timeout_ms = 5000;
+    c->max_queue = 64;
+    c->max_connections = 256;
+    c->idle_timeout_s = 30;
+}
+
+/* ---- responses ------------------------------------------------------------------ */
+
+static bool add_header(struct MHD_Response *resp, const char *name, const char *value)
+{
+    return MHD_add_response_header(resp, name, value) == MHD_YES;
+}
+
+/* Queues data (taken over when owned) with the common headers. */
+static enum MHD_Result respond(request_t *r, unsigned status, const char *type, void *data, size_t len, bool owned,
+                               const char *allow)
+{
+    server_t *s = r->srv;
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(len, data, owned ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+    if (!resp) {
+        if (owned)
+            free(data);
+        return MHD_NO;
+    }
+    bool api = type && strcmp(type, JSON_TYPE) == 0;
+    bool ok = add_header(resp, MHD_HTTP_HEADER_X_CONTENT_TYPE_OPTIONS, "nosniff");
+    if (type)
+        ok = ok && add_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    ok = ok && add_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, api ? "no-store" : "no-cache");
+    if (allow)
+        ok = ok && add_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+    if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
+        ok = ok && add_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+    if (s->cfg.cors) {
+        ok = ok && add_header(resp, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_ORIGIN, s->cfg.cors);
+        if (strcmp(s->cfg.cors, "*") != 0)
+            ok = ok && add_header(resp, MHD_HTTP_HEADER_VARY, "Origin");
+    }
+    if (!api && type && strncmp(type, "text/html", 9) == 0)
+        ok = ok && add_header(resp, "Content-Security-Policy",
+                              "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; "
+                              "frame-ancestors 'none'");
+    enum MHD_Result res = ok ? MHD_queue_response(r->conn, status, resp) : MHD_NO;
+    MHD_destroy_response(resp);
+    if (s->cfg.log)
+        fprintf(stderr, "baghchal-server: %s %s %u %zu bytes %lld ms\n", r->method, r->path, status, len,
+                (long long)(pool_now_ms() - r->started_ms));
+    return res;
+}
+
+static enum MHD_Result respond_json(request_t *r, unsigned status, char *json, const char *allow)
+{
+    static char fallback[] = "{\"error\":\"Internal error.\",\"detail\":\"out of memory\"}";
+    if (!json)
+        return respond(r, 500, JSON_TYPE, fallback, sizeof fallback - 1, false, NULL);
+    return respond(r, status, JSON_TYPE, json, strlen(json), true, allow);
+}
+
+static enum MHD_Result respond_error(request_t *r, const api_error_t *err, const char *allow)
+{
+    return respond_json(r, err->status, api_error_json(err), allow);
+}
+
+static enum MHD_Result fail(request_t *r, unsigned status, const char *error, const char *code, const char *allow,
+                            const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static enum MHD_Result fail(request_t *r, unsigned status, const char *error, const char *code, const char *allow,
+                            const char *fmt, ...)
+{
+    api_error_t err;
+    char detail[sizeof err.detail];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    api_error_set(&err, status, error, code, "%s", detail);
+    return respond_error(r, &err, allow);
+}
+
+/* ---- the pool's side of a search ---------------------------------------------------- */
+
+static void set_answer(request_t *r, unsigned status, char *answer)
+{
+    pthread_mutex_lock(&r->srv->answers);
+    r->status = status;
+    r->answer = answer;
+    r->answered = true;
+    pthread_mutex_unlock(&r->srv->answers);
+}
+
+static void job_run(pool_job_t *j, engine_t *e)
+{
+    request_t *r = (request_t *)j;
+    api_error_t err = {0};
+    char *text = api_search_json(e, r->input, &r->game, &r->limits, r->multipv, &err);
+    if (text)
+        set_answer(r, MHD_HTTP_OK, text);
+    else
+        set_answer(r, err.status ? err.status : 500, api_error_json(&err));
+}
+
+static void job_expire(pool_job_t *j, bool shutting_down)
+{
+    request_t *r = (request_t *)j;
+    api_error_t err;
+    if (shutting_down)
+        api_error_set(&err, 503, "Server busy.", "shutting-down", "the server is shutting down");
+    else
+        api_error_set(&err, 503, "Server busy.", "queue-timeout",
+                      "all %d engines stayed busy for %d ms; try again later", r->srv->cfg.workers,
+                      r->srv->cfg.queue_timeout_ms);
+    set_answer(r, 503, api_error_json(&err));
+}
+
+static void job_done(pool_job_t *j)
+{
+    request_t *r = (request_t *)j;
+    MHD_resume_connection(r->conn);
+}
+
+/* ---- endpoints ------------------------------------------------------------------ */
+
+static const char *query_lookup(void *ctx, const char *key)
+{
+    return MHD_lookup_connection_value((struct MHD_Connection *)ctx, MHD_GET_ARGUMENT_KIND, key);
+}
+
+/* Request fields from the JSON body when there is one, else from the query string. */
+static bool read_params(request_t *r, api_params_t *p, api_error_t *err)
+{
+    if (r->len > 0)
+        return api_params_from_json(r->body, r->len, p, err);
+    return api_params_from_query(query_lookup, r->conn, p, err);
+}
+
+static enum MHD_Result handle_legal(request_t *r)
+{
+    api_params_t p;
+    api_error_t err;
+    game_t g;
+    if (!read_params(r, &p, &err))
+        return respond_error(r, &err, NULL);
+    bool ok = api_build_game(&p, &g, &err);
+    api_params_free(&p);
+    if (!ok)
+        return respond_error(r, &err, NULL);
+    char *json = api_legal_json(&g);
+    game_free(&g);
+    return respond_json(r, MHD_HTTP_OK, json, NULL);
+}
+
+static enum MHD_Result handle_obx(request_t *r)
+{
+    server_t *s = r->srv;
+    api_params_t p;
+    api_error_t err;
+    if (!read_params(r, &p, &err))
+        return respond_error(r, &err, NULL);
+    if (!api_build_game(&p, &r->game, &err)) {
+        api_params_free(&p);
+        return respond_error(r, &err, NULL);
+    }
+    r->have_game = true;
+    if (game_result(&r->game).reason != RESULT_NONE) {
+        char *json = api_over_json(p.obx, &r->game);
+        api_params_free(&p);
+        return respond_json(r, MHD_HTTP_OK, json, NULL);
+    }
+    api_limits(&p, &s->api, &r->limits);
+    r->multipv = p.multipv ? p.multipv : 1;
+    r->input = p.obx;
+    p.obx = NULL;
+    api_params_free(&p);
+    r->job.run = job_run;
+    r->job.expire = job_expire;
+    r->job.done = job_done;
+    r->state = REQ_SEARCHING;
+    /* Suspended before it is queued, so a worker's resume always follows the suspend. */
+    MHD_suspend_connection(r->conn);
+    if (!pool_submit(s->pool, &r->job)) {
+        pool_stats_t st;
+        pool_stats(s->pool, &st);
+        api_error_set(&err, 503, "Server busy.", "queue-full",
+                      "all %d engines are busy and %d searches are waiting; try again later", st.workers,
+                      st.queued);
+        set_answer(r, 503, api_error_json(&err));
+        MHD_resume_connection(r->conn);
+    }
+    return MHD_YES;
+}
+
+static enum MHD_Result handle_health(request_t *r)
+{
+    server_t *s = r->srv;
+    pool_stats_t st;
+    pool_stats(s->pool, &st);
+    char *json = malloc(512);
+    if (json)
+        snprintf(json, 512,
+                 "{\"status\":\"ok\",\"version\":\"%s\",\"workers\":%d,\"busy\":%d,\"queued\":%d,\"max_queue\":%d,"
+                 "\"completed\":%llu,\"expired\":%llu,\"refused\":%llu,\"threads\":%d,\"hash_mb\":%zu,"
+                 "\"movetime\":%lld,\"max_movetime\":%lld,\"max_body\":%zu,\"repetition\":\"forbid\","
+                 "\"tablebase\":%s}",
+                 BAGHCHAL_VERSION, st.workers, st.busy, st.queued, st.max_queue, (unsigned long long)st.completed,
+                 (unsigned long long)st.expired, (unsigned long long)st.refused, s->cfg.threads, s->cfg.hash_mb,
+                 (long long)s->cfg.movetime_ms, (long long)s->cfg.max_movetime_ms, s->cfg.max_body,
+                 s->cfg.tablebase ? "true" : "false");
+    return respond_json(r, MHD_HTTP_OK, json, NULL);
+}
+
+static const web_asset_t *find_asset(const char *url)
+{
+    if (strcmp(url, "/") == 0)
+        url = "/index.html";
+    for (size_t i = 0; i < WEB_ASSETS_COUNT; i++)
+        if (strcmp(WEB_ASSETS[i].path, url) == 0)
+            return &WEB_ASSETS[i];
+    return NULL;
+}
+
+/* Development: the same file names, read from the source tree on every request. */
+static enum MHD_Result serve_from_root(request_t *r, const web_asset_t *a)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s%s", r->srv->cfg.web_root, a->path);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return fail(r, 404, "Not found.", "not-found", NULL, "%s is not in the web root", a->path);
+    char *data = malloc(WEB_FILE_MAX);
+    size_t n = data ? fread(data, 1, WEB_FILE_MAX, f) : 0;
+    fclose(f);
+    if (!data)
+        return fail(r, 500, "Internal error.", "no-memory", NULL, "out of memory");
+    return respond(r, MHD_HTTP_OK, a->mime, data, n, true, NULL);
+}
+
+static enum MHD_Result handle_static(request_t *r, const web_asset_t *a)
+{
+    if (r->srv->cfg.web_root)
+        return serve_from_root(r, a);
+    return respond(r, MHD_HTTP_OK, a->mime, (void *)a->data, a->size, false, NULL);
+}
+
+static enum MHD_Result handle_options(request_t *r, const char *allow)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+    if (!resp)
+        return MHD_NO;
+    bool ok = add_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+    if (r->srv->cfg.cors) {
+        ok = ok && add_header(resp, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_ORIGIN, r->srv->cfg.cors);
+        ok = ok && add_header(resp, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_METHODS, allow);
+        ok = ok && add_header(resp, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_HEADERS, "Content-Type");
+        ok = ok && add_header(resp, MHD_HTTP_HEADER_ACCESS_CONTROL_MAX_AGE, "600");
+        if (strcmp(r->srv->cfg.cors, "*") != 0)
+            ok = ok && add_header(resp, MHD_HTTP_HEADER_VARY, "Origin");
+    }
+    enum MHD_Result res = ok ? MHD_queue_response(r->conn, MHD_HTTP_NO_CONTENT, resp) : MHD_NO;
+    MHD_destroy_response(resp);
+    return res;
+}
+
+static bool is(const char *method, const char *name) { return strcmp(method, name) == 0; }
+
+static enum MHD_Result dispatch(request_t *r, const char *url, const char *method)
+{
+    bool get = is(method, MHD_HTTP_METHOD_GET), head = is(method, MHD_HTTP_METHOD_HEAD);
+    bool post = is(method, MHD_HTTP_METHOD_POST), options = is(method, MHD_HTTP_METHOD_OPTIONS);
+    if (strcmp(url, "/obx") == 0 || strcmp(url, "/legal") == 0) {
+        bool obx = url[1] == 'o';
+        const char *allow = obx ? API_METHODS : "GET, HEAD, POST, OPTIONS";
+        if (options)
+            return handle_options(r, allow);
+        if (!(get || post || (head && !obx)))
+            return fail(r, 405, "Method not allowed.", "method", allow, "%s accepts %s, not %s", url, allow, method);
+        return obx ? handle_obx(r) : handle_legal(r);
+    }
+    const web_asset_t *asset = NULL;
+    bool health = strcmp(url, "/health") == 0;
+    if (!health && !(asset = find_asset(url)))
+        return fail(r, 404, "Not found.", "not-found", NULL, "nothing at %.200s; the API is /obx, /legal, /health",
+                    url);
+    if (options)
+        return handle_options(r, READ_METHODS);
+    if (!get && !head)
+        return fail(r, 405, "Method not allowed.", "method", READ_METHODS, "%s accepts %s, not %s", url,
+                    READ_METHODS, method);
+    return health ? handle_health(r) : handle_static(r, asset);
+}
+
+/* ---- libmicrohttpd callbacks ---------------------------------------------------------- */
+
+static bool body_append(request_t *r, const char *data, size_t n)
+{
+    size_t limit = r->srv->cfg.max_body;
+    if (r->too_large || r->len + n > limit) {
+        r->too_large = true;
+        r->dropped += n;
+        return r->dropped <= DISCARD_MAX;
+    }
+    if (r->len + n + 1 > r->cap) {
+        size_t cap = r->cap ? r->cap : 1024;
+        while (cap < r->len + n + 1)
+            cap *= 2;
+        if (cap > limit + 1)
+            cap = limit + 1;
+        char *b = realloc(r->body, cap);
+        if (!b)
+            return false;
+        r->body = b;
+        r->cap = cap;
+    }
+    memcpy(r->body + r->len, data, n);
+    r->len += n;
+    r->body[r->len] = '\0';
+    return true;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+                                  const char *version, const char *upload_data, size_t *upload_size, void **con_cls)
+{
+    (void)version;
+    server_t *s = cls;
+    request_t *r = *con_cls;
+    if (!r) {
+        r = calloc(1, sizeof *r);
+        if (!r)
+            return MHD_NO;
+        r->srv = s;
+        r->conn = conn;
+        r->started_ms = pool_now_ms();
+        snprintf(r->method, sizeof r->method, "%s", method);
+        snprintf(r->path, sizeof r->path, "%s", url);
+        *con_cls = r;
+        const char *length = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (length) {
+            char *end;
+            errno = 0;
+            unsigned long long n = strtoull(length, &end, 10);
+            if (errno || end == length || n > s->cfg.max_body)
+                return fail(r, 413, "Request body too large.", "body-size", NULL,
+                            "the body limit is %zu bytes", s->cfg.max_body);
+        }
+        return MHD_YES;
+    }
+    if (r->state == REQ_SEARCHING) {
+        /* Resumed by the pool: the answer is ready. */
+        pthread_mutex_lock(&s->answers);
+        bool answered = r->answered;
+        unsigned status = r->status;
+        char *answer = r->answer;
+        r->answer = NULL;
+        pthread_mutex_unlock(&s->answers);
+        if (!answered)
+            return MHD_NO;
+        return respond_json(r, status, answer, NULL);
+    }
+    if (*upload_size) {
+        bool ok = body_append(r, upload_data, *upload_size);
+        *upload_size = 0;
+        return ok ? MHD_YES : MHD_NO;
+    }
+    if (r->too_large)
+        return fail(r, 413, "Request body too large.", "body-size", NULL, "the body limit is %zu bytes",
+                    s->cfg.max_body);
+    return dispatch(r, url, method);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+    (void)cls, (void)conn, (void)toe;
+    request_t *r = *con_cls;
+    if (!r)
+        return;
+    *con_cls = NULL;
+    free(r->body);
+    free(r->input);
+    free(r->answer);
+    if (r->have_game)
+        game_free(&r->game);
+    free(r);
+}
+
+/* Query strings from HTML forms and URLSearchParams write a space as '+'. */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+    (void)cls, (void)c;
+    for (char *p = s; *p; p++)
+        if (*p == '+')
+            *p = ' ';
+    return MHD_http_unescape(s);
+}
+
+static void log_mhd(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    fputs("baghchal-server: libmicrohttpd: ", stderr);
+    vfprintf(stderr, fmt, ap);
+}
+
+/* ---- start and stop ----------------------------------------------------------------- */
+
+server_t *server_start(const server_config_t *cfg, char *err, size_t errlen)
+{
+    union {
+        struct sockaddr sa;
+        struct sockaddr_in v4;
+        struct sockaddr_in6 v6;
+    } addr;
+    memset(&addr, 0, sizeof addr);
+    /* libmicrohttpd's own messages are mostly about clients' mistakes: only with --log. */
+    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | (cfg->log ? MHD_USE_ERROR_LOG : 0);
+    if (inet_pton(AF_INET, cfg->bind, &addr.v4.sin_addr) == 1) {
+        addr.v4.sin_family = AF_INET;
+        addr.v4.sin_port = htons((uint16_t)cfg->port);
+    } else if (inet_pton(AF_INET6, cfg->bind, &addr.v6.sin6_addr) == 1) {
+        addr.v6.sin6_family = AF_INET6;
+        addr.v6.sin6_port = htons((uint16_t)cfg->port);
+        flags |= MHD_USE_IPv6;
+    } else {
+        snprintf(err, errlen, "--bind %s is not an IPv4 or IPv6 address", cfg->bind);
+        return NULL;
+    }
+    server_t *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    s->cfg = *cfg;
+    s->api.default_movetime_ms = cfg->movetime_ms;
+    s->api.max_movetime_ms = cfg->max_movetime_ms;
+    if (pthread_mutex_init(&s->answers, NULL) != 0) {
+        free(s);
+        snprintf(err, errlen, "cannot create a mutex");
+        return NULL;
+    }
+    pool_config_t pc = {cfg->workers, cfg->threads, cfg->hash_mb, cfg->max_queue, cfg->queue_timeout_ms,
+                        cfg->tablebase};
+    s->pool = pool_new(&pc, err, errlen);
+    if (!s->pool) {
+        pthread_mutex_destroy(&s->answers);
+        free(s);
+        return NULL;
+    }
+    /* The logger comes first so that libmicrohttpd's messages about later options use it. */
+    s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,                         //
+                                 MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,                   //
+                                 MHD_OPTION_SOCK_ADDR, &addr.sa,                              //
+                                 MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,                //
+                                 MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections, //
+                                 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->idle_timeout_s, //
+                                 MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,                //
+                                 MHD_OPTION_END);
+    if (!s->daemon) {
+        snprintf(err, errlen, "cannot listen on %s port %d: %s", cfg->bind, cfg->port,
+                 errno ? strerror(errno) : "libmicrohttpd refused to start");
+        pool_free(s->pool);
+        pthread_mutex_destroy(&s->answers);
+        free(s);
+        return NULL;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    s->port = info ? info->port : cfg->port;
+    return s;
+}
+
+int server_port(const server_t *s) { return s->port; }
+
+void server_stop(server_t *s)
+{
+    if (!s)
+        return;
+    /* The listening socket stays open (but unwatched) until the daemon has stopped, as
+     * libmicrohttpd's thread may still be letting go of it. */
+    MHD_socket listener = MHD_quiesce_daemon(s->daemon);
+    /* Every suspended connection is resumed by the pool before it stops: libmicrohttpd
+     * must not be stopped with one still suspended. */
+    pool_shutdown(s->pool);
+    /* Give the last answers a moment to reach their clients. */
+    for (int i = 0; i < 100; i++) {
+        const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+        if (!info || info->num_connections == 0)
+            break;
+        struct timespec ts = {0, 10 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    MHD_stop_daemon(s->daemon);
+    if (listener != MHD_INVALID_SOCKET)
+        close(listener);
+    pool_free(s->pool);
+    pthread_mutex_destroy(&s->answers);
+    free(s);
+}

@@ -1,0 +1,43 @@
+/* The HTTP side of baghchal-server: libmicrohttpd, routing, limits, the pool of engines
+ * behind /obx, and the embedded web board. */
+#ifndef OBX_SERVER_SERVER_H
+#define OBX_SERVER_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    const char *bind;       /* an IPv4 or IPv6 address */
+    int port;               /* 0: any free port */
+    int64_t movetime_ms;    /* default search time */
+    int64_t max_movetime_ms; /* cap on any search */
+    int threads;            /* search threads per engine */
+    size_t hash_mb;         /* per engine */
+    const char *tablebase;  /* NULL: none */
+    const char *cors;       /* Access-Control-Allow-Origin value, NULL: no CORS headers */
+    size_t max_body;        /* bytes */
+    int workers;            /* engines = searches at once */
+    int queue_timeout_ms;   /* longest wait for a free engine before 503 */
+    int max_queue;          /* searches waiting at most; more get 503 at once */
+    int max_connections;
+    int idle_timeout_s;     /* an idle or stalled connection is closed after this */
+    const char *web_root;   /* serve the board from this directory instead of the embedded copy */
+    bool log;               /* one line per request on stderr */
+} server_config_t;
+
+void server_config_defaults(server_config_t *c);
+
+typedef struct server server_t;
+
+/* Starts listening and serving. NULL with a message in err on failure. */
+server_t *server_start(const server_config_t *cfg, char *err, size_t errlen);
+
+/* The port actually bound (useful with port 0). */
+int server_port(const server_t *s);
+
+/* Stops accepting, answers queued searches with 503, lets running ones finish, closes
+ * every connection and frees everything. */
+void server_stop(server_t *s);
+
+#endif
