@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "message.h"
 #include "movegen.h"
 
 static const char *const ERROR_NAMES[BC_ERROR_COUNT] = {
@@ -38,16 +39,7 @@ const char *bc_error_name(bc_error_t e)
     return (unsigned)e < BC_ERROR_COUNT ? ERROR_NAMES[e] : "unknown";
 }
 
-static bc_error_t fail(bc_error_t e, char *msg, size_t msglen, const char *fmt, ...)
-{
-    if (msg && msglen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, msglen, fmt, ap);
-        va_end(ap);
-    }
-    return e;
-}
+#define fail(e, ...) ((bc_error_t)bc_fail((e), __VA_ARGS__))
 
 static char lower(char c) { return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c; }
 static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }

@@ -2,6 +2,7 @@
  * check of a value against the children of its position. */
 #define _POSIX_C_SOURCE 200809L
 #include "tb.h"
+#include "message.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,16 +36,7 @@ const char *tb_error_name(tb_error_t e)
     return e >= 0 && e < TB_ERROR_COUNT ? ERROR_NAMES[e] : "unknown";
 }
 
-static tb_error_t fail(tb_error_t e, char *msg, size_t msglen, const char *fmt, ...)
-{
-    if (msg && msglen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, msglen, fmt, ap);
-        va_end(ap);
-    }
-    return e;
-}
+#define fail(e, ...) ((tb_error_t)bc_fail((e), __VA_ARGS__))
 
 static char *join_path(const char *dir, const char *name)
 {

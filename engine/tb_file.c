@@ -1,5 +1,6 @@
 /* The database file: header layout, encoding with its checksum, and the data checksum. */
 #include "tb.h"
+#include "message.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,16 +35,7 @@ static uint64_t get64(const uint8_t *p)
     return v;
 }
 
-static tb_error_t fail(tb_error_t e, char *msg, size_t msglen, const char *fmt, ...)
-{
-    if (msg && msglen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, msglen, fmt, ap);
-        va_end(ap);
-    }
-    return e;
-}
+#define fail(e, ...) ((tb_error_t)bc_fail((e), __VA_ARGS__))
 
 /* ---- XXH64 -------------------------------------------------------------------------- */
 

@@ -5,6 +5,7 @@
  * classes) one at a time. */
 #define _POSIX_C_SOURCE 200809L
 #include "tb.h"
+#include "message.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -58,16 +59,7 @@ struct gen {
     bool started[MAX_WORKERS];
 };
 
-static tb_error_t fail(tb_error_t e, char *msg, size_t msglen, const char *fmt, ...)
-{
-    if (msg && msglen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, msglen, fmt, ap);
-        va_end(ap);
-    }
-    return e;
-}
+#define fail(e, ...) ((tb_error_t)bc_fail((e), __VA_ARGS__))
 
 /* ---- Threads ------------------------------------------------------------------------ */
 
