@@ -14,6 +14,7 @@ struct engine {
     int nthreads, multipv;
     int64_t move_overhead;
     search_shared_t shared;
+    search_report_t user; /* the caller's callbacks; bestmove passes through engine_bestmove */
     pthread_t thread;
     bool thread_live;     /* a search thread exists and has not been joined */
     atomic_bool running;  /* until the search thread has reported bestmove */
@@ -152,6 +153,23 @@ bool engine_set_game(engine_t *e, const game_t *g)
     return true;
 }
 
+/* The search is over once bestmove is reported: a command that reacts to the bestmove line
+ * must find the engine idle (options may change), though the thread is still ending. */
+static void engine_bestmove(void *ctx, move_t best, move_t ponder, const search_info_t *final)
+{
+    engine_t *e = ctx;
+    atomic_store(&e->running, false);
+    if (e->user.bestmove)
+        e->user.bestmove(e->user.ctx, best, ponder, final);
+}
+
+static void engine_info(void *ctx, const search_info_t *info)
+{
+    engine_t *e = ctx;
+    if (e->user.info)
+        e->user.info(e->user.ctx, info);
+}
+
 static void prepare(engine_t *e, const search_limits_t *limits, const search_report_t *report)
 {
     search_shared_t *s = &e->shared;
@@ -160,7 +178,8 @@ static void prepare(engine_t *e, const search_limits_t *limits, const search_rep
     s->game = &e->game;
     s->rule = e->game.rule;
     s->limits = *limits;
-    s->report = *report;
+    e->user = *report;
+    s->report = (search_report_t){engine_info, engine_bestmove, e};
     s->multipv = e->multipv;
     s->move_overhead = e->move_overhead;
     s->nthreads = e->nthreads;

@@ -271,6 +271,10 @@ static void cmd_setoption(uci_t *u, words_t *ws)
         ERR(u, "unknown option '%s'", name);
         return;
     }
+    if (engine_searching(u->engine) && strcmp(o->name, "OBXVersion") != 0 && strcmp(o->name, "Ponder") != 0) {
+        ERR(u, "cannot change %s while searching", o->name);
+        return;
+    }
     long long num = 0;
     switch (o->type) {
     case OPT_SPIN:
@@ -299,10 +303,6 @@ static void cmd_setoption(uci_t *u, words_t *ws)
     case OPT_BUTTON:
     case OPT_STRING:
         break;
-    }
-    if (engine_searching(u->engine) && strcmp(o->name, "OBXVersion") != 0 && strcmp(o->name, "Ponder") != 0) {
-        ERR(u, "cannot change %s while searching", o->name);
-        return;
     }
     apply_option(u, o, value, num);
 }
