@@ -27,6 +27,7 @@ static inline uint8_t entry_gen(uint64_t d) { return (uint8_t)(d >> 58); }
 void tt_init(tt_t *tt)
 {
     tt->buckets = NULL;
+    tt->memory = NULL;
     tt->count = 0;
     tt->generation = 0;
 }
@@ -42,19 +43,22 @@ bool tt_resize(tt_t *tt, size_t mb)
         count *= 2;
     if (count == tt->count)
         return true;
-    tt_bucket_t *b = aligned_alloc(64, count * sizeof *b);
-    if (!b)
+    /* calloc hands large blocks over as fresh zero pages: no clearing pass at start-up, so
+     * the first search is not delayed. One spare bucket makes room for the alignment. */
+    void *memory = calloc(count + 1, sizeof(tt_bucket_t));
+    if (!memory)
         return false;
-    free(tt->buckets);
-    tt->buckets = b;
+    free(tt->memory);
+    tt->memory = memory;
+    tt->buckets = (tt_bucket_t *)(((uintptr_t)memory + 63) & ~(uintptr_t)63);
     tt->count = count;
-    tt_clear(tt);
+    tt->generation = 0;
     return true;
 }
 
 void tt_free(tt_t *tt)
 {
-    free(tt->buckets);
+    free(tt->memory);
     tt_init(tt);
 }
 

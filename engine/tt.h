@@ -25,7 +25,8 @@ typedef struct {
 _Static_assert(sizeof(tt_bucket_t) == 64, "a bucket fills one cache line");
 
 typedef struct {
-    tt_bucket_t *buckets;
+    tt_bucket_t *buckets; /* cache-line aligned inside `memory` */
+    void *memory;
     size_t count; /* a power of two */
     uint8_t generation;
 } tt_t;
