@@ -140,7 +140,7 @@ static uint64_t total_nodes(const search_shared_t *s)
 
 static uint64_t total_tbhits(const search_shared_t *s)
 {
-    uint64_t n = 0;
+    uint64_t n = s->root_tbhits;
     for (int i = 0; i < s->nthreads; i++)
         n += atomic_load_explicit(&s->workers[i]->tbhits, memory_order_relaxed);
     return n;
@@ -342,11 +342,13 @@ static int search(worker_t *w, int alpha, int beta, int depth, bool pv_node)
         return 0;
     if (p->captured >= BC_CAPTURES_TO_WIN)
         return -SCORE_MATE + ply;
-    if (w->s->rule == REP_DRAW && key_seen(w, p->key, w->nkeys - 3))
-        return 0;
+    /* The database first: a won or lost position stays so whatever the path (the winner
+     * can always avoid a repetition), while the search counts a repeated position as a draw. */
     int tb;
     if (tb_cut(w, &tb))
         return tb;
+    if (w->s->rule == REP_DRAW && key_seen(w, p->key, w->nkeys - 3))
+        return 0;
     if (ply >= MAX_PLY)
         return eval_position(p);
     /* Mate distance pruning: no line from here beats a mate found nearer the root. */
@@ -491,26 +493,69 @@ static int root_search(worker_t *w, int alpha, int beta, int depth, int pv_idx)
     return best;
 }
 
-/* A line that ends in a won or lost database position goes on with the database's best
- * moves to the end of the game, so the reported line shows the whole win. */
-static void extend_pv_with_tb(const search_shared_t *s, search_info_t *info)
+/* Does next (reached from a position with no goat in hand) repeat a position of the game
+ * or of the line so far? Only reported lines use this: the search has its own key stack. */
+static bool line_repeats(const game_t *g, const position_t *line, int n, const position_t *next)
 {
-    if (!s->tb || info->pv_len == 0)
+    for (size_t i = 0; i < g->count; i++)
+        if (position_same(&g->history[i], next))
+            return true;
+    for (int i = 0; i < n; i++)
+        if (position_same(&line[i], next))
+            return true;
+    return false;
+}
+
+static int line_occurrences(const game_t *g, const position_t *line, int n)
+{
+    int k = 0;
+    for (size_t i = 0; i < g->count; i++)
+        k += position_same(&g->history[i], &line[n]);
+    for (int i = 0; i <= n; i++)
+        k += position_same(&line[i], &line[n]);
+    return k;
+}
+
+/* Makes a reported line true to the game's history: it is cut where a move would be illegal
+ * under `forbid` or the game ends by repetition under `draw`. A line ending in a won or lost
+ * database position goes on with the database's best legal moves to the end of the game. */
+static void settle_pv(const search_shared_t *s, search_info_t *info, bool extend)
+{
+    const game_t *g = s->game;
+    position_t line[MAX_PLY + 1];
+    line[0] = *game_position(g);
+    int n = 0;
+    for (; n < info->pv_len; n++) {
+        if (s->rule == REP_DRAW && line_occurrences(g, line, n) >= 3)
+            break;
+        line[n + 1] = line[n];
+        position_make(&line[n + 1], info->pv[n]);
+        if (s->rule == REP_FORBID && !line[n].in_hand && line_repeats(g, line, n + 1, &line[n + 1]))
+            break;
+    }
+    info->pv_len = n;
+    if (!extend || !s->tb)
         return;
-    position_t p = *game_position(s->game);
-    for (int i = 0; i < info->pv_len; i++)
-        position_make(&p, info->pv[i]);
     while (info->pv_len < MAX_PLY) {
+        position_t *p = &line[info->pv_len];
         tb_value_t v;
-        if (p.in_hand || !tb_probe(s->tb, &p, &v) || v.wdl == TB_DRAW || v.distance == 0)
+        if (p->in_hand || !tb_probe(s->tb, p, &v) || v.wdl == TB_DRAW || v.distance == 0)
             return;
-        move_t moves[MAX_MOVES];
+        move_t moves[MAX_MOVES], legal[MAX_MOVES];
         tb_move_value_t ranked[MAX_MOVES];
-        int n = gen_moves(&p, moves);
-        if (n == 0 || tb_rank_moves(s->tb, &p, moves, n, ranked) <= 0)
+        int n_all = gen_moves(p, moves), n_legal = 0;
+        for (int i = 0; i < n_all; i++) {
+            position_t next = *p;
+            position_make(&next, moves[i]);
+            if (s->rule != REP_FORBID || !line_repeats(g, line, info->pv_len + 1, &next))
+                legal[n_legal++] = moves[i];
+        }
+        if (n_legal == 0 || tb_rank_moves(s->tb, p, legal, n_legal, ranked) <= 0)
             return;
-        info->pv[info->pv_len++] = ranked[0].move;
-        position_make(&p, ranked[0].move);
+        info->pv[info->pv_len] = ranked[0].move;
+        line[info->pv_len + 1] = *p;
+        position_make(&line[info->pv_len + 1], ranked[0].move);
+        info->pv_len++;
     }
 }
 
@@ -537,8 +582,7 @@ static void fill_info(const worker_t *w, int pv_idx, int depth, search_info_t *i
     info->hashfull = tt_hashfull(s->tt);
     info->pv_len = rm->pv_len;
     memcpy(info->pv, rm->pv, (size_t)rm->pv_len * sizeof(move_t));
-    if (score_is_mate(info->score))
-        extend_pv_with_tb(s, info);
+    settle_pv(s, info, score_is_mate(info->score));
 }
 
 static bool use_time(const search_shared_t *s) { return s->optimum_ms > 0; }
@@ -687,6 +731,7 @@ static void filter_root_by_tb(search_shared_t *s, root_move_t *root, int *nroot)
     int keep = tb_rank_moves(s->tb, p, moves, *nroot, ranked);
     if (keep <= 0)
         return;
+    s->root_tbhits = (uint64_t)*nroot + 1;
     s->root_in_tb = true;
     /* With history (repetition rules, searchmoves) the root's best move may be gone: the
      * value the remaining moves keep is what counts. */
@@ -701,6 +746,7 @@ void search_run(search_shared_t *s)
 {
     s->start_ms = search_now_ms();
     s->root_in_tb = false;
+    s->root_tbhits = 0;
     tt_new_search(s->tt);
     /* Root moves: the game's legal moves (exact repetition rules), cut to searchmoves. */
     root_move_t root[MAX_MOVES];
@@ -770,9 +816,11 @@ void search_run(search_shared_t *s)
     fill_info(best_w, 0, best_w->completed_depth > 0 ? best_w->completed_depth : 1, &final);
     final.nodes = total_nodes(s);
     if (final.score == -SCORE_INF) {
-        /* Stopped before any move was searched: report the first move, unscored. */
-        final.score = eval_position(p);
+        /* Stopped before any move was searched: the database's value when the root has
+         * one, else the static evaluation. */
+        final.score = s->root_in_tb ? tb_score(s->root_tb, 0) : eval_position(p);
         final.bound = BOUND_EXACT;
+        settle_pv(s, &final, score_is_mate(final.score));
     }
     move_t best = best_w->root[0].move;
     if (s->report.bestmove)

@@ -82,6 +82,7 @@ struct search_shared {
     int64_t optimum_ms, maximum_ms; /* 0: no time limit */
     bool root_in_tb;                /* the root is a database position (values below) */
     tb_value_t root_tb;
+    uint64_t root_tbhits;           /* probes made to rank the root moves */
     int nthreads;
     worker_t **workers;
 };

@@ -445,12 +445,19 @@ static void cmd_tbprobe(uci_t *u)
         return;
     }
     const position_t *p = game_position(&u->game);
+    char text[32];
+    game_result_t r = game_result(&u->game);
+    if (r.reason != RESULT_NONE) {
+        /* Over by the rules or by the game's history: no database needed. */
+        out(u, "Value: %s", r.winner < 0 ? "draw" : r.winner == p->side ? "win in 0" : "loss in 0");
+        out(u, "Moves (0):");
+        return;
+    }
     tb_value_t v;
     if (!tb_probe(tb, p, &v)) {
         out(u, "Value: not covered (goats in hand)");
         return;
     }
-    char text[32];
     format_tb_value(text, sizeof text, v);
     out(u, "Value: %s", text);
     move_t moves[MAX_MOVES];
