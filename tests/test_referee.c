@@ -741,6 +741,46 @@ Test(referee, move_limit_adjudicates_a_draw)
     scratch_free(&s);
 }
 
+/* Needs the database: the project's test script builds it once and names it in
+ * BAGHCHAL_TB_DIR. Two decided openings (tigers win in 3 with tigers to move; goats lose in 4
+ * with goats to move), each played from both sides, end at once by the database; a drawn
+ * opening is played. */
+Test(referee, database_adjudicates_decided_positions)
+{
+    const char *dir = getenv("BAGHCHAL_TB_DIR");
+    if (!dir || !*dir)
+        cr_skip_test("BAGHCHAL_TB_DIR is not set (tools/run-tests.sh sets it)");
+    scratch_t s;
+    scratch_init(&s);
+    write_file(path_in(&s, "decided.obx"), "; two decided positions and a draw\n"
+                                             "GGGGX/GTGTG/XGXGX/GTGTG/XGGGG t @0 c4\n"
+                                             "GGGGX/GTGTG/XGXGX/GTGTG/XGGGG g @0 c4\n"
+                                             "XGGTG/GXTGG/GTTGG/GGXGG/GGGGG g @0 c2\n");
+    char openings[700];
+    snprintf(openings, sizeof openings, "file=%s", path_in(&s, "decided.obx"));
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", "cmd=" BIN "/baghchal", "name=a", "-engine", "cmd=" BIN "/baghchal", "name=b",
+             "-each", "depth=2", "option.Hash=1", "-repetition", "draw", "-maxmoves", "60", "-openings", openings,
+             "-rounds", "3", "-tb", dir, "-progress", "0", "-records", path_in(&s, "records.txt"), "-json",
+             path_in(&s, "summary.json"), NULL);
+    run_t r = run_args(&a);
+    args_free(&a);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    char *json = read_file(path_in(&s, "summary.json"));
+    /* The drawn opening may end by the database too, once a depth-2 engine errs. */
+    cr_assert_geq(json_int(json, "\"terminations\"", "database"), 4, "%s", json);
+    cr_assert_eq(json_int(json, "\"games\"", "counted"), 6, "%s", json);
+    char *text = read_file(path_in(&s, "records.txt"));
+    /* The decided games end before any engine moves, and the tigers' side wins each. */
+    cr_assert_eq(count_of(text, "[Plies \"0\"]"), 4, "%s", text);
+    cr_assert_geq(count_of(text, "[Result \"tigers\"]"), 4, "%s", text);
+    free(text);
+    free(json);
+    run_free(&r);
+    expect_check(path_in(&s, "records.txt"), 0);
+    scratch_free(&s);
+}
+
 Test(referee, round_robin_and_gauntlet_schedules)
 {
     static const char *const formats[2] = {"roundrobin", "gauntlet"};
