@@ -37,6 +37,7 @@ struct worker {
     int pv_len[MAX_PLY + 2];
     int nroot;
     root_move_t root[MAX_MOVES];
+    root_move_t last_complete; /* root[0] as the last completed iteration left it */
     uint8_t reductions[64][MAX_MOVES];
 };
 
@@ -559,10 +560,8 @@ static void settle_pv(const search_shared_t *s, search_info_t *info, bool extend
     }
 }
 
-static void fill_info(const worker_t *w, int pv_idx, int depth, search_info_t *info)
+static void fill_info(const search_shared_t *s, const root_move_t *rm, int pv_idx, int depth, search_info_t *info)
 {
-    const search_shared_t *s = w->s;
-    const root_move_t *rm = &w->root[pv_idx];
     int64_t elapsed = search_now_ms() - s->start_ms;
     memset(info, 0, sizeof *info);
     info->depth = depth;
@@ -628,12 +627,13 @@ static void iterate(worker_t *w)
         if (stopped(w))
             break;
         w->completed_depth = depth;
+        w->last_complete = w->root[0];
         if (w->id != 0)
             continue;
         if (s->report.info)
             for (int i = 0; i < multipv; i++) {
                 search_info_t info;
-                fill_info(w, i, depth, &info);
+                fill_info(s, &w->root[i], i, depth, &info);
                 s->report.info(s->report.ctx, &info);
             }
         /* Time: stop early when the best move is settled, keep going when it changes. */
@@ -812,8 +812,13 @@ void search_run(search_shared_t *s)
     for (int i = 1; i <= started; i++)
         if (s->workers[i]->completed_depth > best_w->completed_depth)
             best_w = s->workers[i];
+    /* An iteration cut off inside an aspiration re-search leaves only a bound on its first
+     * move: the last completed iteration's line is the better report then. */
+    const root_move_t *best_rm = &best_w->root[0];
+    if (best_rm->bound != BOUND_EXACT && best_w->completed_depth > 0)
+        best_rm = &best_w->last_complete;
     search_info_t final;
-    fill_info(best_w, 0, best_w->completed_depth > 0 ? best_w->completed_depth : 1, &final);
+    fill_info(s, best_rm, 0, best_w->completed_depth > 0 ? best_w->completed_depth : 1, &final);
     final.nodes = total_nodes(s);
     if (final.score == -SCORE_INF) {
         /* Stopped before any move was searched: the database's value when the root has
@@ -822,9 +827,8 @@ void search_run(search_shared_t *s)
         final.bound = BOUND_EXACT;
         settle_pv(s, &final, score_is_mate(final.score));
     }
-    move_t best = best_w->root[0].move;
+    move_t best = best_rm->move;
     if (s->report.bestmove)
         s->report.bestmove(s->report.ctx, best,
-                           final.pv_len >= 2 && final.pv[0] == best ? final.pv[1] : ponder_move(s, &best_w->root[0]),
-                           &final);
+                           final.pv_len >= 2 && final.pv[0] == best ? final.pv[1] : ponder_move(s, best_rm), &final);
 }
