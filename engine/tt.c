@@ -32,19 +32,11 @@ void tt_init(tt_t *tt)
     tt->generation = 0;
 }
 
-bool tt_resize(tt_t *tt, size_t mb)
+/* A zeroed table of count buckets. calloc hands large blocks over as fresh zero pages, so
+ * neither start-up nor a new game pays for a clearing pass over memory the next search may
+ * never touch. One spare bucket makes room for the cache-line alignment. */
+static bool tt_allocate(tt_t *tt, size_t count)
 {
-    if (mb < 1)
-        mb = 1;
-    if (mb > TT_MAX_MB)
-        mb = TT_MAX_MB;
-    size_t count = 1;
-    while (count * 2 * sizeof(tt_bucket_t) <= mb * (size_t)1048576)
-        count *= 2;
-    if (count == tt->count)
-        return true;
-    /* calloc hands large blocks over as fresh zero pages: no clearing pass at start-up, so
-     * the first search is not delayed. One spare bucket makes room for the alignment. */
     void *memory = calloc(count + 1, sizeof(tt_bucket_t));
     if (!memory)
         return false;
@@ -56,6 +48,18 @@ bool tt_resize(tt_t *tt, size_t mb)
     return true;
 }
 
+bool tt_resize(tt_t *tt, size_t mb)
+{
+    if (mb < 1)
+        mb = 1;
+    if (mb > TT_MAX_MB)
+        mb = TT_MAX_MB;
+    size_t count = 1;
+    while (count * 2 * sizeof(tt_bucket_t) <= mb * (size_t)1048576)
+        count *= 2;
+    return count == tt->count || tt_allocate(tt, count);
+}
+
 void tt_free(tt_t *tt)
 {
     free(tt->memory);
@@ -64,7 +68,10 @@ void tt_free(tt_t *tt)
 
 void tt_clear(tt_t *tt)
 {
-    if (tt->buckets)
+    if (!tt->buckets)
+        return;
+    /* Small tables are quicker to wipe in place than to map anew. */
+    if (tt->count * sizeof(tt_bucket_t) < ((size_t)4 << 20) || !tt_allocate(tt, tt->count))
         memset(tt->buckets, 0, tt->count * sizeof *tt->buckets);
     tt->generation = 0;
 }
