@@ -2,7 +2,6 @@
 #include "engine.h"
 
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,15 +117,9 @@ tb_error_t engine_set_tablebase(engine_t *e, const char *dir, char *msg, size_t 
     engine_wait(e);
     tb_t *tb = NULL;
     if (dir && *dir) {
-        tb_error_t err = tb_open(dir, &tb, msg, msglen);
+        tb_error_t err = tb_open_game(dir, &tb, msg, msglen);
         if (err != TB_OK)
             return err;
-        if (tb_captures_to_win(tb) != BC_CAPTURES_TO_WIN) {
-            snprintf(msg, msglen, "%s holds a database for %d captures, not %d", dir, tb_captures_to_win(tb),
-                     BC_CAPTURES_TO_WIN);
-            tb_close(tb);
-            return TB_ERR_MISMATCH;
-        }
     }
     tb_close(e->tb);
     e->tb = tb;

@@ -121,6 +121,18 @@ tb_error_t tb_open(const char *dir, tb_t **out, char *msg, size_t msglen)
     return TB_OK;
 }
 
+tb_error_t tb_open_game(const char *dir, tb_t **out, char *msg, size_t msglen)
+{
+    tb_error_t e = tb_open(dir, out, msg, msglen);
+    if (e != TB_OK || tb_captures_to_win(*out) == BC_CAPTURES_TO_WIN)
+        return e;
+    e = fail(TB_ERR_MISMATCH, msg, msglen, "%s holds a database for %d captures, not %d", dir,
+             tb_captures_to_win(*out), BC_CAPTURES_TO_WIN);
+    tb_close(*out);
+    *out = NULL;
+    return e;
+}
+
 void tb_close(tb_t *tb)
 {
     if (!tb)

@@ -56,6 +56,9 @@ typedef struct tb tb_t;
  * returns the code, writes a one-line reason to msg (if msglen > 0) and sets *out to NULL.
  * The handle is read-only afterwards: any number of threads may probe it at once. */
 tb_error_t tb_open(const char *dir, tb_t **out, char *msg, size_t msglen);
+/* tb_open for the real game: also refuses (TB_ERR_MISMATCH) a database built for another
+ * number of captures. What the engine and the tools use. */
+tb_error_t tb_open_game(const char *dir, tb_t **out, char *msg, size_t msglen);
 void tb_close(tb_t *tb);
 
 /* The number of captures that wins for the tigers in the game the database was built for

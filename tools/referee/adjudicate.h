@@ -1,6 +1,4 @@
-/* The database adjudication hook: a decided movement-phase position ends the game at once.
- * Backed by engine/tb.h when the library has it; without it the hook reports that it is
- * unavailable and -tb is refused on the command line. */
+/* The database adjudication hook: a decided movement-phase position ends the game at once. */
 #ifndef REFEREE_ADJUDICATE_H
 #define REFEREE_ADJUDICATE_H
 
@@ -11,8 +9,6 @@
 
 typedef struct adjudicator adjudicator_t;
 
-/* Was the referee built with the database? */
-bool adj_available(void);
 /* Opens the database in dir; NULL with a reason in msg. */
 adjudicator_t *adj_open(const char *dir, char *msg, size_t msglen);
 void adj_close(adjudicator_t *a);
