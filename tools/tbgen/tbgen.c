@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "tb.h"
 
 static const char *const USAGE =
@@ -25,28 +26,6 @@ static const uint64_t PUBLISHED[5][2][3] = {
 };
 static const int PUBLISHED_LONGEST[5] = {116, 137, 137, 134, 77};
 static const uint64_t PUBLISHED_CLASSES = 88260972;
-
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("baghchal-tbgen: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(2);
-}
-
-static long parse_int(const char *opt, const char *s, long lo, long hi)
-{
-    char *end;
-    if (!s)
-        die("%s needs a value", opt);
-    long v = strtol(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || v < lo || v > hi)
-        die("%s must be a number from %ld to %ld, not '%s'", opt, lo, hi, s);
-    return v;
-}
 
 static double now_s(void)
 {
@@ -148,19 +127,11 @@ static int print_stats(const char *dir)
 
 /* ---- Probe benchmark ---------------------------------------------------------------- */
 
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 static bb_t random_points(uint64_t *s, bb_t from, int k)
 {
     bb_t out = 0;
     while (k) {
-        int sq = (int)(rng_next(s) % SQUARE_NB);
+        int sq = (int)(cli_rng_next(s) % SQUARE_NB);
         if ((from & bb_square(sq)) && !(out & bb_square(sq)))
             out |= bb_square(sq), k--;
     }
@@ -179,21 +150,21 @@ static int bench_probe(const char *dir, long count)
     printf("open (map and check every checksum): %.1f ms\n", (now_s() - t_open) * 1e3);
     position_t *pos = malloc((size_t)count * sizeof *pos);
     if (!pos)
-        die("out of memory");
+        cli_die("out of memory");
     /* Positions uniform over all positions of the database: slices weighted by size. */
     uint64_t total = 0, seed = 12345;
     int n = tb_slice_count(tb);
     for (int c = 0; c < n; c++)
         total += tb_slice_size(c);
     for (long i = 0; i < count; i++) {
-        uint64_t r = rng_next(&seed) % total;
+        uint64_t r = cli_rng_next(&seed) % total;
         int c = 0;
         while (r >= tb_slice_size(c))
             r -= tb_slice_size(c++);
         position_t *p = &pos[i];
         p->tigers = random_points(&seed, BB_ALL, BC_TIGERS_NB);
         p->goats = BB_ALL & ~p->tigers & ~random_points(&seed, BB_ALL & ~p->tigers, c + 1);
-        p->side = (uint8_t)(rng_next(&seed) & 1);
+        p->side = (uint8_t)(cli_rng_next(&seed) & 1);
         p->in_hand = 0;
         p->captured = (uint8_t)c;
         p->key = position_compute_key(p);
@@ -221,6 +192,7 @@ static int bench_probe(const char *dir, long count)
 
 int main(int argc, char **argv)
 {
+    cli_program = "baghchal-tbgen";
     const char *dir = NULL;
     bool stats_only = false, bench = false;
     long count = 1000000;
@@ -231,13 +203,13 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--threads"))
-            o.threads = (int)parse_int(a, i + 1 < argc ? argv[++i] : NULL, 1, 64);
+            o.threads = (int)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, 64);
         else if (!strcmp(a, "--slice"))
-            o.slice = (int)parse_int(a, i + 1 < argc ? argv[++i] : NULL, 0, TB_MAX_SLICES - 1);
+            o.slice = (int)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 0, TB_MAX_SLICES - 1);
         else if (!strcmp(a, "--captures-to-win"))
-            o.captures_to_win = (int)parse_int(a, i + 1 < argc ? argv[++i] : NULL, 1, TB_MAX_SLICES);
+            o.captures_to_win = (int)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, TB_MAX_SLICES);
         else if (!strcmp(a, "--count"))
-            count = parse_int(a, i + 1 < argc ? argv[++i] : NULL, 1, 100000000);
+            count = cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, 100000000);
         else if (!strcmp(a, "--restart"))
             o.restart = true;
         else if (!strcmp(a, "--stats"))
@@ -248,18 +220,18 @@ int main(int argc, char **argv)
             fputs(USAGE, stdout);
             return 0;
         } else if (a[0] == '-')
-            die("unknown option '%s'", a);
+            cli_die("unknown option '%s'", a);
         else if (dir)
-            die("more than one directory given ('%s' and '%s')", dir, a);
+            cli_die("more than one directory given ('%s' and '%s')", dir, a);
         else
             dir = a;
     }
     if (!dir)
-        die("no directory given (see --help)");
+        cli_die("no directory given (see --help)");
     if (access(dir, W_OK | X_OK) != 0 && !stats_only && !bench)
-        die("'%s' is not a writable directory", dir);
+        cli_die("'%s' is not a writable directory", dir);
     if (o.slice >= o.captures_to_win)
-        die("--slice must be below --captures-to-win (%d)", o.captures_to_win);
+        cli_die("--slice must be below --captures-to-win (%d)", o.captures_to_win);
     if (bench)
         return bench_probe(dir, count);
     if (stats_only)

@@ -8,33 +8,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "tb.h"
 
 static const char *const USAGE = "usage: baghchal-tbverify <dir> [--sample N | --all] [--threads N] [--seed S]\n";
 
 enum { MAX_THREADS = 64, CHUNK = 4096, SHOW_ERRORS = 10 };
-
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("baghchal-tbverify: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(2);
-}
-
-static long long parse_int(const char *opt, const char *s, long long lo, long long hi)
-{
-    char *end;
-    if (!s)
-        die("%s needs a value", opt);
-    long long v = strtoll(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || v < lo || v > hi)
-        die("%s must be a number from %lld to %lld, not '%s'", opt, lo, hi, s);
-    return v;
-}
 
 typedef struct {
     const tb_t *tb;
@@ -51,14 +30,6 @@ typedef struct {
     uint64_t count[TB_MAX_SLICES][SIDE_NB][TB_CHECK_NB];
     uint64_t errors, repeats;
 } part_t;
-
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 static void report_error(job_t *job, int c, int side, uint64_t i, const position_t *p, const char *msg)
 {
@@ -111,8 +82,8 @@ static void *run(void *arg)
             /* Chunk u of the sample: entries drawn uniformly per slice and side. */
             uint64_t s = job->seed ^ (u * 0x2545F4914F6CDD1Dull);
             for (int q = 0; q < CHUNK && u * CHUNK + (uint64_t)q < job->sample; q++) {
-                int c = (int)(rng_next(&s) % (uint64_t)n), side = (int)(rng_next(&s) & 1);
-                check(pt, c, side, rng_next(&s) % tb_slice_size(c));
+                int c = (int)(cli_rng_next(&s) % (uint64_t)n), side = (int)(cli_rng_next(&s) & 1);
+                check(pt, c, side, cli_rng_next(&s) % tb_slice_size(c));
             }
             continue;
         }
@@ -133,6 +104,7 @@ static void *run(void *arg)
 
 int main(int argc, char **argv)
 {
+    cli_program = "baghchal-tbverify";
     const char *dir = NULL;
     job_t job = {0};
     job.sample = 1000000;
@@ -142,29 +114,29 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--sample"))
-            job.sample = (uint64_t)parse_int(a, i + 1 < argc ? argv[++i] : NULL, 1, 1000000000000ll);
+            job.sample = (uint64_t)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, 1000000000000ll);
         else if (!strcmp(a, "--all"))
             job.all = true;
         else if (!strcmp(a, "--threads"))
-            threads = (int)parse_int(a, i + 1 < argc ? argv[++i] : NULL, 1, MAX_THREADS);
+            threads = (int)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, MAX_THREADS);
         else if (!strcmp(a, "--seed"))
-            job.seed = (uint64_t)parse_int(a, i + 1 < argc ? argv[++i] : NULL, 0, 0x7FFFFFFFFFFFFFFFll);
+            job.seed = (uint64_t)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 0, 0x7FFFFFFFFFFFFFFFll);
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(USAGE, stdout);
             return 0;
         } else if (a[0] == '-')
-            die("unknown option '%s'", a);
+            cli_die("unknown option '%s'", a);
         else if (dir)
-            die("more than one directory given ('%s' and '%s')", dir, a);
+            cli_die("more than one directory given ('%s' and '%s')", dir, a);
         else
             dir = a;
     }
     if (!dir)
-        die("no directory given (see --help)");
+        cli_die("no directory given (see --help)");
     char msg[256];
     tb_t *tb;
     if (tb_open(dir, &tb, msg, sizeof msg) != TB_OK)
-        die("%s", msg);
+        cli_die("%s", msg);
     job.tb = tb;
     int n = tb_slice_count(tb);
     job.chunks = (job.sample + CHUNK - 1) / CHUNK;
@@ -182,7 +154,7 @@ int main(int argc, char **argv)
     for (int t = 0; t < threads; t++) {
         parts[t].job = &job;
         if (t && pthread_create(&th[t], NULL, run, &parts[t]) != 0)
-            die("cannot start a thread");
+            cli_die("cannot start a thread");
     }
     run(&parts[0]);
     for (int t = 1; t < threads; t++)

@@ -1,0 +1,38 @@
+/* Shared command-line helpers of baghchal-tbgen and baghchal-tbverify. */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+const char *cli_program = "baghchal-tb";
+
+void cli_die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", cli_program);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(2);
+}
+
+long long cli_int(const char *opt, const char *s, long long lo, long long hi)
+{
+    char *end;
+    if (!s)
+        cli_die("%s needs a value", opt);
+    long long v = strtoll(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || v < lo || v > hi)
+        cli_die("%s must be a number from %lld to %lld, not '%s'", opt, lo, hi, s);
+    return v;
+}
+
+uint64_t cli_rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
