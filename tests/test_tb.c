@@ -12,7 +12,7 @@
 
 #include "baghchal.h"
 #include "reference.h"
-#include "tb.h"
+#include "tb_build.h"
 
 /* ---- Helpers ------------------------------------------------------------------------ */
 

@@ -22,7 +22,7 @@
 
 #include "baghchal.h"
 #include "pipe.h"
-#include "tb.h"
+#include "tb_build.h"
 
 #define ENGINE BAGHCHAL_BIN_DIR "/baghchal"
 #define TBGEN BAGHCHAL_BIN_DIR "/baghchal-tbgen"

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "tb.h"
+#include "tb_build.h"
 
 static const char *const USAGE =
     "usage: baghchal-tbgen <dir> [--threads N] [--slice K] [--restart] [--captures-to-win N]\n"

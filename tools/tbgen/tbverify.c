@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "tb.h"
+#include "tb_build.h"
 
 static const char *const USAGE = "usage: baghchal-tbverify <dir> [--sample N | --all] [--threads N] [--seed S]\n";
 

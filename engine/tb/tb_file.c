@@ -1,5 +1,5 @@
 /* The database file: header layout, encoding with its checksum, and the data checksum. */
-#include "tb.h"
+#include "tb_build.h"
 #include "message.h"
 
 #include <stdarg.h>

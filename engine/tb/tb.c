@@ -1,7 +1,7 @@
 /* The database handle: open (mmap and checks), probe, move ranking, statistics and the
  * check of a value against the children of its position. */
 #define _POSIX_C_SOURCE 200809L
-#include "tb.h"
+#include "tb_build.h"
 #include "message.h"
 
 #include <errno.h>

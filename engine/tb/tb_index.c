@@ -1,6 +1,6 @@
 /* The database index: the eight board symmetries, the 1,666 classes of tiger placements and
  * the rank of the empty points among the points a class leaves free. */
-#include "tb.h"
+#include "tb_build.h"
 
 #include <stdlib.h>
 

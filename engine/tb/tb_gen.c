@@ -4,7 +4,7 @@
  * predecessors (un-moves). Threads share a pass by taking units of work (runs of tiger
  * classes) one at a time. */
 #define _POSIX_C_SOURCE 200809L
-#include "tb.h"
+#include "tb_build.h"
 #include "message.h"
 
 #include <errno.h>
