@@ -145,6 +145,17 @@ void tb_close(tb_t *tb)
 
 int tb_captures_to_win(const tb_t *tb) { return (int)tb->header.captures_to_win; }
 int tb_slice_count(const tb_t *tb) { return tb->slices; }
+int tb_goats_total(const tb_t *tb) { (void)tb; return BC_GOATS_TOTAL; }
+uint32_t tb_slice_goat_sets(const tb_t *tb, int captured)
+{
+    return captured >= 0 && captured < tb->slices ? tb->ng[captured] : 0;
+}
+const uint8_t *tb_slice_values(const tb_t *tb, int captured, int side)
+{
+    if (captured < 0 || captured >= tb->slices)
+        return NULL;
+    return tb->data[captured] + (side == TIGERS ? tb->size[captured] : 0);
+}
 const tb_index_t *tb_index(const tb_t *tb) { return tb->ix; }
 
 /* ---- Values ------------------------------------------------------------------------- */

@@ -204,4 +204,71 @@ bb_t tb_transform(const tb_index_t *ix, int s, bb_t b);
 /* Number of symmetries that map the position of an entry onto itself (1, 2, 4 or 8). */
 int tb_index_stabilizer(const tb_index_t *ix, const position_t *p);
 
+/* ---- The placement phase (positions with goats in hand) --------------------------------
+ * A layer holds every position of one side to move with h goats in hand and c captured:
+ * tiger class * C(21, goats on the board) entries, the goats ranked in colex order among the
+ * 21 points the class's representative leaves free. Symmetric positions keep their own
+ * entries (equal values). Values for the side to move, 2 bits each: 0 loss, 1 draw, 2 win;
+ * each class block starts on a 64-bit word. */
+
+/* Colex ranks of point sets among 21 points, by 7-bit pieces. */
+typedef struct {
+    uint32_t binom[22][22];
+    uint32_t lo[128], mid[128][8], hi[128][15];
+} tbp_rank_t;
+
+void tbp_rank_init(tbp_rank_t *t);
+
+static inline uint32_t tbp_rank(const tbp_rank_t *t, uint32_t m)
+{
+    uint32_t a = m & 127, b = (m >> 7) & 127;
+    int na = __builtin_popcount(a);
+    return t->lo[a] + t->mid[b][na] + t->hi[m >> 14][na + __builtin_popcount(b)];
+}
+
+static inline uint32_t tbp_get(const uint64_t *block, uint32_t r) { return (uint32_t)(block[r >> 5] >> ((r & 31) * 2)) & 3; }
+
+typedef struct {
+    int side, h, c, goats;
+    uint32_t ng, wpc;  /* goat sets per class; 64-bit words per class block */
+    uint64_t words;
+    uint64_t *bits;
+    uint64_t count[3]; /* positions (not entries) lost, drawn and won by the side to move */
+} tbp_layer_t;
+
+bool tbp_layer_exists(int goats_total, int captures_to_win, int side, int h, int c);
+void tbp_layer_shape(tbp_layer_t *l, const tbp_rank_t *rk, int goats_total, int side, int h, int c);
+tb_error_t tbp_layer_save(const char *dir, const tbp_layer_t *l, int goats_total, int captures_to_win, char *msg,
+                          size_t msglen);
+tb_error_t tbp_layer_load(const char *dir, tbp_layer_t *l, int goats_total, int captures_to_win, char *msg,
+                          size_t msglen);
+
+typedef struct {
+    int side, h, c;
+    uint64_t entries;
+    bool built;             /* false: loaded from the work folder */
+    double seconds, elapsed;
+    double work_done, work_total;
+    uint64_t count[3];      /* positions: side to move loses, draws, wins */
+} tbp_progress_t;
+
+typedef struct {
+    const char *dir;  /* the work folder for the finished layers */
+    int threads;
+    bool restart;     /* rebuild layers even when the work folder has them */
+    void (*progress)(void *ctx, const tbp_progress_t *p);
+    void *ctx;
+} tbp_gen_options_t;
+
+void tbp_gen_options_init(tbp_gen_options_t *o, const char *dir);
+/* Builds every placement layer from the movement database up to the start, saving each to
+ * o->dir as it is finished and loading the ones already there. */
+tb_error_t tbp_generate(const tbp_gen_options_t *o, const tb_t *movement, char *msg, size_t msglen);
+
+/* The movement database's raw stored bytes of one side of a slice (entry order of the
+ * index), its goat sets per class, and the number of goats of the game it was built for. */
+const uint8_t *tb_slice_values(const tb_t *tb, int captured, int side);
+uint32_t tb_slice_goat_sets(const tb_t *tb, int captured);
+int tb_goats_total(const tb_t *tb);
+
 #endif

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -188,13 +190,48 @@ static int bench_probe(const char *dir, long count)
     return 0;
 }
 
+/* ---- The placement phase ------------------------------------------------------------ */
+
+static void on_place_progress(void *ctx, const tbp_progress_t *p)
+{
+    (void)ctx;
+    char a[32], b[32], c[32], d[32];
+    double eta = p->work_done > 0 ? p->elapsed * (p->work_total - p->work_done) / p->work_done : 0;
+    fprintf(stderr, "layer %s h=%2d c=%d: %s entries %s in %.1f s (elapsed %.0f s, about %.0f s left): W %s D %s L %s\n",
+            p->side == 0 ? "goats " : "tigers", p->h, p->c, commas(p->entries, a), p->built ? "built" : "loaded",
+            p->seconds, p->elapsed, eta, commas(p->count[2], b), commas(p->count[1], c), commas(p->count[0], d));
+}
+
+static int build_placement(const char *dir, int threads, bool restart)
+{
+    char msg[256], work[4096];
+    tb_t *tb;
+    if (tb_open(dir, &tb, msg, sizeof msg) != TB_OK)
+        cli_die("%s", msg);
+    snprintf(work, sizeof work, "%s/placement-work", dir);
+    if (mkdir(work, 0755) != 0 && errno != EEXIST)
+        cli_die("cannot create %s: %s", work, strerror(errno));
+    tbp_gen_options_t o;
+    tbp_gen_options_init(&o, work);
+    o.threads = threads;
+    o.restart = restart;
+    o.progress = on_place_progress;
+    double t0 = now_s();
+    tb_error_t e = tbp_generate(&o, tb, msg, sizeof msg);
+    tb_close(tb);
+    if (e != TB_OK)
+        cli_die("%s", msg);
+    fprintf(stderr, "placement layers built in %.1f s\n", now_s() - t0);
+    return 0;
+}
+
 /* ---- Main ---------------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
 {
     cli_program = "baghchal-tbgen";
     const char *dir = NULL;
-    bool stats_only = false, bench = false;
+    bool stats_only = false, bench = false, placement = false;
     long count = 1000000;
     tb_gen_options_t o;
     tb_gen_options_init(&o, NULL);
@@ -212,6 +249,8 @@ int main(int argc, char **argv)
             count = cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, 100000000);
         else if (!strcmp(a, "--restart"))
             o.restart = true;
+        else if (!strcmp(a, "--placement"))
+            placement = true;
         else if (!strcmp(a, "--stats"))
             stats_only = true;
         else if (!strcmp(a, "--bench-probe"))
@@ -250,6 +289,8 @@ int main(int argc, char **argv)
         return 1;
     }
     fprintf(stderr, "built in %.1f s\n", now_s() - pr.start);
+    if (placement)
+        return build_placement(dir, o.threads, o.restart);
     if (o.slice >= 0) {
         tb_t *tb;
         if (tb_open(dir, &tb, msg, sizeof msg) != TB_OK) {
