@@ -25,6 +25,13 @@ struct tb {
     const uint8_t *data[TB_MAX_SLICES];
     uint64_t size[TB_MAX_SLICES]; /* entries per side */
     uint32_t ng[TB_MAX_SLICES];
+    /* The placement phase, when its file is there. */
+    uint8_t *pmap;
+    size_t pmap_len;
+    tbp_header_t *ph;
+    tbp_rank_t *rk;
+    const uint32_t *pdir[SIDE_NB][TBP_MAX_IN_HAND + 1][TB_MAX_SLICES]; /* NULL: not stored */
+    const uint8_t *pcode[SIDE_NB][TBP_MAX_IN_HAND + 1][TB_MAX_SLICES];
 };
 
 static const char *const ERROR_NAMES[TB_ERROR_COUNT] = {
@@ -50,14 +57,17 @@ static char *join_path(const char *dir, const char *name)
     return p;
 }
 
-static tb_error_t map_file(tb_t *tb, const char *dir, char *msg, size_t msglen)
+/* Maps dir/name read-only. With optional, a missing file is no error: *map stays NULL. */
+static tb_error_t map_file(const char *dir, const char *name, size_t min_size, bool optional, uint8_t **map,
+                           size_t *len, char *msg, size_t msglen)
 {
-    char *path = join_path(dir, TB_FILE_NAME);
+    char *path = join_path(dir, name);
     if (!path)
         return fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
     int fd = open(path, O_RDONLY);
     if (fd < 0) {
-        tb_error_t e = fail(TB_ERR_IO, msg, msglen, "cannot open %s: %s", path, strerror(errno));
+        tb_error_t e = optional && errno == ENOENT ? TB_OK
+                                                   : fail(TB_ERR_IO, msg, msglen, "cannot open %s: %s", path, strerror(errno));
         free(path);
         return e;
     }
@@ -65,18 +75,49 @@ static tb_error_t map_file(tb_t *tb, const char *dir, char *msg, size_t msglen)
     tb_error_t e = TB_OK;
     if (fstat(fd, &st) != 0)
         e = fail(TB_ERR_IO, msg, msglen, "cannot stat %s: %s", path, strerror(errno));
-    else if (st.st_size < TB_HEADER_SIZE)
+    else if ((size_t)st.st_size < min_size)
         e = fail(TB_ERR_FORMAT, msg, msglen, "%s is too short (%lld bytes)", path, (long long)st.st_size);
     if (e == TB_OK) {
         void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
         if (m == MAP_FAILED)
             e = fail(TB_ERR_IO, msg, msglen, "cannot map %s: %s", path, strerror(errno));
         else
-            tb->map = m, tb->map_len = (size_t)st.st_size;
+            *map = m, *len = (size_t)st.st_size;
     }
     close(fd);
     free(path);
     return e;
+}
+
+/* The placement file: its header and every stored layer's checksum. A position whose layer
+ * is not stored is answered from its children (one ply), when they are covered. */
+static tb_error_t check_placement(tb_t *tb, char *msg, size_t msglen)
+{
+    tbp_header_t *x = tb->ph = malloc(sizeof *tb->ph);
+    tb->rk = malloc(sizeof *tb->rk);
+    if (!x || !tb->rk)
+        return fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
+    tbp_rank_init(tb->rk);
+    tb_error_t e = tbp_header_decode(tb->pmap, tb->pmap_len, x, msg, msglen);
+    if (e != TB_OK)
+        return e;
+    if (tb->pmap_len != x->file_size)
+        return fail(TB_ERR_FORMAT, msg, msglen, "placement file is %zu bytes, the header says %llu (truncated?)",
+                    tb->pmap_len, (unsigned long long)x->file_size);
+    if (x->captures_to_win != tb->header.captures_to_win || (int)x->goats_total != tb_goats_total(tb))
+        return fail(TB_ERR_MISMATCH, msg, msglen, "the placement file is for another game than the movement file");
+    for (uint32_t i = 0; i < x->layer_count; i++) {
+        const tbp_layer_info_t *l = &x->layer[i];
+        if (!l->stored)
+            continue;
+        const uint8_t *d = tb->pmap + l->offset;
+        if (tb_checksum(d, l->length) != l->checksum)
+            return fail(TB_ERR_CHECKSUM, msg, msglen, "placement layer %s h=%d c=%d: data checksum mismatch",
+                        l->side == GOATS ? "goats" : "tigers", l->h, l->c);
+        tb->pdir[l->side][l->h][l->c] = (const uint32_t *)(const void *)d;
+        tb->pcode[l->side][l->h][l->c] = d + l->groups * 4;
+    }
+    return TB_OK;
 }
 
 static tb_error_t check_file(tb_t *tb, char *msg, size_t msglen)
@@ -108,9 +149,13 @@ tb_error_t tb_open(const char *dir, tb_t **out, char *msg, size_t msglen)
     tb_t *tb = calloc(1, sizeof *tb);
     if (!tb)
         return fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
-    tb_error_t e = map_file(tb, dir, msg, msglen);
+    tb_error_t e = map_file(dir, TB_FILE_NAME, TB_HEADER_SIZE, false, &tb->map, &tb->map_len, msg, msglen);
     if (e == TB_OK)
         e = check_file(tb, msg, msglen);
+    if (e == TB_OK)
+        e = map_file(dir, TBP_FILE_NAME, TBP_HEADER_SIZE, true, &tb->pmap, &tb->pmap_len, msg, msglen);
+    if (e == TB_OK && tb->pmap)
+        e = check_placement(tb, msg, msglen);
     if (e == TB_OK && !(tb->ix = tb_index_new()))
         e = fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
     if (e != TB_OK) {
@@ -139,13 +184,21 @@ void tb_close(tb_t *tb)
         return;
     if (tb->map)
         munmap(tb->map, tb->map_len);
+    if (tb->pmap)
+        munmap(tb->pmap, tb->pmap_len);
+    free(tb->ph);
+    free(tb->rk);
     tb_index_free(tb->ix);
     free(tb);
 }
 
 int tb_captures_to_win(const tb_t *tb) { return (int)tb->header.captures_to_win; }
 int tb_slice_count(const tb_t *tb) { return tb->slices; }
-int tb_goats_total(const tb_t *tb) { (void)tb; return BC_GOATS_TOTAL; }
+int tb_goats_total(const tb_t *tb) { return (int)tb->header.goats_total; }
+uint64_t tb_slice_entries(const tb_t *tb, int captured)
+{
+    return captured >= 0 && captured < tb->slices ? tb->size[captured] : 0;
+}
 uint32_t tb_slice_goat_sets(const tb_t *tb, int captured)
 {
     return captured >= 0 && captured < tb->slices ? tb->ng[captured] : 0;
@@ -171,10 +224,47 @@ static inline tb_value_t value_of_byte(uint8_t b)
     return v;
 }
 
+bool tb_has_placement(const tb_t *tb) { return tb->pmap != NULL; }
+
+
+static bool probe_placement(const tb_t *tb, const position_t *p, tb_value_t *out)
+{
+    int n = (int)tb->ph->goats_total, h = p->in_hand, c = p->captured;
+    if (!tbp_layer_exists(n, (int)tb->ph->captures_to_win, p->side, h, c) || bb_count(p->tigers) != BC_TIGERS_NB ||
+        bb_count(p->goats) != n - h - c || (p->tigers & p->goats))
+        return false;
+    const uint32_t *dir = tb->pdir[p->side][h][c];
+    if (dir) {
+        static const int8_t WDL[3] = {TB_LOSS, TB_DRAW, TB_WIN};
+        uint32_t v = tbp_block_value(tb->pcode[p->side][h][c], dir, tbp_entry_of(tb->ix, tb->rk, p->tigers, p->goats));
+        if (v > 2)
+            return false;
+        out->wdl = WDL[v];
+        out->distance = TB_DISTANCE_UNKNOWN;
+        return true;
+    }
+    /* The other side's layers are stored: one ply of probes. */
+    move_t moves[MAX_MOVES];
+    int nm = gen_moves(p, moves);
+    tb_value_t best = {TB_LOSS, 0};
+    for (int i = 0; i < nm; i++) {
+        position_t child = *p;
+        position_make(&child, moves[i]);
+        tb_value_t v;
+        if (!tb_probe(tb, &child, &v))
+            return false;
+        v = tb_value_after_move(v);
+        if (i == 0 || tb_value_order(v) > tb_value_order(best))
+            best = v;
+    }
+    *out = best;
+    return true;
+}
+
 bool tb_probe(const tb_t *tb, const position_t *p, tb_value_t *out)
 {
-    if (p->in_hand)
-        return false;
+    if (p->in_hand && p->captured < tb->header.captures_to_win)
+        return tb->pmap && probe_placement(tb, p, out);
     if (p->captured >= tb->header.captures_to_win) {
         if (p->side != GOATS)
             return false;
@@ -183,7 +273,7 @@ bool tb_probe(const tb_t *tb, const position_t *p, tb_value_t *out)
     }
     int c = p->captured;
     bb_t empty = position_empty(p);
-    if (bb_count(empty) != c + 1 || bb_count(p->tigers) != BC_TIGERS_NB)
+    if (bb_count(empty) != 21 - (int)tb->header.goats_total + c || bb_count(p->tigers) != BC_TIGERS_NB)
         return false;
     int stab;
     uint32_t i = tbi_entry(tb->ix, p->tigers, empty, tb->ng[c], &stab);
@@ -196,11 +286,14 @@ tb_value_t tb_value_after_move(tb_value_t child)
     tb_value_t v = child;
     if (child.wdl != TB_DRAW) {
         v.wdl = (int8_t)-child.wdl;
-        v.distance = (uint8_t)(child.distance + 1);
+        if (child.distance != TB_DISTANCE_UNKNOWN)
+            v.distance = (uint8_t)(child.distance + 1);
     }
     return v;
 }
 
+/* A win of unknown distance ranks below every known one, a loss of unknown distance above
+ * every known one (it is at least as slow as the placement phase is long). */
 int tb_value_order(tb_value_t v)
 {
     if (v.wdl == TB_WIN)
@@ -235,7 +328,7 @@ int tb_rank_moves(const tb_t *tb, const position_t *p, const move_t *moves, int 
 
 bool tb_entry(const tb_t *tb, int captured, int side, uint64_t index, position_t *pos, tb_value_t *value)
 {
-    bool canonical = tb_index_position(tb->ix, captured, side, index, pos);
+    bool canonical = tb_index_position_game(tb->ix, tb_goats_total(tb), captured, side, index, pos);
     *value = value_of_byte(tb->data[captured][(side == TIGERS ? tb->size[captured] : 0) + index]);
     return canonical;
 }
@@ -270,14 +363,14 @@ tb_error_t tb_slice_stats(const tb_t *tb, int captured, tb_slice_stats_t *out)
                 /* Entries whose empty points are not their own canonical image repeat one. */
                 for (uint32_t r = 0; r < ng; r++) {
                     int stab;
-                    bb_t e = tbi_unrank_free(ix, c, r, captured + 1);
+                    bb_t e = tbi_unrank_free(ix, c, r, 21 - tb_goats_total(tb) + captured);
                     out->classes -= tbi_canon_free(ix, c, e, &stab) != e;
                 }
             }
         }
     }
     out->entries = 2 * n;
-    out->positions = 2 * tb_slice_size(captured) / TB_TIGER_CLASSES * 12650;
+    out->positions = 2 * n / TB_TIGER_CLASSES * 12650;
     out->checksum = tb->header.slice[captured].checksum;
     return TB_OK;
 }

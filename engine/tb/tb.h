@@ -13,9 +13,10 @@ enum {
     TB_TIGER_CLASSES = 1666, /* tiger placements up to the 8 board symmetries */
     TB_SYM_NB = 8,
     TB_MAX_SLICES = BC_CAPTURES_TO_WIN, /* slices 0 .. captures_to_win - 1 */
-    TB_FILE_VERSION = 1,
+    TB_FILE_VERSION = 2,
     TB_RULE_DRAW = 1, /* the repetition rule the values are computed under */
-    TB_MAX_DISTANCE = 253
+    TB_MAX_DISTANCE = 253,
+    TB_DISTANCE_UNKNOWN = 255 /* a placement-phase win or loss: the distance is not stored */
 };
 
 #define TB_FILE_NAME "baghchal.tb"
@@ -60,6 +61,11 @@ tb_error_t tb_open(const char *dir, tb_t **out, char *msg, size_t msglen);
  * number of captures. What the engine and the tools use. */
 tb_error_t tb_open_game(const char *dir, tb_t **out, char *msg, size_t msglen);
 void tb_close(tb_t *tb);
+
+/* Whether the placement-phase file was found beside the movement file (then tb_probe answers
+ * positions with goats in hand too, with TB_DISTANCE_UNKNOWN as the distance of a win or
+ * loss). */
+bool tb_has_placement(const tb_t *tb);
 
 /* The number of captures that wins for the tigers in the game the database was built for
  * (5 for the real game; the engine must not use a database built for another number). */

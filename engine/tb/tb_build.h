@@ -20,6 +20,10 @@ typedef struct {
 int tb_slice_count(const tb_t *tb);
 /* Stored entries of one side to move of a slice. */
 uint64_t tb_slice_size(int captured);
+/* The same for a game of goats_total goats (21 - goats_total + captured empty points). */
+uint64_t tb_slice_size_game(int goats_total, int captured);
+/* Stored entries of one side to move of a slice of this database's game. */
+uint64_t tb_slice_entries(const tb_t *tb, int captured);
 tb_error_t tb_slice_stats(const tb_t *tb, int captured, tb_slice_stats_t *out);
 
 /* The position of one entry (captured, side to move, index 0 .. tb_slice_size - 1) and its
@@ -37,7 +41,7 @@ tb_error_t tb_verify_position(const tb_t *tb, const position_t *p, tb_check_t *k
 
 /* ---- File format (tools/tbgen/README.md) -------------------------------------------- */
 
-enum { TB_HEADER_SIZE = 4096, TB_HEADER_USED = 288 };
+enum { TB_HEADER_SIZE = 4096, TB_HEADER_USED = 296 };
 
 typedef struct {
     uint32_t built; /* 1 when the slice's data and checksum are final */
@@ -50,10 +54,11 @@ typedef struct {
     uint32_t version, rule, captures_to_win, slice_count, tiger_classes, header_size;
     uint64_t file_size;
     tb_slice_info_t slice[TB_MAX_SLICES];
+    uint32_t goats_total;
 } tb_header_t;
 
 /* The layout of a database for captures_to_win (1..5), every slice not built yet. */
-void tb_header_init(tb_header_t *h, int captures_to_win);
+void tb_header_init(tb_header_t *h, int captures_to_win, int goats_total);
 void tb_header_encode(const tb_header_t *h, uint8_t buf[TB_HEADER_SIZE]);
 /* Checks magic, version, rule, layout and the header checksum. */
 tb_error_t tb_header_decode(const uint8_t *buf, size_t len, tb_header_t *h, char *msg, size_t msglen);
@@ -81,6 +86,7 @@ typedef struct {
     const char *dir;
     int threads;          /* >= 1 */
     int captures_to_win;  /* 1 .. 5; 5 for the real game */
+    int goats_total;      /* 1 .. 20; 20 for the real game */
     int slice;            /* -1: every slice; else build only this one (the one above must exist) */
     bool restart;         /* rebuild slices even if the file holds them */
     void (*progress)(void *ctx, const tb_progress_t *p); /* may be NULL; called on this thread */
@@ -112,7 +118,7 @@ typedef struct {
 
 /* Read-only after tb_index_new; the fields are for the generator's inner loops. */
 typedef struct tb_index {
-    uint32_t binom[SQUARE_NB + 1][6];
+    uint32_t binom[SQUARE_NB + 1][22];
     uint8_t perm[TB_SYM_NB][SQUARE_NB];
     tb_tmap_t tmap[12650]; /* by colex rank of the four tiger points */
     tb_class_t cls[TB_TIGER_CLASSES];
@@ -199,6 +205,9 @@ uint64_t tb_index_of(const tb_index_t *ix, const position_t *p);
 /* The position of an entry (key computed, in_hand 0). Returns whether the entry is the one
  * tb_index_of gives for that position (false for a repeat of a symmetric entry). */
 bool tb_index_position(const tb_index_t *ix, int captured, int side, uint64_t index, position_t *out);
+/* The same for a game of goats_total goats. */
+bool tb_index_position_game(const tb_index_t *ix, int goats_total, int captured, int side, uint64_t index,
+                            position_t *out);
 /* Image of a point set under symmetry s (0 = identity). */
 bb_t tb_transform(const tb_index_t *ix, int s, bb_t b);
 /* Number of symmetries that map the position of an entry onto itself (1, 2, 4 or 8). */
@@ -237,6 +246,12 @@ typedef struct {
 } tbp_layer_t;
 
 bool tbp_layer_exists(int goats_total, int captures_to_win, int side, int h, int c);
+/* Whether a build with these limits (see tbp_gen_options_t) makes the layer. */
+bool tbp_layer_in_scope(int goats_total, int side, int h, int c, int max_in_hand, int min_goats);
+/* The entry (class * C(21, goats) + rank) of the position with these tigers and goats. */
+uint64_t tbp_entry_of(const tb_index_t *ix, const tbp_rank_t *rk, bb_t tigers, bb_t goats);
+/* The tigers and goats of entry i of a layer with `goats` goats on the board. */
+void tbp_entry_points(const tb_index_t *ix, const tbp_rank_t *rk, int goats, uint64_t i, bb_t *tigers, bb_t *out_goats);
 void tbp_layer_shape(tbp_layer_t *l, const tbp_rank_t *rk, int goats_total, int side, int h, int c);
 tb_error_t tbp_layer_save(const char *dir, const tbp_layer_t *l, int goats_total, int captures_to_win, char *msg,
                           size_t msglen);
@@ -256,6 +271,9 @@ typedef struct {
     const char *dir;  /* the work folder for the finished layers */
     int threads;
     bool restart;     /* rebuild layers even when the work folder has them */
+    int max_in_hand;  /* build the layers up to this many goats in hand (0: all) */
+    int min_goats;    /* and only those with at least this many goats on the board (tigers
+                       * to move) or one fewer (goats to move, as the captures need): 0: all */
     void (*progress)(void *ctx, const tbp_progress_t *p);
     void *ctx;
 } tbp_gen_options_t;
@@ -270,5 +288,44 @@ tb_error_t tbp_generate(const tbp_gen_options_t *o, const tb_t *movement, char *
 const uint8_t *tb_slice_values(const tb_t *tb, int captured, int side);
 uint32_t tb_slice_goat_sets(const tb_t *tb, int captured);
 int tb_goats_total(const tb_t *tb);
+
+/* ---- The placement file (tools/tbgen/README.md) ----------------------------------------- */
+
+#define TBP_FILE_NAME "baghchal-placement.tb"
+
+enum {
+    TBP_FILE_VERSION = 1,
+    TBP_HEADER_SIZE = 16384,
+    TBP_MAX_IN_HAND = 20,
+    TBP_MAX_LAYERS = 2 * TBP_MAX_IN_HAND * TB_MAX_SLICES,
+    TBP_BLOCK = 32, /* entries per block of the code */
+    TBP_GROUP = 16  /* blocks per directory word */
+};
+
+typedef struct {
+    uint8_t side, h, c, stored; /* stored: 0 when only the statistics are kept */
+    uint32_t ng;
+    uint64_t offset, groups, length; /* bytes: the directory (groups * 4), then the code */
+    uint64_t checksum;               /* XXH64 of those bytes */
+    uint64_t count[3];               /* positions: side to move loses, draws, wins */
+} tbp_layer_info_t;
+
+typedef struct {
+    uint32_t version, goats_total, captures_to_win, layer_count, tiger_classes, header_size;
+    uint64_t file_size;
+    tbp_layer_info_t layer[TBP_MAX_LAYERS];
+} tbp_header_t;
+
+void tbp_header_init(tbp_header_t *x, int goats_total, int captures_to_win);
+void tbp_header_encode(const tbp_header_t *x, uint8_t buf[TBP_HEADER_SIZE]);
+tb_error_t tbp_header_decode(const uint8_t *buf, size_t len, tbp_header_t *x, char *msg, size_t msglen);
+/* The value of entry i of a stored layer, from its directory and code. */
+uint32_t tbp_block_value(const uint8_t *stream, const uint32_t *dir, uint64_t i);
+uint64_t tbp_bits_at(const uint8_t *p, uint64_t pos);
+/* Writes path from the finished layers in the work folder that a build with max_in_hand and
+ * min_goats makes: the statistics of every layer, the values of the layers of stored_side. */
+tb_error_t tbp_pack(const char *work, const char *path, int goats_total, int captures_to_win, int max_in_hand,
+                    int min_goats, int stored_side, void (*progress)(void *ctx, int side, int h, int c, uint64_t bytes), void *ctx, char *msg,
+                    size_t msglen);
 
 #endif

@@ -91,12 +91,13 @@ uint64_t tb_checksum(const void *data, size_t len)
 
 /* ---- Header ------------------------------------------------------------------------- */
 
-void tb_header_init(tb_header_t *h, int captures_to_win)
+void tb_header_init(tb_header_t *h, int captures_to_win, int goats_total)
 {
     memset(h, 0, sizeof *h);
     h->version = TB_FILE_VERSION;
     h->rule = TB_RULE_DRAW;
     h->captures_to_win = (uint32_t)captures_to_win;
+    h->goats_total = (uint32_t)goats_total;
     h->slice_count = (uint32_t)captures_to_win;
     h->tiger_classes = TB_TIGER_CLASSES;
     h->header_size = TB_HEADER_SIZE;
@@ -104,8 +105,8 @@ void tb_header_init(tb_header_t *h, int captures_to_win)
     for (int c = 0; c < captures_to_win; c++) {
         tb_slice_info_t *s = &h->slice[c];
         s->offset = at;
-        s->length = 2 * tb_slice_size(c);
-        s->goat_sets = (uint32_t)(tb_slice_size(c) / TB_TIGER_CLASSES);
+        s->length = 2 * tb_slice_size_game(goats_total, c);
+        s->goat_sets = (uint32_t)(tb_slice_size_game(goats_total, c) / TB_TIGER_CLASSES);
         h->file_size = at + s->length;
         at = (h->file_size + ALIGN - 1) / ALIGN * ALIGN;
     }
@@ -131,6 +132,7 @@ void tb_header_encode(const tb_header_t *h, uint8_t buf[TB_HEADER_SIZE])
     put32(buf + 24, h->tiger_classes);
     put32(buf + 28, h->header_size);
     put64(buf + 32, h->file_size);
+    put32(buf + TB_HEADER_USED - 16, h->goats_total);
     for (int c = 0; c < TB_MAX_SLICES; c++) {
         uint8_t *r = buf + SLICE_TABLE_AT + c * SLICE_RECORD;
         const tb_slice_info_t *s = &h->slice[c];
@@ -164,14 +166,17 @@ tb_error_t tb_header_decode(const uint8_t *buf, size_t len, tb_header_t *h, char
     x.tiger_classes = get32(buf + 24);
     x.header_size = get32(buf + 28);
     x.file_size = get64(buf + 32);
+    x.goats_total = get32(buf + TB_HEADER_USED - 16);
     if (x.version != TB_FILE_VERSION)
         return fail(TB_ERR_FORMAT, msg, msglen, "file version %u, expected %d", x.version, TB_FILE_VERSION);
     if (x.rule != TB_RULE_DRAW)
         return fail(TB_ERR_FORMAT, msg, msglen, "unknown repetition rule %u", x.rule);
     if (x.captures_to_win < 1 || x.captures_to_win > TB_MAX_SLICES || x.slice_count != x.captures_to_win)
         return fail(TB_ERR_FORMAT, msg, msglen, "bad capture count %u", x.captures_to_win);
+    if (x.goats_total < 1 || x.goats_total > BC_GOATS_TOTAL || x.captures_to_win > x.goats_total)
+        return fail(TB_ERR_FORMAT, msg, msglen, "bad goat count %u", x.goats_total);
     tb_header_t layout;
-    tb_header_init(&layout, (int)x.captures_to_win);
+    tb_header_init(&layout, (int)x.captures_to_win, (int)x.goats_total);
     if (x.tiger_classes != layout.tiger_classes || x.header_size != layout.header_size ||
         x.file_size != layout.file_size)
         return fail(TB_ERR_FORMAT, msg, msglen, "header layout does not match the format");

@@ -36,7 +36,7 @@ typedef struct {
 
 struct gen {
     const tb_index_t *ix;
-    int c, k;           /* captured, empty points (c + 1) */
+    int c, k;           /* captured, empty points (21 - goats + c) */
     uint32_t ng, n;     /* goat sets per class, entries per side */
     uint8_t *val;       /* 2n: goats to move, then tigers to move */
     uint8_t *cnt;       /* 2n: weighted count of in-slice children not yet known to win */
@@ -580,18 +580,18 @@ static tb_error_t open_file(const tb_gen_options_t *o, const char *path, int *fd
     if (fstat(fd, &st) == 0 && st.st_size >= TB_HEADER_SIZE && pread_all(fd, buf, sizeof buf, 0) &&
         tb_header_decode(buf, sizeof buf, h, NULL, 0) == TB_OK) {
         fresh = false;
-        if (h->captures_to_win != (uint32_t)o->captures_to_win) {
+        if (h->captures_to_win != (uint32_t)o->captures_to_win || h->goats_total != (uint32_t)o->goats_total) {
             if (!(o->restart && o->slice < 0)) {
                 close(fd);
                 return fail(TB_ERR_MISMATCH, msg, msglen,
-                            "%s holds a database for %u captures (use --restart to replace it)", path,
-                            h->captures_to_win);
+                            "%s holds a database for %u goats and %u captures (use --restart to replace it)",
+                            path, h->goats_total, h->captures_to_win);
             }
             fresh = true;
         }
     }
     if (fresh)
-        tb_header_init(h, o->captures_to_win);
+        tb_header_init(h, o->captures_to_win, o->goats_total);
     tb_error_t e = TB_OK;
     if (ftruncate(fd, (off_t)h->file_size) != 0)
         e = fail(TB_ERR_IO, msg, msglen, "cannot size %s: %s", path, strerror(errno));
@@ -611,6 +611,7 @@ void tb_gen_options_init(tb_gen_options_t *o, const char *dir)
     o->dir = dir;
     o->threads = 1;
     o->captures_to_win = BC_CAPTURES_TO_WIN;
+    o->goats_total = BC_GOATS_TOTAL;
     o->slice = -1;
 }
 
@@ -625,7 +626,7 @@ static tb_error_t generate(const tb_gen_options_t *o, int fd, tb_header_t *h, co
         if (todo[c] && o->restart)
             h->slice[c].built = 0;
         if (todo[c])
-            b.work_total += 4.0 * (double)tb_slice_size(c);
+            b.work_total += 4.0 * (double)tb_slice_size_game(o->goats_total, c);
     }
     uint8_t *upper = NULL; /* slice c + 1, both sides */
     tb_error_t e = TB_OK;
@@ -633,9 +634,9 @@ static tb_error_t generate(const tb_gen_options_t *o, int fd, tb_header_t *h, co
         if (o->slice >= 0 && (c > o->slice + 1 || c < o->slice))
             continue; /* only slice K is built, from slice K + 1 */
         gen_t g = {0};
-        g.ix = ix, g.c = c, g.k = c + 1, g.threads = o->threads, g.sym_steps = sym_steps;
-        g.ng = ix->binom[21][c + 1];
-        g.n = (uint32_t)tb_slice_size(c);
+        g.ix = ix, g.c = c, g.k = 21 - o->goats_total + c, g.threads = o->threads, g.sym_steps = sym_steps;
+        g.ng = ix->binom[21][g.k];
+        g.n = (uint32_t)tb_slice_size_game(o->goats_total, c);
         uint8_t *done = NULL;
         if (h->slice[c].built && (e = load_slice(fd, h, c, &done, msg, msglen)) != TB_OK)
             break;
@@ -651,7 +652,7 @@ static tb_error_t generate(const tb_gen_options_t *o, int fd, tb_header_t *h, co
             continue;
         }
         g.lower = upper;
-        g.lower_ng = c + 1 < n ? ix->binom[21][c + 2] : 0;
+        g.lower_ng = c + 1 < n ? ix->binom[21][g.k + 1] : 0;
         if (c + 1 < n && !upper) {
             e = fail(TB_ERR_MISSING, msg, msglen, "slice %d must be built before slice %d", c + 1, c);
             break;
@@ -683,6 +684,8 @@ tb_error_t tb_generate(const tb_gen_options_t *o, char *msg, size_t msglen)
 {
     if (o->captures_to_win < 1 || o->captures_to_win > TB_MAX_SLICES)
         return fail(TB_ERR_ARGUMENT, msg, msglen, "captures to win must be 1..%d", TB_MAX_SLICES);
+    if (o->goats_total < o->captures_to_win || o->goats_total > BC_GOATS_TOTAL)
+        return fail(TB_ERR_ARGUMENT, msg, msglen, "goats must be %d..%d", o->captures_to_win, BC_GOATS_TOTAL);
     if (o->threads < 1 || o->threads > MAX_WORKERS)
         return fail(TB_ERR_ARGUMENT, msg, msglen, "threads must be 1..%d", MAX_WORKERS);
     if (o->slice < -1 || o->slice >= o->captures_to_win)

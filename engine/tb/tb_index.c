@@ -65,7 +65,7 @@ tb_index_t *tb_index_new(void)
         return NULL;
     }
     for (int n = 0; n <= SQUARE_NB; n++)
-        for (int k = 0; k < 6; k++)
+        for (int k = 0; k < 22; k++)
             ix->binom[n][k] = k == 0 ? 1 : n == 0 ? 0 : ix->binom[n - 1][k - 1] + ix->binom[n - 1][k];
     for (int s = 0; s < TB_SYM_NB; s++)
         for (int sq = 0; sq < SQUARE_NB; sq++)
@@ -101,26 +101,38 @@ tb_index_t *tb_index_new(void)
 
 void tb_index_free(tb_index_t *ix) { free(ix); }
 
-uint64_t tb_slice_size(int captured)
+uint64_t tb_slice_size_game(int goats_total, int captured)
 {
-    static const uint32_t goat_sets[TB_MAX_SLICES] = {21, 210, 1330, 5985, 20349};
-    if (captured < 0 || captured >= TB_MAX_SLICES)
+    int empties = 21 - goats_total + captured;
+    if (captured < 0 || captured >= TB_MAX_SLICES || goats_total < 1 || goats_total > BC_GOATS_TOTAL || empties > 21)
         return 0;
-    return (uint64_t)TB_TIGER_CLASSES * goat_sets[captured];
+    uint64_t b = 1;
+    for (int i = 1; i <= empties; i++)
+        b = b * (uint64_t)(21 - empties + i) / (uint64_t)i;
+    return (uint64_t)TB_TIGER_CLASSES * b;
 }
+
+uint64_t tb_slice_size(int captured) { return tb_slice_size_game(BC_GOATS_TOTAL, captured); }
 
 uint64_t tb_index_of(const tb_index_t *ix, const position_t *p)
 {
     int stab;
-    uint32_t ng = ix->binom[21][p->captured + 1];
-    return tbi_entry(ix, p->tigers, position_empty(p), ng, &stab);
+    bb_t e = position_empty(p);
+    return tbi_entry(ix, p->tigers, e, ix->binom[21][bb_count(e)], &stab);
 }
 
 bool tb_index_position(const tb_index_t *ix, int captured, int side, uint64_t index, position_t *out)
 {
-    uint32_t ng = ix->binom[21][captured + 1];
+    return tb_index_position_game(ix, BC_GOATS_TOTAL, captured, side, index, out);
+}
+
+bool tb_index_position_game(const tb_index_t *ix, int goats_total, int captured, int side, uint64_t index,
+                            position_t *out)
+{
+    int k = 21 - goats_total + captured;
+    uint32_t ng = ix->binom[21][k];
     const tb_class_t *c = &ix->cls[index / ng];
-    bb_t e = tbi_unrank_free(ix, c, (uint32_t)(index % ng), captured + 1);
+    bb_t e = tbi_unrank_free(ix, c, (uint32_t)(index % ng), k);
     out->tigers = c->tigers;
     out->goats = BB_ALL & ~(c->tigers | e);
     out->side = (uint8_t)side;
@@ -136,7 +148,7 @@ bb_t tb_transform(const tb_index_t *ix, int s, bb_t b) { return tbi_map(ix, s, b
 int tb_index_stabilizer(const tb_index_t *ix, const position_t *p)
 {
     int stab;
-    uint32_t ng = ix->binom[21][p->captured + 1];
-    tbi_entry(ix, p->tigers, position_empty(p), ng, &stab);
+    bb_t e = position_empty(p);
+    tbi_entry(ix, p->tigers, e, ix->binom[21][bb_count(e)], &stab);
     return stab;
 }

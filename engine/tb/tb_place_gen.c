@@ -67,6 +67,38 @@ bool tbp_layer_exists(int goats_total, int captures_to_win, int side, int h, int
     return side == GOATS ? h >= 1 && h <= goats_total : h >= 1 && h <= goats_total - 1;
 }
 
+bool tbp_layer_in_scope(int goats_total, int side, int h, int c, int max_in_hand, int min_goats)
+{
+    int g = goats_total - h - c;
+    return (max_in_hand <= 0 || h <= max_in_hand) && g >= (side == GOATS ? min_goats - 1 : min_goats);
+}
+
+uint64_t tbp_entry_of(const tb_index_t *ix, const tbp_rank_t *rk, bb_t tigers, bb_t goats)
+{
+    tb_tmap_t m = ix->tmap[tbi_tiger_rank(ix, tigers)];
+    const tb_class_t *c = &ix->cls[m.cls];
+    uint32_t mask = 0;
+    for (bb_t g = goats; g; g &= g - 1)
+        mask |= 1u << c->cpos[ix->perm[m.sym][bb_first(g)]];
+    return (uint64_t)m.cls * rk->binom[21][bb_count(goats)] + tbp_rank(rk, mask);
+}
+
+void tbp_entry_points(const tb_index_t *ix, const tbp_rank_t *rk, int goats, uint64_t i, bb_t *tigers, bb_t *out_goats)
+{
+    uint32_t ng = rk->binom[21][goats], r = (uint32_t)(i % ng);
+    const tb_class_t *c = &ix->cls[i / ng];
+    bb_t g = 0;
+    for (int j = goats; j >= 1; j--) {
+        int p = j - 1;
+        while (rk->binom[p + 1][j] <= r)
+            p++;
+        r -= rk->binom[p][j];
+        g |= bb_square(c->free_sq[p]);
+    }
+    *tigers = c->tigers;
+    *out_goats = g;
+}
+
 void tbp_layer_shape(tbp_layer_t *l, const tbp_rank_t *rk, int goats_total, int side, int h, int c)
 {
     memset(l, 0, sizeof *l);
@@ -440,6 +472,7 @@ static void layer_free(tbp_layer_t *l)
 tb_error_t tbp_generate(const tbp_gen_options_t *o, const tb_t *movement, char *msg, size_t msglen)
 {
     int n = tb_goats_total(movement), K = tb_captures_to_win(movement);
+    int top = o->max_in_hand > 0 && o->max_in_hand < n ? o->max_in_hand : n;
     if (o->threads < 1 || o->threads > MAX_WORKERS)
         return fail(TB_ERR_ARGUMENT, msg, msglen, "threads must be 1..%d", MAX_WORKERS);
     const tb_index_t *ix = tb_index(movement);
@@ -466,20 +499,20 @@ tb_error_t tbp_generate(const tbp_gen_options_t *o, const tb_t *movement, char *
     tbp_layer_t *prev_t = lay, *cur_g = lay + TB_MAX_SLICES, *cur_t = lay + 2 * TB_MAX_SLICES;
     tb_error_t e = TB_OK;
     double work_total = 0, work_done = 0, start = now_s();
-    for (int h = 1; h <= n; h++)
+    for (int h = 1; h <= top; h++)
         for (int c = 0; c < K; c++)
             for (int side = 0; side < SIDE_NB; side++)
-                if (tbp_layer_exists(n, K, side, h, c)) {
+                if (tbp_layer_exists(n, K, side, h, c) && tbp_layer_in_scope(n, side, h, c, top, o->min_goats)) {
                     tbp_layer_t l;
                     tbp_layer_shape(&l, rk, n, side, h, c);
                     work_total += layer_work(&l);
                 }
     for (int c = 0; c < K && e == TB_OK; c++)
         e = movement_layer(movement, ix, rk, n, c, &prev_t[c], msg, msglen);
-    for (int h = 1; h <= n && e == TB_OK; h++) {
+    for (int h = 1; h <= top && e == TB_OK; h++) {
         for (int c = K - 1; c >= 0 && e == TB_OK; c--) {
             for (int side = GOATS; side <= TIGERS && e == TB_OK; side++) {
-                if (!tbp_layer_exists(n, K, side, h, c))
+                if (!tbp_layer_exists(n, K, side, h, c) || !tbp_layer_in_scope(n, side, h, c, top, o->min_goats))
                     continue;
                 tbp_layer_t *l = side == GOATS ? &cur_g[c] : &cur_t[c];
                 tbp_layer_shape(l, rk, n, side, h, c);

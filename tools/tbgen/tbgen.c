@@ -14,7 +14,8 @@
 #include "tb_build.h"
 
 static const char *const USAGE =
-    "usage: baghchal-tbgen <dir> [--threads N] [--slice K] [--restart] [--captures-to-win N]\n"
+    "usage: baghchal-tbgen <dir> [--threads N] [--slice K] [--restart] [--placement]\n"
+    "                      [--captures-to-win N] [--goats N]\n"
     "       baghchal-tbgen --stats <dir>\n"
     "       baghchal-tbgen --bench-probe <dir> [--count N]\n";
 
@@ -97,9 +98,9 @@ static int print_stats(const char *dir)
         return 1;
     }
     int n = tb_slice_count(tb);
-    bool real = tb_captures_to_win(tb) == BC_CAPTURES_TO_WIN, all_match = real;
+    bool real = tb_captures_to_win(tb) == BC_CAPTURES_TO_WIN && tb_goats_total(tb) == BC_GOATS_TOTAL, all_match = real;
     uint64_t entries = 0, classes = 0, positions = 0;
-    printf("captures to win: %d\n", tb_captures_to_win(tb));
+    printf("goats: %d, captures to win: %d\n", tb_goats_total(tb), tb_captures_to_win(tb));
     printf("| captured | goats to move W / D / L | tigers to move W / D / L | longest |%s\n",
            real ? " published |" : "");
     printf("|---|---|---|---|%s\n", real ? "---|" : "");
@@ -202,6 +203,14 @@ static void on_place_progress(void *ctx, const tbp_progress_t *p)
             p->seconds, p->elapsed, eta, commas(p->count[2], b), commas(p->count[1], c), commas(p->count[0], d));
 }
 
+static void on_pack_progress(void *ctx, int side, int h, int c, uint64_t bytes)
+{
+    (void)ctx;
+    char a[32];
+    if (bytes)
+        fprintf(stderr, "packed %s h=%2d c=%d: %s bytes\n", side == GOATS ? "goats " : "tigers", h, c, commas(bytes, a));
+}
+
 static int build_placement(const char *dir, int threads, bool restart)
 {
     char msg[256], work[4096];
@@ -218,10 +227,17 @@ static int build_placement(const char *dir, int threads, bool restart)
     o.progress = on_place_progress;
     double t0 = now_s();
     tb_error_t e = tbp_generate(&o, tb, msg, sizeof msg);
-    tb_close(tb);
     if (e != TB_OK)
         cli_die("%s", msg);
     fprintf(stderr, "placement layers built in %.1f s\n", now_s() - t0);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
+    t0 = now_s();
+    if (tbp_pack(work, path, tb_goats_total(tb), tb_captures_to_win(tb), 0, 0, TIGERS, on_pack_progress, NULL, msg, sizeof msg) !=
+        TB_OK)
+        cli_die("%s", msg);
+    tb_close(tb);
+    fprintf(stderr, "packed %s in %.1f s\n", path, now_s() - t0);
     return 0;
 }
 
@@ -243,6 +259,8 @@ int main(int argc, char **argv)
             o.threads = (int)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, 64);
         else if (!strcmp(a, "--slice"))
             o.slice = (int)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 0, TB_MAX_SLICES - 1);
+        else if (!strcmp(a, "--goats"))
+            o.goats_total = (int)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, BC_GOATS_TOTAL);
         else if (!strcmp(a, "--captures-to-win"))
             o.captures_to_win = (int)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, TB_MAX_SLICES);
         else if (!strcmp(a, "--count"))
@@ -269,6 +287,8 @@ int main(int argc, char **argv)
         cli_die("no directory given (see --help)");
     if (access(dir, W_OK | X_OK) != 0 && !stats_only && !bench)
         cli_die("'%s' is not a writable directory", dir);
+    if (o.goats_total < o.captures_to_win)
+        cli_die("--goats must be at least --captures-to-win (%d)", o.captures_to_win);
     if (o.slice >= o.captures_to_win)
         cli_die("--slice must be below --captures-to-win (%d)", o.captures_to_win);
     if (bench)

@@ -83,19 +83,19 @@ static void *run(void *arg)
             uint64_t s = job->seed ^ (u * 0x2545F4914F6CDD1Dull);
             for (int q = 0; q < CHUNK && u * CHUNK + (uint64_t)q < job->sample; q++) {
                 int c = (int)(cli_rng_next(&s) % (uint64_t)n), side = (int)(cli_rng_next(&s) & 1);
-                check(pt, c, side, cli_rng_next(&s) % tb_slice_size(c));
+                check(pt, c, side, cli_rng_next(&s) % tb_slice_entries(pt->job->tb, c));
             }
             continue;
         }
         /* Chunks never straddle two slices. */
         for (int c = 0; c < n; c++) {
-            uint64_t size = 2 * tb_slice_size(c), here = (size + CHUNK - 1) / CHUNK;
+            uint64_t size = 2 * tb_slice_entries(job->tb, c), here = (size + CHUNK - 1) / CHUNK;
             if (u >= here) {
                 u -= here;
                 continue;
             }
             for (uint64_t i = u * CHUNK; i < (u + 1) * CHUNK && i < size; i++)
-                check(pt, c, (int)(i / tb_slice_size(c)), i % tb_slice_size(c));
+                check(pt, c, (int)(i / tb_slice_entries(job->tb, c)), i % tb_slice_entries(job->tb, c));
             break;
         }
     }
@@ -143,7 +143,7 @@ int main(int argc, char **argv)
     if (job.all) {
         job.chunks = 0;
         for (int c = 0; c < n; c++)
-            job.chunks += (2 * tb_slice_size(c) + CHUNK - 1) / CHUNK;
+            job.chunks += (2 * tb_slice_entries(tb, c) + CHUNK - 1) / CHUNK;
     }
     pthread_mutex_init(&job.lock, NULL);
 

@@ -1,0 +1,367 @@
+/* The placement-phase solution: a small game (2 goats, 2 captures win) built completely in
+ * both phases, and the last layers of the real game (one and two goats in hand) built on
+ * the real movement database. Every value of the generator's layers is checked against its
+ * children, found with the test suite's own rules (tests/support/reference.c), at one ply;
+ * terminal positions by the rules; the file against the layers entry by entry; the probe in
+ * every orientation of the board; and the small game's start against a plain search. */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "baghchal.h"
+#include "reference.h"
+#include "tb_build.h"
+
+static char current_dir[128];
+
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[512];
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            remove_tree(path);
+        else
+            unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+static void cleanup(void)
+{
+    if (current_dir[0])
+        remove_tree(current_dir);
+}
+
+TestSuite(tb_place, .fini = cleanup);
+
+static void make_dir(char *out, size_t len)
+{
+    snprintf(out, len, "/tmp/test_tbplace.XXXXXX");
+    cr_assert_not_null(mkdtemp(out));
+    snprintf(current_dir, sizeof current_dir, "%s", out);
+}
+
+/* ---- The game being checked ---------------------------------------------------------- */
+
+typedef struct {
+    int n, k;            /* goats, captures that win */
+    int top, min_goats;  /* the layers built (tbp_gen_options_t) */
+    const tb_t *movement;
+    const tb_index_t *ix;
+    tbp_rank_t rk;
+    tbp_layer_t layer[SIDE_NB][TBP_MAX_IN_HAND + 1][TB_MAX_SLICES];
+} pgame_t;
+
+static void load_layers(pgame_t *g, const char *work)
+{
+    tbp_rank_init(&g->rk);
+    for (int side = 0; side < SIDE_NB; side++)
+        for (int h = 1; h <= g->top; h++)
+            for (int c = 0; c < g->k; c++) {
+                tbp_layer_t *l = &g->layer[side][h][c];
+                l->bits = NULL;
+                if (!tbp_layer_exists(g->n, g->k, side, h, c) || !tbp_layer_in_scope(g->n, side, h, c, g->top, g->min_goats))
+                    continue;
+                tbp_layer_shape(l, &g->rk, g->n, side, h, c);
+                char msg[256];
+                cr_assert_eq(tbp_layer_load(work, l, g->n, g->k, msg, sizeof msg), TB_OK, "%s", msg);
+            }
+}
+
+static void free_layers(pgame_t *g)
+{
+    for (int side = 0; side < SIDE_NB; side++)
+        for (int h = 0; h <= TBP_MAX_IN_HAND; h++)
+            for (int c = 0; c < TB_MAX_SLICES; c++)
+                free(g->layer[side][h][c].bits);
+}
+
+static void ref_points(const ref_pos_t *r, bb_t *tigers, bb_t *goats)
+{
+    *tigers = *goats = 0;
+    for (int i = 0; i < REF_POINTS; i++) {
+        if (r->board[i] == 'T')
+            *tigers |= bb_square(i);
+        else if (r->board[i] == 'G')
+            *goats |= bb_square(i);
+    }
+}
+
+/* The value (0 loss, 1 draw, 2 win for its side to move) of a position the checks reach:
+ * over by captures, in the movement database, or in a layer. */
+static int value_of(const pgame_t *g, const ref_pos_t *r)
+{
+    int side = r->side == 'g' ? GOATS : TIGERS;
+    if (r->captured >= g->k)
+        return side == GOATS ? 0 : 2;
+    bb_t t, gs;
+    ref_points(r, &t, &gs);
+    if (r->in_hand == 0) {
+        position_t p = {.tigers = t, .goats = gs, .side = (uint8_t)side, .in_hand = 0, .captured = (uint8_t)r->captured};
+        tb_value_t v;
+        cr_assert(tb_probe(g->movement, &p, &v), "movement position not covered");
+        return v.wdl + 1;
+    }
+    const tbp_layer_t *l = &g->layer[side][r->in_hand][r->captured];
+    cr_assert_not_null(l->bits, "no layer for %c h=%d c=%d", r->side, r->in_hand, r->captured);
+    uint64_t i = tbp_entry_of(g->ix, &g->rk, t, gs);
+    return (int)tbp_get(l->bits + (i / l->ng) * l->wpc, (uint32_t)(i % l->ng));
+}
+
+/* Every entry of every built layer against its children, by the reference rules. */
+static void check_layers(const pgame_t *g, uint64_t counts[3])
+{
+    for (int side = 0; side < SIDE_NB; side++)
+        for (int h = 1; h <= g->top; h++)
+            for (int c = 0; c < g->k; c++) {
+                const tbp_layer_t *l = &g->layer[side][h][c];
+                if (!l->bits)
+                    continue;
+                uint64_t n = (uint64_t)l->ng * TB_TIGER_CLASSES;
+                for (uint64_t i = 0; i < n; i++) {
+                    bb_t t, gs;
+                    tbp_entry_points(g->ix, &g->rk, l->goats, i, &t, &gs);
+                    cr_assert_eq(tbp_entry_of(g->ix, &g->rk, t, gs), i, "entry -> points -> entry");
+                    ref_pos_t r = {.side = side == GOATS ? 'g' : 't', .in_hand = h, .captured = c};
+                    for (int q = 0; q < REF_POINTS; q++)
+                        r.board[q] = (t >> q & 1) ? 'T' : (gs >> q & 1) ? 'G' : 'X';
+                    ref_move_t moves[REF_MAX_MOVES];
+                    int nm = ref_gen(&r, moves), best = 0; /* no move: lost */
+                    for (int m = 0; m < nm && best < 2; m++) {
+                        ref_pos_t child;
+                        ref_make(&r, moves[m], &child);
+                        int v = 2 - value_of(g, &child);
+                        best = v > best ? v : best;
+                    }
+                    int got = (int)tbp_get(l->bits + (i / l->ng) * l->wpc, (uint32_t)(i % l->ng));
+                    cr_assert_eq(got, best, "%c h=%d c=%d entry %llu: stored %d, children give %d", r.side, h, c,
+                                 (unsigned long long)i, got, best);
+                    counts[got]++;
+                }
+            }
+}
+
+/* The file against the layers: every stored entry, and the probe of every position in a
+ * random orientation of the board for both sides (the other side by one ply of probes). */
+static void check_file(const pgame_t *g, const char *dir)
+{
+    tb_t *tb;
+    char msg[256];
+    cr_assert_eq(tb_open(dir, &tb, msg, sizeof msg), TB_OK, "%s", msg);
+    cr_assert(tb_has_placement(tb));
+    const tb_index_t *ix = tb_index(tb);
+    uint64_t seed = 7;
+    for (int side = 0; side < SIDE_NB; side++)
+        for (int h = 1; h <= g->top; h++)
+            for (int c = 0; c < g->k; c++) {
+                const tbp_layer_t *l = &g->layer[side][h][c];
+                if (!l->bits)
+                    continue;
+                uint64_t n = (uint64_t)l->ng * TB_TIGER_CLASSES, step = side == TIGERS ? 1 : 1 + n / 20000;
+                for (uint64_t i = 0; i < n; i += step) {
+                    bb_t t, gs;
+                    tbp_entry_points(ix, &g->rk, l->goats, i, &t, &gs);
+                    int s = ref_rand_below(&seed, TB_SYM_NB);
+                    position_t p = {.tigers = tb_transform(ix, s, t), .goats = tb_transform(ix, s, gs),
+                                    .side = (uint8_t)side, .in_hand = (uint8_t)h, .captured = (uint8_t)c};
+                    p.key = position_compute_key(&p);
+                    tb_value_t v;
+                    cr_assert(tb_probe(tb, &p, &v), "%d h=%d c=%d entry %llu not covered", side, h, c,
+                              (unsigned long long)i);
+                    int want = (int)tbp_get(l->bits + (i / l->ng) * l->wpc, (uint32_t)(i % l->ng));
+                    cr_assert_eq(v.wdl + 1, want, "%s h=%d c=%d entry %llu (symmetry %d): probe %d, layer %d",
+                                 side == GOATS ? "goats" : "tigers", h, c, (unsigned long long)i, s, v.wdl + 1, want);
+                    if (v.wdl != TB_DRAW && (side == TIGERS || h > 1))
+                        cr_assert_eq(v.distance, TB_DISTANCE_UNKNOWN);
+                }
+            }
+    tb_close(tb);
+}
+
+static void on_progress(void *ctx, const tbp_progress_t *p)
+{
+    int *layers = ctx;
+    (*layers)++;
+    cr_assert(p->built || p->entries > 0);
+}
+
+static void build_placement(const tb_t *movement, const char *dir, int top, int min_goats, int *layers)
+{
+    char work[256], path[256], msg[256];
+    snprintf(work, sizeof work, "%s/work", dir);
+    cr_assert_eq(mkdir(work, 0755), 0);
+    tbp_gen_options_t o;
+    tbp_gen_options_init(&o, work);
+    o.threads = 2;
+    o.max_in_hand = top;
+    o.min_goats = min_goats;
+    o.progress = on_progress;
+    o.ctx = layers;
+    cr_assert_eq(tbp_generate(&o, movement, msg, sizeof msg), TB_OK, "%s", msg);
+    snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
+    cr_assert_eq(tbp_pack(work, path, tb_goats_total(movement), tb_captures_to_win(movement), top, min_goats, TIGERS, NULL, NULL,
+                          msg, sizeof msg),
+                 TB_OK, "%s", msg);
+}
+
+/* ---- A plain search down to the movement database ------------------------------------ */
+
+/* The value of r by minimax over the reference rules through the whole placement phase,
+ * with the movement database's values at its end: no layer is read. */
+static int search_value(const pgame_t *g, const ref_pos_t *r)
+{
+    if (r->captured >= g->k || r->in_hand == 0)
+        return value_of(g, r);
+    ref_move_t moves[REF_MAX_MOVES];
+    int nm = ref_gen(r, moves), best = 0;
+    for (int m = 0; m < nm && best < 2; m++) {
+        ref_pos_t child;
+        ref_make(r, moves[m], &child);
+        int v = 2 - search_value(g, &child);
+        best = v > best ? v : best;
+    }
+    return best;
+}
+
+/* ---- The small game, both phases ------------------------------------------------------ */
+
+Test(tb_place, small_game_both_phases_every_position, .timeout = 600)
+{
+    char dir[128], msg[256];
+    make_dir(dir, sizeof dir);
+    tb_gen_options_t mo;
+    tb_gen_options_init(&mo, dir);
+    mo.goats_total = 2;
+    mo.captures_to_win = 2;
+    mo.threads = 2;
+    cr_assert_eq(tb_generate(&mo, msg, sizeof msg), TB_OK, "%s", msg);
+    tb_t *movement;
+    cr_assert_eq(tb_open(dir, &movement, msg, sizeof msg), TB_OK, "%s", msg);
+    cr_assert_eq(tb_goats_total(movement), 2);
+    /* Every movement entry by the rules and its children. */
+    for (int c = 0; c < 2; c++)
+        for (int side = 0; side < SIDE_NB; side++)
+            for (uint64_t i = 0; i < tb_slice_entries(movement, c); i++) {
+                position_t p;
+                tb_value_t v;
+                tb_entry(movement, c, side, i, &p, &v);
+                tb_check_t kind;
+                cr_assert_eq(tb_verify_position(movement, &p, &kind, msg, sizeof msg), TB_OK, "slice %d: %s", c, msg);
+            }
+    int layers = 0;
+    build_placement(movement, dir, 2, 0, &layers);
+    cr_assert_eq(layers, 5, "G(1,0) T(1,0) G(1,1) T(1,1) G(2,0)");
+    pgame_t *g = calloc(1, sizeof *g);
+    cr_assert_not_null(g);
+    g->n = 2, g->k = 2, g->top = 2, g->movement = movement, g->ix = tb_index(movement);
+    char work[256];
+    snprintf(work, sizeof work, "%s/work", dir);
+    load_layers(g, work);
+    uint64_t counts[3] = {0};
+    check_layers(g, counts);
+    check_file(g, dir);
+    /* The start: goats to move, two in hand. The plain search proves the tigers' win. */
+    ref_pos_t start;
+    ref_start(&start);
+    start.in_hand = 2;
+    cr_assert_eq(value_of(g, &start), 0, "the goats lose the small game");
+    cr_assert_eq(search_value(g, &start), 0, "the plain search agrees");
+    tb_t *tb;
+    cr_assert_eq(tb_open(dir, &tb, msg, sizeof msg), TB_OK, "%s", msg);
+    position_t p = {.tigers = bb_square(0) | bb_square(4) | bb_square(20) | bb_square(24), .side = GOATS, .in_hand = 2};
+    tb_value_t v;
+    cr_assert(tb_probe(tb, &p, &v));
+    cr_assert_eq(v.wdl, TB_LOSS);
+    tb_close(tb);
+    free_layers(g);
+    free(g);
+    tb_close(movement);
+}
+
+/* ---- The real game's last placement layers -------------------------------------------- */
+
+static tb_t *real_movement(char *dir_out, size_t len)
+{
+    const char *env = getenv("BAGHCHAL_TB_DIR");
+    char msg[256];
+    tb_t *tb;
+    if (env && *env && tb_open_game(env, &tb, msg, sizeof msg) == TB_OK) {
+        snprintf(dir_out, len, "%s", env);
+        return tb;
+    }
+    snprintf(dir_out, len, "%s", current_dir);
+    tb_gen_options_t o;
+    tb_gen_options_init(&o, current_dir);
+    o.threads = 2;
+    cr_assert_eq(tb_generate(&o, msg, sizeof msg), TB_OK, "%s", msg);
+    cr_assert_eq(tb_open_game(current_dir, &tb, msg, sizeof msg), TB_OK, "%s", msg);
+    return tb;
+}
+
+Test(tb_place, real_game_last_layers_every_entry, .timeout = 900)
+{
+    char dir[128], mdir[256], msg[256];
+    make_dir(dir, sizeof dir);
+    tb_t *movement = real_movement(mdir, sizeof mdir);
+    int layers = 0;
+    /* The layers with at least 18 goats on the board (tigers to move; 17 for goats to move,
+     * as the tigers' captures lead there): h + c <= 2, and h + c = 3 for goats to move. */
+    build_placement(movement, dir, 3, 18, &layers);
+    cr_assert_eq(layers, 9, "tigers: (1,0) (1,1) (2,0); goats: those and (1,2) (2,1) (3,0)");
+    pgame_t *g = calloc(1, sizeof *g);
+    cr_assert_not_null(g);
+    g->n = 20, g->k = 5, g->top = 3, g->min_goats = 18, g->movement = movement, g->ix = tb_index(movement);
+    char work[256];
+    snprintf(work, sizeof work, "%s/work", dir);
+    load_layers(g, work);
+    uint64_t counts[3] = {0};
+    check_layers(g, counts);
+    cr_assert(counts[0] && counts[1] && counts[2], "every value occurs");
+    /* A sample of the second layer by the plain search, two plies deeper than the check. */
+    uint64_t seed = 11;
+    for (int side = 0; side < SIDE_NB; side++)
+        for (int c = 0; c < g->k; c++) {
+            const tbp_layer_t *l = &g->layer[side][2][c];
+            if (!l->bits)
+                continue;
+            for (int q = 0; q < 2000; q++) {
+                uint64_t i = ref_rand(&seed) % ((uint64_t)l->ng * TB_TIGER_CLASSES);
+                bb_t t, gs;
+                tbp_entry_points(g->ix, &g->rk, l->goats, i, &t, &gs);
+                ref_pos_t r = {.side = side == GOATS ? 'g' : 't', .in_hand = 2, .captured = c};
+                for (int x = 0; x < REF_POINTS; x++)
+                    r.board[x] = (t >> x & 1) ? 'T' : (gs >> x & 1) ? 'G' : 'X';
+                cr_assert_eq(search_value(g, &r), value_of(g, &r), "h=2 c=%d side %d entry %llu", c, side,
+                             (unsigned long long)i);
+            }
+        }
+    /* The same counts as the generator's statistics (positions: entries * orbit). */
+    cr_assert_eq(g->layer[GOATS][1][0].count[0] + g->layer[GOATS][1][0].count[1] + g->layer[GOATS][1][0].count[2],
+                 12650ull * 210, "goats to move, 1 in hand, none captured: 12,650 tiger sets x C(21,19)");
+    /* The file beside the real movement file. */
+    if (strcmp(mdir, dir) != 0) {
+        char from[512], to[512];
+        snprintf(from, sizeof from, "%s/%s", mdir, TB_FILE_NAME);
+        snprintf(to, sizeof to, "%s/%s", dir, TB_FILE_NAME);
+        cr_assert_eq(symlink(from, to), 0);
+    }
+    check_file(g, dir);
+    free_layers(g);
+    free(g);
+    tb_close(movement);
+    (void)msg;
+}
