@@ -31,9 +31,9 @@ enum { RUN_MS = 50000, MAX_ARGS = 96 };
 
 /* The JSON keys of the terminations, in report order; the faults start at FIRST_FAULT. */
 static const char *const TERMS[] = {"five_goats_captured", "tigers_trapped", "goats_without_a_move", "repetition",
-                                    "move_limit", "database", "time_forfeit", "illegal_move", "crash", "stall",
-                                    "disconnect"};
-enum { TERMS_NB = sizeof TERMS / sizeof TERMS[0], FIRST_FAULT = 6 };
+                                    "move_limit", "database", "score", "time_forfeit", "illegal_move", "crash",
+                                    "stall", "disconnect", "protocol_fault"};
+enum { TERMS_NB = sizeof TERMS / sizeof TERMS[0], FIRST_FAULT = 7 };
 
 TestSuite(referee, .timeout = 120);
 
@@ -304,6 +304,7 @@ typedef struct {
     const char *term;  /* the JSON key expected for every game */
     int expected;      /* games with that termination */
     int restarts;      /* of the fake, -1: not checked */
+    char **log;        /* when set, receives the protocol log of the run */
 } fault_case_t;
 
 /* The fake plays fake_good twice per round; every game ends as expected, the fake loses
@@ -326,9 +327,13 @@ static void fault_case(const fault_case_t *c, run_t *run_out, char **json_out)
     add(&a, "-rounds");
     add(&a, "%d", c->rounds);
     add_list(&a, "-records", path_in(&s, "records.txt"), "-json", path_in(&s, "summary.json"), NULL);
+    if (c->log)
+        add_list(&a, "-log", path_in(&s, "log.txt"), NULL);
     run_t r = run_args(&a);
     args_free(&a);
     cr_assert(r.exit.exited && r.exit.code == 0, "exit %d signal %d:\n%s", r.exit.code, r.exit.signal, r.out);
+    if (c->log)
+        *c->log = read_file(path_in(&s, "log.txt"));
     char *json = read_file(path_in(&s, "summary.json"));
     cr_assert_eq(json_int(json, NULL, c->term), c->expected, "%s: %s\n%s", c->fake, c->term, r.out);
     long long counted = json_int(json, "\"games\"", "counted");
@@ -350,75 +355,75 @@ static void fault_case(const fault_case_t *c, run_t *run_out, char **json_out)
 
 Test(referee, crash_at_move_n)
 {
-    fault_case_t c = {"crash", "--at 3", "depth=1", 1, "crash", 2, 2};
+    fault_case_t c = {"crash", "--at 3", "depth=1", 1, "crash", 2, 2, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, hang_with_a_clock_is_a_time_forfeit)
 {
     /* The hanging fake also leaves a child in its process group: both must go. */
-    fault_case_t c = {"hang", "--at 2", "tc=0.4+0.05", 1, "time_forfeit", 2, 2};
+    fault_case_t c = {"hang", "--at 2", "tc=0.4+0.05", 1, "time_forfeit", 2, 2, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, hang_without_a_clock_is_a_stall)
 {
-    fault_case_t c = {"hang", "--at 2", "depth=1", 1, "stall", 2, 2};
+    fault_case_t c = {"hang", "--at 2", "depth=1", 1, "stall", 2, 2, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, garbage_is_an_illegal_move)
 {
-    fault_case_t c = {"garbage", "--at 2", "depth=1", 1, "illegal_move", 2, 0};
+    fault_case_t c = {"garbage", "--at 2", "depth=1", 1, "illegal_move", 2, 0, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, illegal_move)
 {
-    fault_case_t c = {"illegal", "--at 3", "depth=1", 1, "illegal_move", 2, 0};
+    fault_case_t c = {"illegal", "--at 3", "depth=1", 1, "illegal_move", 2, 0, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, late_answer_is_a_time_forfeit_without_restart)
 {
     /* The late bestmove arrives within the ready timeout, so the engine stays in use. */
-    fault_case_t c = {"slow", "--at 2 --sleep 700", "tc=0.3+0.03", 1, "time_forfeit", 2, 0};
+    fault_case_t c = {"slow", "--at 2 --sleep 700", "tc=0.3+0.03", 1, "time_forfeit", 2, 0, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, endless_output_is_a_time_forfeit)
 {
-    fault_case_t c = {"flood", "--at 2", "tc=0.3+0.03", 1, "time_forfeit", 2, 2};
+    fault_case_t c = {"flood", "--at 2", "tc=0.3+0.03", 1, "time_forfeit", 2, 2, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, closed_output_is_a_disconnect)
 {
-    fault_case_t c = {"disconnect", "--at 2", "depth=1", 1, "disconnect", 2, 2};
+    fault_case_t c = {"disconnect", "--at 2", "depth=1", 1, "disconnect", 2, 2, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, no_uciok_is_a_stall)
 {
-    fault_case_t c = {"nouci", NULL, "depth=1", 1, "stall", 2, 2};
+    fault_case_t c = {"nouci", NULL, "depth=1", 1, "stall", 2, 2, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, no_readyok_is_a_stall)
 {
-    fault_case_t c = {"noready", NULL, "depth=1", 1, "stall", 2, 2};
+    fault_case_t c = {"noready", NULL, "depth=1", 1, "stall", 2, 2, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, exit_at_start_with_status_0_is_a_disconnect)
 {
-    fault_case_t c = {"exit", "--code 0", "depth=1", 1, "disconnect", 2, 2};
+    fault_case_t c = {"exit", "--code 0", "depth=1", 1, "disconnect", 2, 2, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, exit_at_start_with_status_3_is_a_crash)
 {
-    fault_case_t c = {"exit", "--code 3", "depth=1", 1, "crash", 2, 2};
+    fault_case_t c = {"exit", "--code 3", "depth=1", 1, "crash", 2, 2, NULL};
     fault_case(&c, NULL, NULL);
 }
 
@@ -452,13 +457,138 @@ Test(referee, engine_dropped_after_repeated_failures)
     /* Exits at start every time: three failures drop it, the fourth game is not played. */
     char *json;
     run_t r;
-    fault_case_t c = {"exit", "--code 0", "depth=1", 2, "disconnect", 3, 2};
+    fault_case_t c = {"exit", "--code 0", "depth=1", 2, "disconnect", 3, 2, NULL};
     fault_case(&c, &r, &json);
     cr_assert_eq(json_int(json, "\"games\"", "not_played"), 1, "%s", r.out);
     cr_assert(strstr(json, "\"dropped\": true"), "%s", json);
     cr_assert(strstr(r.out, "dropped after 3 consecutive failures"), "%s", r.out);
     free(json);
     run_free(&r);
+}
+
+Test(referee, stopped_search_bestmove_is_awaited_before_isready)
+{
+    /* The fake answers readyok at once and prints the stopped search's bestmove 700 ms
+     * after the go: taken after the readyok, it would be read as a move of the next game.
+     * The referee sends stop, waits for that bestmove, and only then sends isready. */
+    char *log = NULL;
+    fault_case_t c = {"stale", "--at 2 --sleep 700", "tc=0.3+0.03", 1, "time_forfeit", 2, 0, &log};
+    char *json;
+    run_t r;
+    fault_case(&c, &r, &json);
+    for (int t = FIRST_FAULT; t < TERMS_NB; t++)
+        if (strcmp(TERMS[t], "time_forfeit") != 0)
+            cr_assert_eq(json_int(json, "\"terminations\"", TERMS[t]), 0, "%s:\n%s", TERMS[t], r.out);
+    int stops = 0;
+    for (const char *stop = strstr(log, "> stop"); stop; stop = strstr(stop + 1, "> stop")) {
+        const char *best = strstr(stop, "< bestmove"), *ready = strstr(stop, "> isready");
+        cr_assert(best && ready && best < ready, "isready sent before the stopped search's bestmove:\n%s", stop);
+        stops++;
+    }
+    cr_assert_eq(stops, 2, "%s", log);
+    free(log);
+    free(json);
+    run_free(&r);
+}
+
+Test(referee, two_bestmoves_for_one_go_are_a_protocol_fault)
+{
+    fault_case_t c = {"double", "--at 3", "depth=1", 1, "protocol_fault", 2, 0, NULL};
+    fault_case(&c, NULL, NULL);
+}
+
+Test(referee, crash_while_a_child_holds_the_pipe_is_seen_at_once)
+{
+    /* The child keeps the output pipe open: only the engine's own pid tells it died. Without
+     * that the move would end as a time forfeit after the whole 8 s clock. */
+    fault_case_t c = {"crashchild", "--at 2", "tc=8+0.1", 1, "crash", 2, -1, NULL};
+    run_t r;
+    fault_case(&c, &r, NULL);
+    cr_assert_lt(r.ms, 6000, "the crashes took %.0f ms to be seen", r.ms);
+    run_free(&r);
+}
+
+Test(referee, descendants_in_other_sessions_are_killed)
+{
+    /* The fake leaves a child in a session of its own and an orphaned grandchild in another. */
+    scratch_t s;
+    scratch_init(&s);
+    char tag[64];
+    snprintf(tag, sizeof tag, "reftag-setsid-%ld", (long)getpid());
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_setsid", NULL);
+    add(&a, "args=--tag %s", tag);
+    add_list(&a, "-engine", "cmd=" BIN "/fake_good", "-each", "depth=1", "restart=on", "-timeouts", TIMEOUTS,
+             "-progress", "0", "-rounds", "2", "-json", path_in(&s, "summary.json"), NULL);
+    run_t r = run_args(&a);
+    args_free(&a);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    char *json = read_file(path_in(&s, "summary.json"));
+    cr_assert_eq(json_int(json, "\"games\"", "counted"), 4);
+    cr_assert_eq(processes_with(tag), 0, "descendants of the engine survived the referee");
+    free(json);
+    run_free(&r);
+    scratch_free(&s);
+}
+
+Test(referee, engine_children_die_with_a_killed_referee)
+{
+    /* SIGKILL leaves the referee no chance to clean up: its guard process does it. */
+    char tag[64];
+    snprintf(tag, sizeof tag, "reftag-spawn-%ld", (long)getpid());
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_spawn", NULL);
+    add(&a, "args=--tag %s", tag);
+    add_list(&a, "-engine", "cmd=" BIN "/fake_good", NULL);
+    add(&a, "args=--tag %s", tag);
+    add_list(&a, "-each", "depth=1", "-rounds", "100000", "-progress", "0", NULL);
+    pipe_proc_t *p = pipe_start(a.v, 0);
+    cr_assert_not_null(p);
+    args_free(&a);
+    char *line;
+    cr_assert_eq(pipe_read_line(p, 10000, &line), PIPE_LINE);
+    nanosleep(&(struct timespec){0, 500 * 1000 * 1000L}, NULL);
+    cr_assert_gt(processes_with(tag), 2, "the engines and the child should be running");
+    cr_assert_eq(kill(pipe_pid(p), SIGKILL), 0);
+    pipe_exit_t x = pipe_wait(p, 10000);
+    cr_assert_eq(x.signal, SIGKILL);
+    pipe_free(p);
+    int left = 0;
+    for (int k = 0; k < 100 && (left = processes_with(tag)) > 0; k++)
+        nanosleep(&(struct timespec){0, 30 * 1000 * 1000L}, NULL);
+    cr_assert_eq(left, 0, "%d processes outlived the killed referee", left);
+}
+
+Test(referee, log_has_charged_and_engine_time_of_every_move)
+{
+    scratch_t s;
+    scratch_init(&s);
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_good", "args=--think 15", "-engine", "cmd=" BIN "/fake_good",
+             "-each", "tc=20+0.1", "-maxmoves", "12", "-repetition", "draw", "-progress", "0", "-records",
+             path_in(&s, "records.txt"), "-log", path_in(&s, "log.txt"), NULL);
+    run_t r = run_args(&a);
+    args_free(&a);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    char *log = read_file(path_in(&s, "log.txt"));
+    int moves = 0, slow = 0;
+    for (const char *l = strstr(log, " = bestmove "); l; l = strstr(l + 1, " = bestmove ")) {
+        const char *c = strstr(l, " charged ");
+        cr_assert_not_null(c, "%.200s", l);
+        double charged;
+        long long engine;
+        cr_assert_eq(sscanf(c, " charged %lf ms, engine time %lld ms", &charged, &engine), 2, "%.200s", l);
+        /* The clock runs from before the write of go to the arrival of bestmove, so it holds
+         * at least what the engine measured from reading go to writing bestmove. */
+        cr_assert_geq(charged + 1e-9, (double)engine, "charged %.3f ms < engine time %lld ms", charged, engine);
+        moves++;
+        slow += engine >= 15;
+    }
+    cr_assert_eq(moves, 24, "one line per move of the two 12-ply games:\n%s", log);
+    cr_assert_eq(slow, 12, "the thinking fake's moves report their time:\n%s", log);
+    free(log);
+    run_free(&r);
+    scratch_free(&s);
 }
 
 /* ---- real matches ---- */

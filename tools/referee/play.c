@@ -56,6 +56,10 @@ static bool fault_result(outcome_t *out, int side, fault_t f, const player_t *pl
     case FAULT_STALL:
         lose(out, side, TERM_STALL, "%s (%s)", text, side_name(side));
         break;
+    case FAULT_PROTOCOL:
+        /* The engine is still in sync and keeps its process. */
+        lose(out, side, TERM_PROTOCOL, "%s (%s)", text, side_name(side));
+        return true;
     case FAULT_ABORT:
         out->aborted = true;
         return true;
@@ -255,8 +259,9 @@ static bool next_move(state_t *s, bool *ok)
         return *ok = false;
 
     char text[64];
-    int64_t elapsed = 0;
-    fault_t f = player_go(pl, s->cmd.s, s->cmd.len, allowed, s->ctx->env, text, sizeof text, &elapsed);
+    go_result_t res;
+    fault_t f = player_go(pl, s->cmd.s, s->cmd.len, allowed, s->ctx->env, text, sizeof text, &res);
+    int64_t elapsed = res.elapsed_us;
     if (f == FAULT_TIMEOUT) {
         timeout_result(s, side, allowed, timed);
         return false;

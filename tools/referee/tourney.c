@@ -305,7 +305,10 @@ static void *worker_main(void *arg)
                 if (!pl->running)
                     continue;
                 fault_t f = player_resync(pl, &r->env);
-                if (f != FAULT_NONE && f != FAULT_ABORT && !o->failed[side]) {
+                if (f == FAULT_PROTOCOL) {
+                    size_t n = strlen(o->reason);
+                    snprintf(o->reason + n, sizeof o->reason - n, "; then %s", pl->detail);
+                } else if (f != FAULT_NONE && f != FAULT_ABORT && !o->failed[side]) {
                     /* Lost the game some other way (on time) and then stayed silent. */
                     o->failed[side] = true;
                     size_t n = strlen(o->reason);
@@ -554,6 +557,8 @@ int tourney_run(const config_t *cfg)
     install_signals(old);
     signals = true;
     proc_become_subreaper();
+    if (!proc_guard_start()) /* without it only a SIGKILL of the referee could leave processes */
+        ui_note(r, "warning: cannot start the process guard: %s", strerror(errno));
     print_header(r);
 
     /* Workers leave SIGINT and SIGTERM to the main thread. */
@@ -584,6 +589,7 @@ int tourney_run(const config_t *cfg)
     for (int k = 0; k < cfg->concurrency; k++)
         if (workers[k].started)
             pthread_join(workers[k].thread, NULL);
+    proc_guard_stop();
     /* Anything still posted (nothing, unless a worker failed mid-way) is counted in order. */
     while (r->done_nb > 0) {
         size_t best = 0;
