@@ -2,9 +2,13 @@
  * process behind; real matches give consistent, reproducible records that --check accepts
  * (and tampered ones that it rejects) whatever the concurrency; Ctrl-C, SPRT, openings,
  * adjudication and the command line; Elo, error, LOS and LLR against hand computations. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#endif
 #include <criterion/criterion.h>
 
 #include <dirent.h>
+#include <sched.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -589,6 +593,32 @@ Test(referee, log_has_charged_and_engine_time_of_every_move)
     free(log);
     run_free(&r);
     scratch_free(&s);
+}
+
+Test(referee, concurrency_auto_and_the_starvation_warning)
+{
+    cpu_set_t set;
+    cr_assert_eq(sched_getaffinity(0, sizeof set, &set), 0);
+    int cores = CPU_COUNT(&set), want = cores / 2 > 0 ? cores / 2 : 1;
+    char cmd[1024], header[160];
+    snprintf(cmd, sizeof cmd, "%s -engine cmd=%s/fake_good -engine cmd=%s/fake_good -depth 1 -progress 0 "
+             "-seed 3 -concurrency auto", REFEREE, BIN, BIN);
+    run_t r = run_shell(cmd);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    snprintf(header, sizeof header, "concurrency %d (auto), seed 3\n", want);
+    cr_assert(strstr(r.out, header), "expected '%s' in:\n%s", header, r.out);
+    cr_assert_eq(strstr(r.out, "warning: ") != NULL, 2 * want > cores, "%s", r.out);
+    run_free(&r);
+    /* As many games as cores: twice as many engines as cores. */
+    snprintf(cmd, sizeof cmd, "%s -engine cmd=%s/fake_good -engine cmd=%s/fake_good -depth 1 -progress 0 "
+             "-concurrency %d", REFEREE, BIN, BIN, cores);
+    r = run_shell(cmd);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    char warning[160];
+    snprintf(warning, sizeof warning, "warning: %d game%s at once run %d engines on %d core", cores,
+             cores == 1 ? "" : "s", 2 * cores, cores);
+    cr_assert(strstr(r.out, warning), "expected '%s' in:\n%s", warning, r.out);
+    run_free(&r);
 }
 
 /* ---- real matches ---- */

@@ -2,6 +2,7 @@
  * `-each` defaults and single-valued options, with every value checked up front. */
 #include "cli.h"
 
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,15 @@ static const char *kv_get(const kvlist_t *l, const char *key)
         if (strcmp(l->kv[i].name, key) == 0)
             v = l->kv[i].value;
     return v;
+}
+
+int cli_cores(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
 }
 
 /* ---- values ---- */
@@ -673,8 +683,17 @@ static bool parse_valued(int argc, char **argv, int *i, const char *o, gather_t 
         return int_value(o, v, 0, INT32_MAX, &cfg->maxmoves, e);
     if (strcmp(o, "progress") == 0)
         return int_value(o, v, 0, INT32_MAX, &cfg->progress_every, e);
+    if (strcmp(o, "concurrency") == 0 && strcmp(v, "auto") == 0) {
+        /* Two engines per game, each needing a core while it thinks. */
+        int cores = cli_cores();
+        cfg->concurrency = cores / 2 > 0 ? cores / 2 : 1;
+        cfg->concurrency_auto = true;
+        return true;
+    }
     bool ok = strcmp(o, "concurrency") == 0 ? int_value(o, v, 1, MAX_CONCURRENCY, &x, e)
                                             : int_value(o, v, 1, 1000000, &x, e);
+    if (strcmp(o, "concurrency") == 0)
+        cfg->concurrency_auto = false;
     if (strcmp(o, "concurrency") == 0)
         cfg->concurrency = (int)x;
     else
@@ -850,7 +869,7 @@ void cli_usage(void)
           "options:\n"
           "  -tournament match|roundrobin|gauntlet   -rounds N   -games N\n"
           "  -openings file=FILE [order=sequential|random] [start=N] | -openings random=PLIES\n"
-          "  -seed N   -repetition forbid|draw   -maxmoves PLIES   -tb DIR   -concurrency N\n"
+          "  -seed N   -repetition forbid|draw   -maxmoves PLIES   -tb DIR   -concurrency N|auto\n"
           "  -sprt elo0=E0 elo1=E1 [alpha=0.05] [beta=0.05]   -maxfailures N\n"
           "  -timeouts [init=MS] [ready=MS] [stall=MS] [quit=MS]\n"
           "  -tc ..  -st ..  -movetime ..  -depth ..  -nodes ..  -margin MS   (shorthands for -each)\n"

@@ -57,6 +57,7 @@ typedef struct {
     int64_t maxmoves; /* plies played by the engines before a draw is adjudicated, 0: off */
     char *tb_dir;
     int concurrency;
+    bool concurrency_auto; /* -concurrency auto: half the cores the referee may run on */
     sprt_conf_t sprt;
     int64_t init_timeout_ms, ready_timeout_ms, stall_timeout_ms, quit_timeout_ms;
     int max_failures;
@@ -69,6 +70,8 @@ typedef struct {
     bool help, version;
 } config_t;
 
+/* The cores the referee may run on. */
+int cli_cores(void);
 /* Parses argv into cfg. On error returns false with a one-line reason in msg. */
 bool cli_parse(int argc, char **argv, config_t *cfg, char *msg, size_t msglen);
 void cli_free(config_t *cfg);

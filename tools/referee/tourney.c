@@ -488,8 +488,15 @@ static void print_header(run_t *r)
     printf("baghchal-referee: %s of %d engines (", format_name(cfg->format), cfg->engines_nb);
     for (int k = 0; k < cfg->engines_nb; k++)
         printf("%s%s", k ? ", " : "", cfg->engines[k].name);
-    printf("), %lld games, %s, repetition %s, concurrency %d, seed %llu\n", (long long)r->total, lim,
-           rule_name(cfg->rule), cfg->concurrency, (unsigned long long)cfg->seed);
+    printf("), %lld games, %s, repetition %s, concurrency %d%s, seed %llu\n", (long long)r->total, lim,
+           rule_name(cfg->rule), cfg->concurrency, cfg->concurrency_auto ? " (auto)" : "",
+           (unsigned long long)cfg->seed);
+    int cores = cli_cores();
+    if (cfg->concurrency * 2 > cores)
+        printf("warning: %d game%s at once run %d engines on %d core%s: under clocks, engines starved of CPU "
+               "lose on time (-concurrency auto plays %d at once here)\n",
+               cfg->concurrency, cfg->concurrency == 1 ? "" : "s", cfg->concurrency * 2, cores, cores == 1 ? "" : "s",
+               cores / 2 > 0 ? cores / 2 : 1);
     fflush(stdout);
 }
 
