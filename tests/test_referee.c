@@ -654,10 +654,30 @@ static char *real_match(scratch_t *s, const char *name, int concurrency, const c
     cr_assert_eq(sum, 8, "terminations add up to %lld", sum);
     for (int t = FIRST_FAULT; t < TERMS_NB; t++)
         cr_assert_eq(json_int(summary, "\"terminations\"", TERMS[t]), 0, "a fault in a real match:\n%s", summary);
-    free(summary);
     run_free(&r);
     expect_check(records, 0);
     char *text = read_file(records);
+    /* The pairs, counted from the records: alpha's points in games 2k-1 and 2k. */
+    long long penta[5] = {0};
+    const char *g = text;
+    for (int pair = 0; pair < 4; pair++) {
+        int half = 0;
+        for (int k = 0; k < 2; k++) {
+            g = strstr(g, "[Goats \"");
+            cr_assert_not_null(g);
+            bool alpha_goats = strncmp(g, "[Goats \"alpha\"]", 15) == 0;
+            g = strstr(g, "[Result \"");
+            cr_assert_not_null(g);
+            g += 9;
+            half += strncmp(g, "draw", 4) == 0 ? 1 : (strncmp(g, "goats", 5) == 0) == alpha_goats ? 2 : 0;
+        }
+        penta[half]++;
+    }
+    char want[96];
+    snprintf(want, sizeof want, "\"pentanomial\": [%lld, %lld, %lld, %lld, %lld], \"pairs\": 4", penta[0], penta[1],
+             penta[2], penta[3], penta[4]);
+    cr_assert(strstr(summary, want), "expected %s in\n%s", want, summary);
+    free(summary);
     cr_assert_eq(count_of(text, "[Game \""), 8);
     cr_assert_eq(count_of(text, "[Final \""), 8);
     cr_assert_eq(processes_with(s->dir), 0, "engine processes left behind");
@@ -820,6 +840,8 @@ Test(referee, sprt_stops_when_it_decides)
     cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
     char *json = read_file(path_in(&s, "summary.json"));
     cr_assert(strstr(json, "\"result\": \"H1\""), "%s", json);
+    cr_assert(strstr(json, "\"stats\": \"pentanomial\""), "the SPRT over pairs is the default:\n%s", json);
+    cr_assert(strstr(r.out, "SPRT (pentanomial) elo0=0 elo1=20"), "%s", r.out);
     long long counted = json_int(json, "\"games\"", "counted");
     cr_assert_lt(counted, 400, "the SPRT did not stop the run");
     cr_assert_eq(counted % 2, 0, "the SPRT decides on whole pairs");
@@ -992,6 +1014,9 @@ Test(referee, bad_command_lines_exit_with_one_line)
         {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -openings random=3 file=/etc/hostname",
          "not both"},
         {"--check /nonexistent/records.txt", "cannot open"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -sprt elo0=0 elo1=5 stats=binomial",
+         "pentanomial or trinomial"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -concurrency many", "-concurrency"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char cmd[1024];
@@ -1004,7 +1029,10 @@ Test(referee, bad_command_lines_exit_with_one_line)
     }
 }
 
-/* ---- statistics, against values computed by hand ---- */
+/* ---- statistics, against values computed by hand ----
+ * The LLR values come from an independent computation (damped Newton iteration on the
+ * multiplier theta of the constrained maximum-likelihood problem, in double precision,
+ * checking that each solution sums to 1 and has the required mean), not from stats.c. */
 
 #define NEAR(got, want, tol) cr_assert(fabs((got) - (want)) < (tol), "%s = %.10f, expected %.10f", #got, got, want)
 
@@ -1016,8 +1044,9 @@ Test(referee, elo_error_los_and_llr_from_the_formulas)
      *   var = (60 (1 - .55)^2 + 100 (.5 - .55)^2 + 40 (.55)^2) / 200 = 24.5 / 200 = 0.1225
      *   error = (Elo(s + 1.96 sqrt(var/N)) - Elo(s - 1.96 sqrt(var/N))) / 2 = 34.1592688436
      *   LOS = (1 + erf((W - L) / sqrt(2 (W + L)))) / 2 = Phi(2) = 0.9772498681
-     *   LLR(0, 10) = N (s1 - s0)(2s - s0 - s1) / (2 var), s0 = 0.5, s1 = 1/(1 + 10^(-10/400))
-     *              = 1.0054917130
+     *   LLR(0, 10): the generalized SPRT, N sum p_i log(q1_i / q0_i) with q0, q1 the most likely
+     *              outcome distributions of mean score s0 = 0.5 and s1 = 1/(1 + 10^(-10/400))
+     *              = 0.9880827754 (the approximation N (s1 - s0)(2s - s0 - s1) / (2 var) gives 1.0055)
      *   bounds(0.05, 0.05) = log(0.05/0.95), log(0.95/0.05) = -+2.9444389792 */
     wld_t r = {60, 40, 100};
     elo_t e = elo_estimate(r);
@@ -1025,45 +1054,98 @@ Test(referee, elo_error_los_and_llr_from_the_formulas)
     NEAR(e.elo, 34.8600702876, 1e-8);
     NEAR(e.error, 34.1592688436, 1e-8);
     NEAR(e.los, 0.9772498681, 1e-9);
-    NEAR(sprt_llr(r, 0, 10), 1.0054917130, 1e-8);
+    NEAR(sprt_llr(r, 0, 10), 0.9880827754, 1e-8);
     double lo, hi;
     sprt_bounds(0.05, 0.05, &lo, &hi);
     NEAR(lo, -2.9444389792, 1e-9);
     NEAR(hi, 2.9444389792, 1e-9);
-    cr_assert_eq(sprt_decide(1.0054917130, lo, hi), SPRT_CONTINUE);
+    cr_assert_eq(sprt_decide(0.9880827754, lo, hi), SPRT_CONTINUE);
 
     /* W = 30, L = 50, D = 20: s = 0.4, Elo = -400 log10(1.5) = -70.4365036223,
      * var = (30 .36 + 20 .01 + 50 .16) / 100 = 0.19, error = 62.5877299489,
      * LOS = (1 + erf(-20 / sqrt(160))) / 2 = 0.0126736593,
-     * LLR(-5, 5) = -0.7573770220; bounds(0.05, 0.1) = log(0.1/0.95), log(0.9/0.05)
+     * LLR(-5, 5) = -0.7195403808; bounds(0.05, 0.1) = log(0.1/0.95), log(0.9/0.05)
      *            = -2.2512917986, 2.8903717579 */
     r = (wld_t){30, 50, 20};
     e = elo_estimate(r);
     NEAR(e.elo, -70.4365036223, 1e-8);
     NEAR(e.error, 62.5877299489, 1e-8);
     NEAR(e.los, 0.0126736593, 1e-9);
-    NEAR(sprt_llr(r, -5, 5), -0.7573770220, 1e-8);
+    NEAR(sprt_llr(r, -5, 5), -0.7195403808, 1e-8);
     sprt_bounds(0.05, 0.1, &lo, &hi);
     NEAR(lo, -2.2512917986, 1e-9);
     NEAR(hi, 2.8903717579, 1e-9);
 
     /* W = 120, L = 100, D = 280: s = 0.52, Elo = 13.9048425037, error = 20.2190304443,
-     * LOS = 0.9112350738, LLR(0, 5) = 0.5383988767 */
+     * LOS = 0.9112350738, LLR(0, 5) = 0.5368354533 */
     r = (wld_t){120, 100, 280};
     e = elo_estimate(r);
     NEAR(e.elo, 13.9048425037, 1e-8);
     NEAR(e.error, 20.2190304443, 1e-8);
     NEAR(e.los, 0.9112350738, 1e-9);
-    NEAR(sprt_llr(r, 0, 5), 0.5383988767, 1e-8);
+    NEAR(sprt_llr(r, 0, 5), 0.5368354533, 1e-8);
 
-    /* Edge cases: no games, all wins (unbounded Elo, no variance: LLR 0), decisions. */
+    /* Edge cases: no games, all wins (unbounded Elo; the empty counts taken as 0.001 give
+     * LLR(0, 10) = 0.2836807663), decisions. */
     e = elo_estimate((wld_t){0, 0, 0});
     NEAR(e.score, 0.5, 1e-12);
     NEAR(e.los, 0.5, 1e-12);
     e = elo_estimate((wld_t){10, 0, 0});
     cr_assert(isinf(e.elo) && e.elo > 0);
     cr_assert(isinf(e.error));
-    NEAR(sprt_llr((wld_t){10, 0, 0}, 0, 10), 0.0, 1e-12);
+    NEAR(sprt_llr((wld_t){10, 0, 0}, 0, 10), 0.2836807663, 1e-8);
+    NEAR(sprt_llr((wld_t){0, 0, 0}, 0, 10), 0.0, 1e-12);
     cr_assert_eq(sprt_decide(3.0, lo, hi), SPRT_H1);
     cr_assert_eq(sprt_decide(-3.0, lo, hi), SPRT_H0);
+}
+
+Test(referee, pentanomial_elo_nelo_los_and_llr)
+{
+    /* Pairs scoring 0, 1/2, 1, 3/2, 2 = 10, 40, 150, 60, 20 (N = 280 pairs):
+     *   score = sum n_k (k/4) / N = 0.5357142857
+     *   var   = sum n_k (k/4 - score)^2 / N (per pair, on the per-game scale)
+     *   Elo   = -400 log10(1/score - 1) = 24.8591626995
+     *   error = (Elo(score + z sqrt(var/N)) - Elo(score - z sqrt(var/N))) / 2 = 17.9078182055
+     *   nElo  = (score - 1/2) / sqrt(2 var) * 800 / ln 10 = 40.1184057655, +- 28.7758642352
+     *   LOS   = (1 - erf(-(score - 1/2) / sqrt(2 var / N))) / 2 = 0.9968574092
+     *   LLR(0, 5) = 1.3193327245 */
+    penta_t p = {{10, 40, 150, 60, 20}};
+    penta_elo_t e = penta_estimate(p);
+    cr_assert_eq(e.pairs, 280);
+    NEAR(e.score, 0.5357142857, 1e-9);
+    NEAR(e.elo, 24.8591626995, 1e-8);
+    NEAR(e.error, 17.9078182055, 1e-8);
+    NEAR(e.nelo, 40.1184057655, 1e-8);
+    NEAR(e.nelo_error, 28.7758642352, 1e-8);
+    NEAR(e.los, 0.9968574092, 1e-9);
+    NEAR(sprt_llr_penta(p, 0, 5), 1.3193327245, 1e-7);
+
+    /* No pair lost twice: that count is taken as 0.001 (as fastchess does), N = 180.
+     *   Elo 24.1663689887 +- 18.2011406256, nElo 47.8505129272 +- 35.8898083255,
+     *   LOS 0.9955143417, LLR(-5, 5) = 2.8887056078 */
+    p = (penta_t){{0, 30, 100, 45, 5}};
+    e = penta_estimate(p);
+    NEAR(e.elo, 24.1663689887, 1e-8);
+    NEAR(e.error, 18.2011406256, 1e-8);
+    NEAR(e.nelo, 47.8505129272, 1e-8);
+    NEAR(e.nelo_error, 35.8898083255, 1e-8);
+    NEAR(e.los, 0.9955143417, 1e-9);
+    NEAR(sprt_llr_penta(p, -5, 5), 2.8887056078, 1e-7);
+
+    /* 3, 20, 60, 40, 7: Elo 37.5618011473 +- 25.7352888099, nElo 62.2375975199 +- 42.2314229978,
+     * LOS 0.9980642861, LLR(0, 10) = 1.7902261828 */
+    p = (penta_t){{3, 20, 60, 40, 7}};
+    e = penta_estimate(p);
+    NEAR(e.elo, 37.5618011473, 1e-8);
+    NEAR(e.error, 25.7352888099, 1e-8);
+    NEAR(e.nelo, 62.2375975199, 1e-8);
+    NEAR(e.nelo_error, 42.2314229978, 1e-8);
+    NEAR(e.los, 0.9980642861, 1e-9);
+    NEAR(sprt_llr_penta(p, 0, 10), 1.7902261828, 1e-7);
+
+    /* No pairs: nothing known, LLR 0. */
+    e = penta_estimate((penta_t){{0, 0, 0, 0, 0}});
+    NEAR(e.score, 0.5, 1e-12);
+    cr_assert(isinf(e.error));
+    NEAR(sprt_llr_penta((penta_t){{0, 0, 0, 0, 0}}, 0, 5), 0.0, 1e-12);
 }

@@ -498,11 +498,17 @@ static bool parse_sprt(const kvlist_t *l, config_t *cfg, err_t *e)
     double *dst[4] = {&cfg->sprt.elo0, &cfg->sprt.elo1, &cfg->sprt.alpha, &cfg->sprt.beta};
     for (int k = 0; k < l->n; k++) {
         int idx = -1;
+        if (strcmp(l->kv[k].name, "stats") == 0) {
+            if (strcmp(l->kv[k].value, "pentanomial") != 0 && strcmp(l->kv[k].value, "trinomial") != 0)
+                return fail(e, "-sprt: stats='%s' must be pentanomial or trinomial", l->kv[k].value);
+            cfg->sprt.trinomial = strcmp(l->kv[k].value, "trinomial") == 0;
+            continue;
+        }
         for (int j = 0; j < 4; j++)
             if (strcmp(l->kv[k].name, KEYS[j]) == 0)
                 idx = j;
         if (idx < 0)
-            return fail(e, "-sprt: unknown key '%s' (elo0, elo1, alpha, beta)", l->kv[k].name);
+            return fail(e, "-sprt: unknown key '%s' (elo0, elo1, alpha, beta, stats)", l->kv[k].name);
         if (!parse_double(l->kv[k].value, dst[idx]))
             return fail(e, "-sprt: %s='%s' is not a number", KEYS[idx], l->kv[k].value);
         have[idx] = true;
@@ -870,7 +876,7 @@ void cli_usage(void)
           "  -tournament match|roundrobin|gauntlet   -rounds N   -games N\n"
           "  -openings file=FILE [order=sequential|random] [start=N] | -openings random=PLIES\n"
           "  -seed N   -repetition forbid|draw   -maxmoves PLIES   -tb DIR   -concurrency N|auto\n"
-          "  -sprt elo0=E0 elo1=E1 [alpha=0.05] [beta=0.05]   -maxfailures N\n"
+          "  -sprt elo0=E0 elo1=E1 [alpha=0.05] [beta=0.05] [stats=pentanomial|trinomial]   -maxfailures N\n"
           "  -timeouts [init=MS] [ready=MS] [stall=MS] [quit=MS]\n"
           "  -tc ..  -st ..  -movetime ..  -depth ..  -nodes ..  -margin MS   (shorthands for -each)\n"
           "  -records FILE   -json FILE   -log FILE   -event NAME   -progress N   -verbose\n"

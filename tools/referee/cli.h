@@ -39,6 +39,7 @@ typedef enum { FORMAT_MATCH, FORMAT_ROUNDROBIN, FORMAT_GAUNTLET } format_t;
 typedef struct {
     bool on;
     double elo0, elo1, alpha, beta;
+    bool trinomial; /* the SPRT over single games instead of pairs */
 } sprt_conf_t;
 
 typedef struct {

@@ -75,6 +75,8 @@ struct run {
     /* The main thread's. */
     int64_t processed;
     int64_t decided_at; /* index of the game that decided the SPRT, -1: none */
+    int pair_first;     /* half points of the first engine in the last counted even game */
+    int64_t pair_index; /* the index of the last counted game, -1: none */
     pair_stats_t *pairs;
     summary_t sum;
     FILE *records;
@@ -350,12 +352,19 @@ static void count(run_t *r, int64_t index, outcome_t *o)
     const pairing_t *p = &r->pairings[s.pairing];
     int a_side = s.engine[GOATS] == p->a ? GOATS : TIGERS;
     wld_t *w = &r->pairs[s.pairing].as[a_side];
+    int half_points = o->winner < 0 ? 1 : o->winner == a_side ? 2 : 0;
     if (o->winner < 0)
         w->draws++;
     else if (o->winner == a_side)
         w->wins++;
     else
         w->losses++;
+    /* Games 2k and 2k+1 are a pair; one that is not counted leaves its pair out. */
+    if (index % 2 == 0)
+        r->pair_first = half_points;
+    else if (r->pair_first >= 0 && r->pair_index == index - 1)
+        r->pairs[s.pairing].penta.n[r->pair_first + half_points]++;
+    r->pair_index = index;
     r->sum.terms[o->term]++;
     r->sum.counted++;
     if (r->records && o->record && (fputs(o->record, r->records) < 0 || fflush(r->records) != 0)) {
@@ -374,7 +383,9 @@ static void count(run_t *r, int64_t index, outcome_t *o)
                 o->winner < 0 ? "draw" : o->winner == GOATS ? "goats win" : "tigers win", o->reason, o->plies);
     /* The SPRT looks at whole pairs, so both colours of an opening are always in. */
     if (r->cfg->sprt.on && index % 2 == 1) {
-        r->sum.llr = sprt_llr(pair_total(&r->pairs[0]), r->cfg->sprt.elo0, r->cfg->sprt.elo1);
+        r->sum.llr = r->cfg->sprt.trinomial
+                         ? sprt_llr(pair_total(&r->pairs[0]), r->cfg->sprt.elo0, r->cfg->sprt.elo1)
+                         : sprt_llr_penta(r->pairs[0].penta, r->cfg->sprt.elo0, r->cfg->sprt.elo1);
         r->sum.verdict = sprt_decide(r->sum.llr, r->sum.lower, r->sum.upper);
         if (r->sum.verdict != SPRT_CONTINUE) {
             r->decided_at = index;
@@ -510,6 +521,8 @@ int tourney_run(const config_t *cfg)
     r->cfg = cfg;
     r->log_fd = -1;
     r->decided_at = -1;
+    r->pair_first = -1;
+    r->pair_index = -1;
     r->wake_r = r->wake_w = -1;
     r->t0 = now_us();
     r->tty = isatty(STDOUT_FILENO);
