@@ -786,6 +786,186 @@ Test(referee, check_rejects_tampered_records)
     scratch_free(&s);
 }
 
+/* ---- PGN, read back by a parser of the PGN standard's export format ---- */
+
+typedef struct {
+    char tags[24][2][128];
+    int ntags;
+    char result[32]; /* the game termination marker */
+    game_t game;     /* the moves replayed from the OBX tag */
+    bool replayed;
+} pgn_game_t;
+
+static const char *pgn_tag(const pgn_game_t *g, const char *name)
+{
+    for (int i = 0; i < g->ntags; i++)
+        if (strcmp(g->tags[i][0], name) == 0)
+            return g->tags[i][1];
+    return NULL;
+}
+
+/* Reads the next game at *p: tag pairs `[Name "value"]` (value with \\ and \" escapes), then
+ * movetext tokens: move numbers ("12." or "12..."), {comments}, SAN-like move tokens and
+ * the termination marker. Every move must be legal from the OBX tag. False at the end. */
+static bool pgn_next(const char **p, pgn_game_t *g)
+{
+    memset(g, 0, sizeof *g);
+    const char *s = *p;
+    while (*s == '\n' || *s == ' ')
+        s++;
+    if (!*s)
+        return false;
+    while (*s == '[') {
+        cr_assert_lt(g->ntags, 24);
+        s++;
+        size_t n = 0;
+        while (*s && *s != ' ' && n < 127)
+            g->tags[g->ntags][0][n++] = *s++;
+        cr_assert_eq(*s, ' ', "bad tag near '%.40s'", s);
+        s++;
+        cr_assert_eq(*s, '"', "bad tag value near '%.40s'", s);
+        s++;
+        n = 0;
+        while (*s && *s != '"' && n < 127) {
+            if (*s == '\\')
+                s++;
+            g->tags[g->ntags][1][n++] = *s++;
+        }
+        cr_assert_eq(s[0], '"');
+        cr_assert_eq(s[1], ']');
+        cr_assert_eq(s[2], '\n');
+        s += 3;
+        g->ntags++;
+    }
+    cr_assert_eq(*s, '\n', "a blank line must follow the tags");
+    position_t start;
+    obx_meta_t meta;
+    const char *obx = pgn_tag(g, "OBX");
+    cr_assert_not_null(obx, "no OBX tag");
+    cr_assert_eq(obx_parse(obx, &start, &meta, NULL, 0), BC_OK, "%s", obx);
+    const char *rep = pgn_tag(g, "Repetition");
+    cr_assert(game_init(&g->game, &start, &meta, rep && strcmp(rep, "draw") == 0 ? REP_DRAW : REP_FORBID));
+    g->replayed = true;
+    for (;;) {
+        while (*s == ' ' || *s == '\n')
+            s++;
+        cr_assert(*s, "the movetext has no termination marker");
+        if (*s == '{') {
+            const char *e = strchr(s, '}');
+            cr_assert_not_null(e, "unterminated comment");
+            s = e + 1;
+            continue;
+        }
+        cr_assert(*s != '(' && *s != ')' && *s != ';', "unexpected '%c' in the movetext", *s);
+        char tok[32];
+        size_t n = 0;
+        while (*s && *s != ' ' && *s != '\n' && n < sizeof tok - 1)
+            tok[n++] = *s++;
+        tok[n] = '\0';
+        if (!strcmp(tok, "1-0") || !strcmp(tok, "0-1") || !strcmp(tok, "1/2-1/2") || !strcmp(tok, "*")) {
+            snprintf(g->result, sizeof g->result, "%s", tok);
+            break;
+        }
+        size_t d = strspn(tok, "0123456789");
+        if (d > 0 && (!strcmp(tok + d, ".") || !strcmp(tok + d, "...")))
+            continue;
+        char msg[160];
+        cr_assert_eq(game_play_text(&g->game, tok, msg, sizeof msg), BC_OK, "PGN move '%s': %s", tok, msg);
+    }
+    *p = s;
+    return true;
+}
+
+static void pgn_free(pgn_game_t *g)
+{
+    if (g->replayed)
+        game_free(&g->game);
+}
+
+/* The value of tag name in the text of one record game starting at rec. */
+static void record_tag(const char *rec, const char *name, char *out, size_t len)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "[%s \"", name);
+    const char *t = strstr(rec, pat);
+    cr_assert_not_null(t, "no %s in the record", name);
+    t += strlen(pat);
+    snprintf(out, len, "%.*s", (int)strcspn(t, "\""), t);
+}
+
+Test(referee, pgn_output_reads_back_as_the_records)
+{
+    scratch_t s;
+    scratch_init(&s);
+    char *records = real_match(&s, "pgn-records.txt", 2, NULL);
+    /* The same match again with -pgnout (the games are the same at any concurrency). */
+    char *again = NULL;
+    {
+        char pgn_opt[400];
+        snprintf(pgn_opt, sizeof pgn_opt, "%s", path_in(&s, "games.pgn"));
+        args_t a = {0};
+        add_list(&a, REFEREE, "-engine", NULL);
+        add(&a, "cmd=%s", engine_link(&s, "pa"));
+        add_list(&a, "name=alpha", "depth=2", "-engine", NULL);
+        add(&a, "cmd=%s", engine_link(&s, "pb"));
+        add_list(&a, "name=beta", "depth=1", "-each", "option.Hash=4", "-openings", "random=4", "-seed", "11",
+                 "-rounds", "4", "-progress", "0", "-timeouts", TIMEOUTS, "-concurrency", "2", "-records",
+                 path_in(&s, "again.txt"), "-pgnout", pgn_opt, NULL);
+        run_t r = run_args(&a);
+        args_free(&a);
+        cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+        run_free(&r);
+        again = read_file(path_in(&s, "again.txt"));
+    }
+    char *x = without_dates(records), *y = without_dates(again);
+    cr_assert_str_eq(x, y);
+    free(x);
+    free(y);
+    char *pgn = read_file(path_in(&s, "games.pgn"));
+    const char *p = pgn, *rec = records;
+    int games = 0;
+    pgn_game_t g;
+    while (pgn_next(&p, &g)) {
+        games++;
+        rec = strstr(rec, "[Game \"");
+        cr_assert_not_null(rec);
+        char v[128], w[128];
+        /* The seven tag roster, in order. */
+        static const char *const roster[] = {"Event", "Site", "Date", "Round", "White", "Black", "Result"};
+        for (int k = 0; k < 7; k++)
+            cr_assert_str_eq(g.tags[k][0], roster[k]);
+        record_tag(rec, "Goats", v, sizeof v);
+        cr_assert_str_eq(pgn_tag(&g, "White"), v);
+        record_tag(rec, "Tigers", v, sizeof v);
+        cr_assert_str_eq(pgn_tag(&g, "Black"), v);
+        record_tag(rec, "Result", v, sizeof v);
+        const char *want = !strcmp(v, "goats") ? "1-0" : !strcmp(v, "tigers") ? "0-1" : "1/2-1/2";
+        cr_assert_str_eq(pgn_tag(&g, "Result"), want);
+        cr_assert_str_eq(g.result, want, "the termination marker must repeat the Result tag");
+        cr_assert_str_eq(pgn_tag(&g, "Variant"), "Bagh-Chal");
+        record_tag(rec, "Opening", v, sizeof v);
+        cr_assert_str_eq(pgn_tag(&g, "OBX"), v);
+        record_tag(rec, "Plies", v, sizeof v);
+        cr_assert_str_eq(pgn_tag(&g, "PlyCount"), v);
+        snprintf(w, sizeof w, "%zu", g.game.count);
+        cr_assert_str_eq(w, v, "the movetext has %s plies, the records %s", w, v);
+        /* The replayed PGN moves reach the records' final position. */
+        record_tag(rec, "Final", v, sizeof v);
+        char obx[OBX_MAX_LEN];
+        obx_meta_t fm = game_meta(&g.game);
+        obx_format(game_position(&g.game), &fm, OBX_V2, obx, sizeof obx);
+        cr_assert_str_eq(obx, v);
+        cr_assert_not_null(pgn_tag(&g, "Termination"));
+        rec++;
+        pgn_free(&g);
+    }
+    cr_assert_eq(games, 8);
+    free(pgn);
+    free(records);
+    free(again);
+    scratch_free(&s);
+}
+
 Test(referee, sigint_ends_the_run_with_partial_results)
 {
     scratch_t s;

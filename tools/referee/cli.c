@@ -596,6 +596,7 @@ static char **string_option(config_t *cfg, const char *o)
 {
     return strcmp(o, "records") == 0 ? &cfg->records_file
            : strcmp(o, "json") == 0  ? &cfg->json_file
+           : strcmp(o, "pgnout") == 0 ? &cfg->pgn_file
            : strcmp(o, "log") == 0   ? &cfg->log_file
            : strcmp(o, "event") == 0 ? &cfg->event
            : strcmp(o, "check") == 0 ? &cfg->check_file
@@ -796,6 +797,7 @@ void cli_free(config_t *cfg)
     free(cfg->tb_dir);
     free(cfg->records_file);
     free(cfg->json_file);
+    free(cfg->pgn_file);
     free(cfg->log_file);
     free(cfg->event);
     free(cfg->check_file);
@@ -879,7 +881,7 @@ void cli_usage(void)
           "  -sprt elo0=E0 elo1=E1 [alpha=0.05] [beta=0.05] [stats=pentanomial|trinomial]   -maxfailures N\n"
           "  -timeouts [init=MS] [ready=MS] [stall=MS] [quit=MS]\n"
           "  -tc ..  -st ..  -movetime ..  -depth ..  -nodes ..  -margin MS   (shorthands for -each)\n"
-          "  -records FILE   -json FILE   -log FILE   -event NAME   -progress N   -verbose\n"
+          "  -records FILE   -pgnout FILE   -json FILE   -log FILE   -event NAME   -progress N   -verbose\n"
           "  --check FILE   --help   --version\n"
           "See tools/referee/README.md for the details.\n",
           stdout);

@@ -62,7 +62,7 @@ typedef struct {
     sprt_conf_t sprt;
     int64_t init_timeout_ms, ready_timeout_ms, stall_timeout_ms, quit_timeout_ms;
     int max_failures;
-    char *records_file, *json_file, *log_file;
+    char *records_file, *json_file, *log_file, *pgn_file;
     char *event;
     int64_t progress_every;
     bool verbose;

@@ -309,6 +309,8 @@ static bool make_record(const state_t *s, const opening_t *op, const char *date)
     };
     s->out->plies = s->game.count;
     s->out->record = record_format(&ri);
+    if (cfg->pgn_file && !(s->out->pgn = record_format_pgn(&ri)))
+        return false;
     return s->out->record != NULL;
 }
 
@@ -354,5 +356,6 @@ bool play_game(const play_ctx_t *ctx, const game_spec_t *spec, player_t *players
 void outcome_free(outcome_t *o)
 {
     free(o->record);
-    o->record = NULL;
+    free(o->pgn);
+    o->record = o->pgn = NULL;
 }

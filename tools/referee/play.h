@@ -24,6 +24,7 @@ typedef struct {
     bool failed[SIDE_NB];    /* the engine's process had to be killed or died */
     size_t plies;
     char *record;            /* the game as written to the records file */
+    char *pgn;               /* the game as PGN (with -pgnout), else NULL */
 } outcome_t;
 
 typedef struct {

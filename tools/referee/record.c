@@ -84,6 +84,96 @@ char *record_format(const record_info_t *r)
     return sb_take(&b);
 }
 
+/* PGN's standard Termination values (cutechess writes the same). */
+static const char *pgn_termination(term_t t)
+{
+    switch (t) {
+    case TERM_FIVE_CAPTURED:
+    case TERM_TIGERS_TRAPPED:
+    case TERM_GOATS_STUCK:
+    case TERM_REPETITION:
+        return "normal";
+    case TERM_MOVE_LIMIT:
+    case TERM_DATABASE:
+    case TERM_SCORE:
+        return "adjudication";
+    case TERM_TIME_FORFEIT:
+        return "time forfeit";
+    case TERM_ILLEGAL_MOVE:
+    case TERM_PROTOCOL:
+        return "rules infraction";
+    case TERM_STALL:
+        return "stalled connection";
+    default:
+        return "abandoned";
+    }
+}
+
+static void wrap_token(sbuf_t *b, size_t *col, const char *tok)
+{
+    size_t n = strlen(tok);
+    if (*col > 0 && *col + 1 + n > LINE_WIDTH) {
+        sb_add(b, "\n");
+        *col = 0;
+    }
+    if (*col > 0) {
+        sb_add(b, " ");
+        (*col)++;
+    }
+    sb_add(b, tok);
+    *col += n;
+}
+
+char *record_format_pgn(const record_info_t *r)
+{
+    const char *result = r->winner == GOATS ? "1-0" : r->winner == TIGERS ? "0-1" : "1/2-1/2";
+    sbuf_t b = {0};
+    /* The seven tag roster first, in its order; names and reasons never hold quotes or
+     * backslashes (the command line and the referee keep them out). */
+    sb_addf(&b, "[Event \"%s\"]\n[Site \"?\"]\n[Date \"%s\"]\n[Round \"%lld\"]\n", r->event, r->date,
+            (long long)r->round_no);
+    sb_addf(&b, "[White \"%s\"]\n[Black \"%s\"]\n[Result \"%s\"]\n", r->names[GOATS], r->names[TIGERS], result);
+    sb_addf(&b, "[Game \"%lld\"]\n[Variant \"Bagh-Chal\"]\n[OBX \"%s\"]\n", (long long)r->game_no, r->opening_obx);
+    sb_addf(&b, "[Repetition \"%s\"]\n[PlyCount \"%zu\"]\n[Termination \"%s\"]\n\n", rule_name(r->rule),
+            r->game->count, pgn_termination(r->term));
+    const game_t *g = r->game;
+    size_t col = 0;
+    int number = 1;
+    for (size_t i = 0; i < g->count; i++) {
+        char tok[MOVE_TEXT_LEN + 16], mt[MOVE_TEXT_LEN];
+        /* Protocol notation without the jumped point: "(" opens a variation in PGN. */
+        move_format(g->moves[i], mt);
+        bool goats = g->history[i].side == GOATS;
+        if (goats) {
+            snprintf(tok, sizeof tok, "%d.", number);
+            wrap_token(&b, &col, tok);
+        } else if (i == 0) {
+            snprintf(tok, sizeof tok, "%d...", number);
+            wrap_token(&b, &col, tok);
+        }
+        if (!goats)
+            number++;
+        wrap_token(&b, &col, mt);
+    }
+    /* The reason as a comment; braces would end it early. */
+    char reason[600];
+    snprintf(reason, sizeof reason, "{%s}", r->reason);
+    for (char *p = reason + 1; p[1]; p++)
+        if (*p == '{' || *p == '}')
+            *p = '?';
+    sbuf_t words = {0};
+    sb_add(&words, reason);
+    if (!words.failed) {
+        char *save = NULL;
+        for (char *w = strtok_r(words.s, " ", &save); w; w = strtok_r(NULL, " ", &save))
+            wrap_token(&b, &col, w);
+    }
+    sb_free(&words);
+    wrap_token(&b, &col, result);
+    sb_add(&b, "\n\n");
+    return sb_take(&b);
+}
+
 /* ---- checking ---- */
 
 enum { TAG_NB = 16 };

@@ -26,6 +26,12 @@ typedef struct {
 /* The record of one game (ending with a blank line); NULL when out of memory. */
 char *record_format(const record_info_t *r);
 
+/* The same game as PGN for rating tools (ordo, bayeselo, pgn-extract's tag handling):
+ * White = goats, Black = tigers, Result 1-0 / 0-1 / 1/2-1/2, Variant "Bagh-Chal", the
+ * opening in an OBX tag, moves in protocol notation, the reason as a final comment. NULL
+ * when out of memory. */
+char *record_format_pgn(const record_info_t *r);
+
 /* "goats", "tigers", "draw". */
 const char *result_name(int winner);
 

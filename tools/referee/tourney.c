@@ -79,7 +79,7 @@ struct run {
     int64_t pair_index; /* the index of the last counted game, -1: none */
     pair_stats_t *pairs;
     summary_t sum;
-    FILE *records;
+    FILE *records, *pgn;
 
     /* Output, under ui. */
     pthread_mutex_t ui;
@@ -333,6 +333,18 @@ static void *worker_main(void *arg)
 
 /* ---- counting (main thread) ---- */
 
+static void output_failed(run_t *r, const char *what)
+{
+    int e = errno;
+    pthread_mutex_lock(&r->lock);
+    if (!r->failed) {
+        r->failed = true;
+        snprintf(r->fatal, sizeof r->fatal, "cannot write %s: %s", what, strerror(e));
+    }
+    pthread_mutex_unlock(&r->lock);
+    wake_all(r);
+}
+
 static void count(run_t *r, int64_t index, outcome_t *o)
 {
     if (o->unplayed) {
@@ -367,16 +379,10 @@ static void count(run_t *r, int64_t index, outcome_t *o)
     r->pair_index = index;
     r->sum.terms[o->term]++;
     r->sum.counted++;
-    if (r->records && o->record && (fputs(o->record, r->records) < 0 || fflush(r->records) != 0)) {
-        int e = errno;
-        pthread_mutex_lock(&r->lock);
-        if (!r->failed) {
-            r->failed = true;
-            snprintf(r->fatal, sizeof r->fatal, "cannot write the records file: %s", strerror(e));
-        }
-        pthread_mutex_unlock(&r->lock);
-        wake_all(r);
-    }
+    if (r->records && o->record && (fputs(o->record, r->records) < 0 || fflush(r->records) != 0))
+        output_failed(r, "the records file");
+    if (r->pgn && o->pgn && (fputs(o->pgn, r->pgn) < 0 || fflush(r->pgn) != 0))
+        output_failed(r, "the PGN file");
     if (r->cfg->verbose)
         ui_note(r, "Game %lld: %s (goats) vs %s (tigers): %s, %s (%zu plies)", (long long)index + 1,
                 r->cfg->engines[s.engine[GOATS]].name, r->cfg->engines[s.engine[TIGERS]].name,
@@ -454,6 +460,10 @@ static int open_outputs(run_t *r, char *msg, size_t msglen)
     const config_t *cfg = r->cfg;
     if (cfg->records_file && !(r->records = fopen(cfg->records_file, "we"))) {
         snprintf(msg, msglen, "cannot write %s: %s", cfg->records_file, strerror(errno));
+        return -1;
+    }
+    if (cfg->pgn_file && !(r->pgn = fopen(cfg->pgn_file, "we"))) {
+        snprintf(msg, msglen, "cannot write %s: %s", cfg->pgn_file, strerror(errno));
         return -1;
     }
     if (cfg->log_file &&
@@ -639,6 +649,11 @@ int tourney_run(const config_t *cfg)
         status = 2;
     }
     r->records = NULL;
+    if (r->pgn && fclose(r->pgn) != 0) {
+        fprintf(stderr, "baghchal-referee: cannot write %s: %s\n", cfg->pgn_file, strerror(errno));
+        status = 2;
+    }
+    r->pgn = NULL;
     if (cfg->json_file && !report_json(&r->sum, cfg->json_file, msg, sizeof msg)) {
         fprintf(stderr, "baghchal-referee: %s\n", msg);
         status = 2;
@@ -658,6 +673,8 @@ out:
     }
     if (r->records)
         fclose(r->records);
+    if (r->pgn)
+        fclose(r->pgn);
     if (r->log_fd >= 0)
         close(r->log_fd);
     if (r->wake_r >= 0)
