@@ -966,6 +966,115 @@ Test(referee, pgn_output_reads_back_as_the_records)
     scratch_free(&s);
 }
 
+/* --check's report on a file: exit status 1 and the expected text. */
+static void expect_check_says(const char *records, const char *text)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "%s --check %s 2>&1", REFEREE, records);
+    run_t r = run_shell(cmd);
+    cr_assert(r.exit.exited && r.exit.code == 1, "--check exited %d:\n%s", r.exit.code, r.out);
+    cr_assert(strstr(r.out, text), "expected '%s' in:\n%s", text, r.out);
+    run_free(&r);
+}
+
+/* The text of game n (1-based) of a records file, from its Event tag to its blank line. */
+static void game_span(const char *text, int n, const char **from, const char **to)
+{
+    const char *g = text;
+    for (int k = 0; k < n; k++) {
+        g = strstr(k ? g + 1 : g, "[Event ");
+        cr_assert_not_null(g);
+    }
+    *from = g;
+    const char *fin = strstr(g, "[Final ");
+    cr_assert_not_null(fin);
+    *to = strchr(fin, '\n') + 2;
+}
+
+Test(referee, check_catches_numbering_results_terminations_and_points_at_moves)
+{
+    scratch_t s;
+    scratch_init(&s);
+    char *text = real_match(&s, "good.txt", 1, NULL);
+    char *bad = path_in(&s, "bad.txt");
+    const char *a, *b;
+
+    /* Game 3 removed. */
+    game_span(text, 3, &a, &b);
+    char *t = malloc(strlen(text) + 1);
+    cr_assert_not_null(t);
+    snprintf(t, strlen(text) + 1, "%.*s%s", (int)(a - text), text, b);
+    write_file(bad, t);
+    expect_check_says(bad, "game 3 missing from the numbering before game 4");
+    free(t);
+
+    /* Game 2 twice. */
+    game_span(text, 2, &a, &b);
+    size_t n = strlen(text) + (size_t)(b - a) + 1;
+    t = malloc(n);
+    cr_assert_not_null(t);
+    snprintf(t, n, "%.*s%.*s%s", (int)(b - text), text, (int)(b - a), a, b);
+    write_file(bad, t);
+    expect_check_says(bad, "game 2 appears again");
+    free(t);
+
+    /* An empty file. */
+    write_file(bad, "");
+    expect_check_says(bad, "bad.txt: no games");
+
+    /* A move on the second movetext line of a game: the problem is reported at that line. */
+    const char *moves = NULL;
+    long line = 0;
+    for (int g = 1; g <= 8 && !moves; g++) {
+        game_span(text, g, &a, &b);
+        const char *first = strstr(a, "\n\n") + 2, *second = strchr(first, '\n') + 1;
+        if (strncmp(second, "[Final", 6) != 0)
+            moves = second;
+    }
+    cr_assert_not_null(moves, "no game with two lines of moves");
+    for (const char *q = text; q < moves; q++)
+        line += *q == '\n';
+    line++;
+    /* Its first move replaced by something that is no move. */
+    const char *tok = moves;
+    size_t tl;
+    while (strspn(tok, "0123456789.") == (tl = strcspn(tok, " \n"))) /* move numbers */
+        tok += tl + 1;
+    n = strlen(text) + 8;
+    t = malloc(n);
+    cr_assert_not_null(t);
+    snprintf(t, n, "%.*s%s%s", (int)(tok - text), text, "ZZ9", tok + tl);
+    write_file(bad, t);
+    char where[600];
+    snprintf(where, sizeof where, "bad.txt:%ld: game ", line);
+    expect_check_says(bad, where);
+    free(t);
+    free(text);
+
+    /* Faults: the side at fault cannot win, and the Termination must be what the Reason says. */
+    args_t args = {0};
+    add_list(&args, REFEREE, "-engine", "cmd=" BIN "/fake_illegal", "name=cheat", "args=--at 2", "-engine",
+             "cmd=" BIN "/fake_good", "name=honest", "-each", "depth=1", "-progress", "0", "-records",
+             path_in(&s, "faults.txt"), NULL);
+    run_t r = run_args(&args);
+    args_free(&args);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    run_free(&r);
+    expect_check(path_in(&s, "faults.txt"), 0);
+    text = read_file(path_in(&s, "faults.txt"));
+    cr_assert(strstr(text, "[Goats \"cheat\"]") < strstr(text, "[Result \"tigers\"]"));
+    t = replace_once(text, "[Goats \"cheat\"]", "[Result \"tigers\"]", "[Result \"goats\"]");
+    write_file(bad, t);
+    expect_check_says(bad, "Result names goats, the side at fault (illegal move), as the winner");
+    free(t);
+    t = replace_once(text, "[Game \"1\"]", "[Termination \"illegal move\"]", "[Termination \"crash\"]");
+    write_file(bad, t);
+    expect_check_says(bad, "the Reason does not describe a crash");
+    free(t);
+    free(text);
+    scratch_free(&s);
+}
+
 Test(referee, sigint_ends_the_run_with_partial_results)
 {
     scratch_t s;

@@ -182,6 +182,10 @@ typedef struct {
     char *name[TAG_NB], *value[TAG_NB];
     int n;
     sbuf_t moves;
+    size_t *line_off; /* where each movetext line starts in moves */
+    long *line_no;    /* and its line in the file */
+    int lines, lines_cap;
+    bool lines_failed;
     char *final;
     long line; /* where the game starts */
 } parsed_t;
@@ -193,8 +197,42 @@ static void parsed_clear(parsed_t *p)
         free(p->value[i]);
     }
     sb_free(&p->moves);
+    free(p->line_off);
+    free(p->line_no);
     free(p->final);
     memset(p, 0, sizeof *p);
+}
+
+/* Appends a movetext line, remembering its line number. */
+static void add_moves_line(parsed_t *p, const char *text, long lineno)
+{
+    if (p->lines == p->lines_cap) {
+        int cap = p->lines_cap ? p->lines_cap * 2 : 16;
+        size_t *o = realloc(p->line_off, (size_t)cap * sizeof *o);
+        if (o)
+            p->line_off = o;
+        long *l = o ? realloc(p->line_no, (size_t)cap * sizeof *l) : NULL;
+        if (l)
+            p->line_no = l;
+        if (!o || !l) {
+            p->lines_failed = true;
+            return;
+        }
+        p->lines_cap = cap;
+    }
+    p->line_off[p->lines] = p->moves.len;
+    p->line_no[p->lines++] = lineno;
+    sb_add(&p->moves, text);
+    sb_add(&p->moves, " ");
+}
+
+/* The file line of the movetext at offset off. */
+static long moves_line(const parsed_t *p, size_t off)
+{
+    long line = p->line;
+    for (int i = 0; i < p->lines && p->line_off[i] <= off; i++)
+        line = p->line_no[i];
+    return line;
 }
 
 static const char *tag(const parsed_t *p, const char *name)
@@ -231,17 +269,70 @@ typedef struct {
     int problems;
 } checker_t;
 
+static void vproblem(checker_t *c, const parsed_t *p, long line, const char *fmt, va_list ap)
+{
+    const char *no = tag(p, "Game");
+    fprintf(c->err, "%s:%ld: game %s: ", c->path, line, no ? no : "?");
+    vfprintf(c->err, fmt, ap);
+    fputc('\n', c->err);
+    c->problems++;
+}
+
 static void problem(checker_t *c, const parsed_t *p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void problem(checker_t *c, const parsed_t *p, const char *fmt, ...)
 {
-    const char *no = tag(p, "Game");
-    fprintf(c->err, "%s:%ld: game %s: ", c->path, p->line, no ? no : "?");
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(c->err, fmt, ap);
+    vproblem(c, p, p->line, fmt, ap);
     va_end(ap);
-    fputc('\n', c->err);
-    c->problems++;
+}
+
+/* A problem at a given line of the file (a move). */
+static void problem_at(checker_t *c, const parsed_t *p, long line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void problem_at(checker_t *c, const parsed_t *p, long line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vproblem(c, p, line, fmt, ap);
+    va_end(ap);
+}
+
+/* Words the Reason of each adjudication and fault holds, so that a changed Termination shows. */
+static bool reason_fits(term_t t, const char *reason)
+{
+    switch (t) {
+    case TERM_MOVE_LIMIT:
+        return strstr(reason, "plies played without a result") != NULL;
+    case TERM_DATABASE:
+        return strstr(reason, "(database)") != NULL;
+    case TERM_SCORE:
+        return strstr(reason, "by score") != NULL;
+    case TERM_TIME_FORFEIT:
+        return strstr(reason, " lost on time") != NULL;
+    case TERM_ILLEGAL_MOVE:
+        return strstr(reason, " sent an illegal move") != NULL;
+    case TERM_CRASH:
+        return strstr(reason, " killed by signal ") || strstr(reason, " exited with status ") ||
+               strstr(reason, " could not start");
+    case TERM_DISCONNECT:
+        return strstr(reason, " closed its output") || (strstr(reason, " exited ") && !strstr(reason, "exited with"));
+    case TERM_STALL:
+        return strstr(reason, " sent no ") || strstr(reason, " did not take its input") ||
+               strstr(reason, " stall timeout");
+    case TERM_PROTOCOL:
+        return strstr(reason, " second bestmove") != NULL;
+    default:
+        return true;
+    }
+}
+
+/* The side whose engine is at fault, named as "(goats)" or "(tigers)" in the Reason; -1 when
+ * it names neither or both. */
+static int fault_side(const char *reason)
+{
+    bool g = strstr(reason, " (goats)") != NULL, t = strstr(reason, " (tigers)") != NULL;
+    return g == t ? -1 : g ? GOATS : TIGERS;
 }
 
 static bool is_move_number(const char *t)
@@ -290,20 +381,26 @@ static void check_game(checker_t *c, parsed_t *p)
     char *save = NULL;
     int ply = 0;
     bool moves_ok = true;
+    if (p->lines_failed) {
+        problem(c, p, "out of memory");
+        game_free(&g);
+        return;
+    }
     for (char *t = p->moves.s ? strtok_r(p->moves.s, " \t", &save) : NULL; t && moves_ok;
          t = strtok_r(NULL, " \t", &save)) {
         if (is_move_number(t))
             continue;
         ply++;
         move_t m;
+        long at = moves_line(p, (size_t)(t - p->moves.s));
         if (move_parse_text(t, &m, msg, sizeof msg) != BC_OK) {
-            problem(c, p, "ply %d '%s': %s", ply, t, msg);
+            problem_at(c, p, at, "ply %d '%s': %s", ply, t, msg);
             moves_ok = false;
         } else if (move_kind(m) == MOVE_JUMP && !strchr(t, '(')) {
-            problem(c, p, "ply %d '%s': a capture must name the jumped point", ply, t);
+            problem_at(c, p, at, "ply %d '%s': a capture must name the jumped point", ply, t);
             moves_ok = false;
         } else if (game_play(&g, m, msg, sizeof msg) != BC_OK) {
-            problem(c, p, "ply %d '%s': %s", ply, t, msg);
+            problem_at(c, p, at, "ply %d '%s': %s", ply, t, msg);
             moves_ok = false;
         }
     }
@@ -347,15 +444,41 @@ static void check_game(checker_t *c, parsed_t *p)
             problem(c, p, "a move-limit adjudication must be a draw");
         if (!mm || strcmp(mm, plies) != 0)
             problem(c, p, "move limit after %zu plies, but MaxMoves is %s", g.count, mm ? mm : "absent");
-    } else if (term == TERM_DATABASE) {
-        if (game_position(&g)->in_hand != 0)
-            problem(c, p, "database adjudication with goats still in hand");
+    } else if (term_is_fault(term)) {
+        int at_fault = fault_side(tag(p, "Reason"));
         if (winner == -1)
-            problem(c, p, "a database adjudication names a winner");
-    } else if (winner == -1) {
-        problem(c, p, "a %s must be a loss for the engine at fault", term_name(term));
+            problem(c, p, "a %s must be a loss for the engine at fault", term_name(term));
+        else if (at_fault >= 0 && winner == at_fault)
+            problem(c, p, "Result names %s, the side at fault (%s), as the winner", res, term_name(term));
     }
+    if (term != TERM_NONE && !reason_fits(term, tag(p, "Reason")))
+        problem(c, p, "the Reason does not describe a %s: '%.80s'", term_name(term), tag(p, "Reason"));
     game_free(&g);
+}
+
+/* Game numbers run 1, 2, 3 ... in file order, each once (a game without a record has a
+ * note line in its place). */
+static void number_game(checker_t *c, const char *no, long line, int64_t *next)
+{
+    int64_t k;
+    if (!no || !parse_int64(no, 1, INT64_MAX, &k)) {
+        fprintf(c->err, "%s:%ld: game number '%s' is not a positive integer\n", c->path, line, no ? no : "");
+        c->problems++;
+        return;
+    }
+    if (k < *next) {
+        fprintf(c->err, "%s:%ld: game %lld appears again (or out of order) after game %lld\n", c->path, line,
+                (long long)k, (long long)*next - 1);
+        c->problems++;
+        return;
+    }
+    if (k > *next) {
+        fprintf(c->err, "%s:%ld: game%s %lld%s%.0lld missing from the numbering before game %lld\n", c->path, line,
+                k - *next > 1 ? "s" : "", (long long)*next, k - *next > 1 ? " to " : "",
+                k - *next > 1 ? (long long)k - 1 : 0LL, (long long)k);
+        c->problems++;
+    }
+    *next = k + 1;
 }
 
 int record_check_file(const char *path, FILE *err, int64_t *games)
@@ -373,6 +496,7 @@ int record_check_file(const char *path, FILE *err, int64_t *games)
     size_t cap = 0;
     long lineno = 0;
     bool in_game = false;
+    int64_t next_no = 1, notes = 0; /* games are numbered 1, 2, ... in file order */
     ssize_t n;
     while ((n = getline(&line, &cap, f)) >= 0) {
         lineno++;
@@ -392,6 +516,7 @@ int record_check_file(const char *path, FILE *err, int64_t *games)
                 }
                 p.final = value;
                 check_game(&c, &p);
+                number_game(&c, tag(&p, "Game"), p.line, &next_no);
                 (*games)++;
                 parsed_clear(&p);
                 in_game = false;
@@ -416,16 +541,30 @@ int record_check_file(const char *path, FILE *err, int64_t *games)
             p.value[p.n++] = value;
             continue;
         }
+        long long noted;
+        int used = 0;
+        if (!in_game && sscanf(line, "; game %lld %n", &noted, &used) == 1 && used > 0 &&
+            (strncmp(line + used, "not played", 10) == 0 || strncmp(line + used, "aborted", 7) == 0)) {
+            /* A game of the schedule that has no record, and why. */
+            char no[32];
+            snprintf(no, sizeof no, "%lld", noted);
+            number_game(&c, no, lineno, &next_no);
+            notes++;
+            continue;
+        }
         if (line[0] == '[' || !in_game) {
             fprintf(err, "%s:%ld: unexpected line '%.40s'\n", path, lineno, line);
             c.problems++;
             continue;
         }
-        sb_add(&p.moves, line);
-        sb_add(&p.moves, " ");
+        add_moves_line(&p, line, lineno);
     }
     if (in_game) {
         fprintf(err, "%s:%ld: the last game has no Final line\n", path, lineno);
+        c.problems++;
+    }
+    if (*games == 0 && notes == 0 && !ferror(f)) {
+        fprintf(err, "%s: no games\n", path);
         c.problems++;
     }
     if (ferror(f)) {

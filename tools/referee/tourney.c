@@ -345,15 +345,27 @@ static void output_failed(run_t *r, const char *what)
     wake_all(r);
 }
 
+/* A game of the schedule without a record gets a note line in its place, so that --check
+ * can tell a missing game from one that was never to be there. */
+static void note_missing(run_t *r, int64_t index, const char *why)
+{
+    if (r->records && (fprintf(r->records, "; game %lld %s\n\n", (long long)index + 1, why) < 0 ||
+                       fflush(r->records) != 0))
+        output_failed(r, "the records file");
+}
+
 static void count(run_t *r, int64_t index, outcome_t *o)
 {
     if (o->unplayed) {
         r->sum.unplayed++;
+        note_missing(r, index, "not played: an engine was dropped");
         return;
     }
     if (o->aborted) {
-        if (r->decided_at < 0)
+        if (r->decided_at < 0) {
             r->sum.aborted++;
+            note_missing(r, index, "aborted: the run stopped during the game");
+        }
         return;
     }
     if (r->decided_at >= 0) {
