@@ -1252,6 +1252,73 @@ Test(referee, database_adjudicates_decided_positions)
     scratch_free(&s);
 }
 
+/* Runs fake_good (args_a) against fake_good (args_b) at depth 1 with extra options; returns
+ * the records. */
+static char *score_match(scratch_t *s, const char *args_a, const char *args_b, const char *const *extra)
+{
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_good", "name=first", args_a, "-engine",
+             "cmd=" BIN "/fake_good", "name=second", args_b, "-each", "depth=1", "-repetition", "draw", "-progress",
+             "0", "-records", path_in(s, "records.txt"), "-json", path_in(s, "summary.json"), NULL);
+    for (int k = 0; extra[k]; k++)
+        add(&a, "%s", extra[k]);
+    run_t r = run_args(&a);
+    args_free(&a);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    run_free(&r);
+    char *json = read_file(path_in(s, "summary.json"));
+    cr_assert_eq(json_int(json, "\"terminations\"", "score"), 2, "%s", json);
+    free(json);
+    expect_check(path_in(s, "records.txt"), 0);
+    return read_file(path_in(s, "records.txt"));
+}
+
+Test(referee, resign_and_draw_by_score_as_cutechess)
+{
+    scratch_t s;
+    scratch_init(&s);
+    /* "first" always reports -500 cp: with -resign movecount=3 score=400 it loses after its
+     * third move, ply 5 as goats (game 1) and ply 6 as tigers (game 2). */
+    static const char *const resign[] = {"-resign", "movecount=3", "score=400", NULL};
+    char *text = score_match(&s, "args=--score -500", "args=--score 500", resign);
+    cr_assert(strstr(text, "[Game \"1\"]"), "%s", text);
+    const char *g2 = strstr(text, "[Game \"2\"]");
+    cr_assert_not_null(g2);
+    const char *r1 = strstr(text, "[Result \""), *p1 = strstr(text, "[Plies \"");
+    cr_assert(strncmp(r1, "[Result \"tigers\"]", 17) == 0 && strncmp(p1, "[Plies \"5\"]", 11) == 0, "%s", text);
+    const char *r2 = strstr(g2, "[Result \""), *p2 = strstr(g2, "[Plies \"");
+    cr_assert(strncmp(r2, "[Result \"goats\"]", 16) == 0 && strncmp(p2, "[Plies \"6\"]", 11) == 0, "%s", text);
+    cr_assert(strstr(text, "goats win by score: first (tigers) scored -400 cp or less for 3 moves"), "%s", text);
+    free(text);
+
+    /* twosided: the opponent must agree; here it reports 0, so no game is cut short. */
+    static const char *const twosided[] = {"-resign", "movecount=3", "score=400", "twosided=on", "-maxmoves", "8",
+                                           NULL};
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_good", "args=--score -500", "-engine", "cmd=" BIN "/fake_good",
+             "-each", "depth=1", "-repetition", "draw", "-progress", "0", "-json", path_in(&s, "summary.json"), NULL);
+    for (int k = 0; twosided[k]; k++)
+        add(&a, "%s", twosided[k]);
+    run_t r = run_args(&a);
+    args_free(&a);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    char *json = read_file(path_in(&s, "summary.json"));
+    cr_assert_eq(json_int(json, "\"terminations\"", "score"), 0, "%s", json);
+    cr_assert_eq(json_int(json, "\"terminations\"", "move_limit"), 2, "%s", json);
+    free(json);
+    run_free(&r);
+
+    /* Both at 0 cp: -draw movenumber=4 movecount=2 score=10 ends both games as draws after
+     * 4 full moves (8 plies). */
+    static const char *const draw[] = {"-draw", "movenumber=4", "movecount=2", "score=10", NULL};
+    text = score_match(&s, "args=--score 0", "args=--score 3", draw);
+    cr_assert_eq(count_of(text, "[Result \"draw\"]"), 2, "%s", text);
+    cr_assert_eq(count_of(text, "[Plies \"8\"]"), 2, "%s", text);
+    cr_assert_eq(count_of(text, "[Termination \"score adjudication\"]"), 2, "%s", text);
+    free(text);
+    scratch_free(&s);
+}
+
 Test(referee, round_robin_and_gauntlet_schedules)
 {
     static const char *const formats[2] = {"roundrobin", "gauntlet"};

@@ -21,7 +21,8 @@
  *   spawn       starts a child in its own process group that sleeps forever
  *   setsid      starts a child that moves to a session of its own, and a grandchild in
  *               another session whose parent exits at once (it is left to a subreaper)
- * --think MS makes every answer take MS and report it as the search's "time".
+ * --think MS makes every answer take MS and report it as the search's "time"; --score CP
+ * makes it report that score (default 0).
  * --tag WORD is ignored: tests use it to find their processes. */
 #include <pthread.h>
 #include <signal.h>
@@ -161,7 +162,7 @@ static void illegal_move(const game_t *g, char *out)
 
 int main(int argc, char **argv)
 {
-    long at = 3, sleep = 2000, think = 0;
+    long at = 3, sleep = 2000, think = 0, score = 0;
     int code = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--at") == 0)
@@ -172,6 +173,8 @@ int main(int argc, char **argv)
             code = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "--think") == 0)
             think = atol(argv[i + 1]);
+        else if (strcmp(argv[i], "--score") == 0)
+            score = atol(argv[i + 1]);
     }
     if (mode("exit"))
         return code;
@@ -258,7 +261,7 @@ int main(int argc, char **argv)
             if (think > 0)
                 sleep_ms(think);
             char info[64];
-            snprintf(info, sizeof info, "%ld score cp 0 pv", (long)(now_ms() - t0));
+            snprintf(info, sizeof info, "%ld score cp %ld pv", (long)(now_ms() - t0), score);
             flockfile(stdout);
             printf("info depth 1 time %s %s\n", info, text);
             say("bestmove %s", text);

@@ -529,6 +529,42 @@ static bool parse_sprt(const kvlist_t *l, config_t *cfg, err_t *e)
     return true;
 }
 
+/* -resign movecount=N score=S [twosided=on|off] and -draw movenumber=N movecount=N score=S. */
+static bool parse_score_adj(const char *o, const kvlist_t *l, config_t *cfg, err_t *e)
+{
+    bool resign = strcmp(o, "resign") == 0;
+    bool have_count = false, have_score = false;
+    for (int k = 0; k < l->n; k++) {
+        const char *n = l->kv[k].name, *v = l->kv[k].value;
+        int64_t x;
+        if (strcmp(n, "twosided") == 0 && resign) {
+            if (!parse_onoff(v, &cfg->resign.twosided))
+                return fail(e, "-resign: twosided='%s' needs on or off", v);
+            continue;
+        }
+        bool count = strcmp(n, "movecount") == 0, score = strcmp(n, "score") == 0;
+        bool number = !resign && strcmp(n, "movenumber") == 0;
+        if (!count && !score && !number)
+            return fail(e, "-%s: unknown key '%s' (%s)", o, n,
+                        resign ? "movecount, score, twosided" : "movenumber, movecount, score");
+        if (!parse_int64(v, count ? 1 : 0, 1000000, &x))
+            return fail(e, "-%s: %s='%s' needs an integer from %d", o, n, v, count ? 1 : 0);
+        if (count) {
+            have_count = true;
+            *(resign ? &cfg->resign.movecount : &cfg->drawadj.movecount) = x;
+        } else if (score) {
+            have_score = true;
+            *(resign ? &cfg->resign.score : &cfg->drawadj.score) = x;
+        } else {
+            cfg->drawadj.movenumber = x;
+        }
+    }
+    if (!have_count || !have_score)
+        return fail(e, "-%s needs movecount= and score=", o);
+    *(resign ? &cfg->resign.on : &cfg->drawadj.on) = true;
+    return true;
+}
+
 static bool parse_timeouts(const kvlist_t *l, config_t *cfg, err_t *e)
 {
     for (int k = 0; k < l->n; k++) {
@@ -722,6 +758,11 @@ static bool parse_word(int argc, char **argv, int *i, gather_t *g, config_t *cfg
         return collect_kv(argc, argv, i, &g->each, e);
     if (strcmp(o, "openings") == 0)
         return collect_kv(argc, argv, i, &g->openings, e);
+    if (strcmp(o, "resign") == 0 || strcmp(o, "draw") == 0) {
+        ok = collect_kv(argc, argv, i, &scratch, e) && parse_score_adj(o, &scratch, cfg, e);
+        kv_free(&scratch);
+        return ok;
+    }
     if (strcmp(o, "sprt") == 0 || strcmp(o, "timeouts") == 0) {
         ok = collect_kv(argc, argv, i, &scratch, e) &&
              (o[0] == 's' ? parse_sprt(&scratch, cfg, e) : parse_timeouts(&scratch, cfg, e));
@@ -880,6 +921,7 @@ void cli_usage(void)
           "  -seed N   -repetition forbid|draw   -maxmoves PLIES   -tb DIR   -concurrency N|auto\n"
           "  -sprt elo0=E0 elo1=E1 [alpha=0.05] [beta=0.05] [stats=pentanomial|trinomial]   -maxfailures N\n"
           "  -timeouts [init=MS] [ready=MS] [stall=MS] [quit=MS]\n"
+          "  -resign movecount=N score=CP [twosided=on|off]   -draw movenumber=N movecount=N score=CP\n"
           "  -tc ..  -st ..  -movetime ..  -depth ..  -nodes ..  -margin MS   (shorthands for -each)\n"
           "  -records FILE   -pgnout FILE   -json FILE   -log FILE   -event NAME   -progress N   -verbose\n"
           "  --check FILE   --help   --version\n"

@@ -42,6 +42,21 @@ typedef struct {
     bool trinomial; /* the SPRT over single games instead of pairs */
 } sprt_conf_t;
 
+/* cutechess-cli's score adjudication. */
+typedef struct {
+    bool on;
+    int64_t movecount; /* consecutive moves of the engine */
+    int64_t score;     /* centipawns */
+    bool twosided;     /* the opponent must agree (its score at least +score) */
+} resign_conf_t;
+
+typedef struct {
+    bool on;
+    int64_t movenumber; /* full moves (goat + tiger) played at least */
+    int64_t movecount;  /* consecutive moves of each engine */
+    int64_t score;      /* centipawns from zero */
+} drawadj_conf_t;
+
 typedef struct {
     engine_conf_t *engines;
     int engines_nb;
@@ -56,6 +71,8 @@ typedef struct {
     uint64_t seed;
     rep_rule_t rule;
     int64_t maxmoves; /* plies played by the engines before a draw is adjudicated, 0: off */
+    resign_conf_t resign;
+    drawadj_conf_t drawadj;
     char *tb_dir;
     int concurrency;
     bool concurrency_auto; /* -concurrency auto: half the cores the referee may run on */
