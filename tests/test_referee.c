@@ -307,7 +307,8 @@ typedef struct {
     int rounds;
     const char *term;  /* the JSON key expected for every game */
     int expected;      /* games with that termination */
-    int restarts;      /* of the fake, -1: not checked */
+    int restarts;      /* of the fake, -1: not checked: a process that failed and is started
+                        * again for a later game (a failure in the last game restarts nothing) */
     char **log;        /* when set, receives the protocol log of the run */
 } fault_case_t;
 
@@ -359,20 +360,20 @@ static void fault_case(const fault_case_t *c, run_t *run_out, char **json_out)
 
 Test(referee, crash_at_move_n)
 {
-    fault_case_t c = {"crash", "--at 3", "depth=1", 1, "crash", 2, 2, NULL};
+    fault_case_t c = {"crash", "--at 3", "depth=1", 1, "crash", 2,1, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, hang_with_a_clock_is_a_time_forfeit)
 {
     /* The hanging fake also leaves a child in its process group: both must go. */
-    fault_case_t c = {"hang", "--at 2", "tc=0.4+0.05", 1, "time_forfeit", 2, 2, NULL};
+    fault_case_t c = {"hang", "--at 2", "tc=0.4+0.05", 1, "time_forfeit", 2,1, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, hang_without_a_clock_is_a_stall)
 {
-    fault_case_t c = {"hang", "--at 2", "depth=1", 1, "stall", 2, 2, NULL};
+    fault_case_t c = {"hang", "--at 2", "depth=1", 1, "stall", 2,1, NULL};
     fault_case(&c, NULL, NULL);
 }
 
@@ -397,37 +398,37 @@ Test(referee, late_answer_is_a_time_forfeit_without_restart)
 
 Test(referee, endless_output_is_a_time_forfeit)
 {
-    fault_case_t c = {"flood", "--at 2", "tc=0.3+0.03", 1, "time_forfeit", 2, 2, NULL};
+    fault_case_t c = {"flood", "--at 2", "tc=0.3+0.03", 1, "time_forfeit", 2,1, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, closed_output_is_a_disconnect)
 {
-    fault_case_t c = {"disconnect", "--at 2", "depth=1", 1, "disconnect", 2, 2, NULL};
+    fault_case_t c = {"disconnect", "--at 2", "depth=1", 1, "disconnect", 2,1, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, no_uciok_is_a_stall)
 {
-    fault_case_t c = {"nouci", NULL, "depth=1", 1, "stall", 2, 2, NULL};
+    fault_case_t c = {"nouci", NULL, "depth=1", 1, "stall", 2,1, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, no_readyok_is_a_stall)
 {
-    fault_case_t c = {"noready", NULL, "depth=1", 1, "stall", 2, 2, NULL};
+    fault_case_t c = {"noready", NULL, "depth=1", 1, "stall", 2,1, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, exit_at_start_with_status_0_is_a_disconnect)
 {
-    fault_case_t c = {"exit", "--code 0", "depth=1", 1, "disconnect", 2, 2, NULL};
+    fault_case_t c = {"exit", "--code 0", "depth=1", 1, "disconnect", 2,1, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, exit_at_start_with_status_3_is_a_crash)
 {
-    fault_case_t c = {"exit", "--code 3", "depth=1", 1, "crash", 2, 2, NULL};
+    fault_case_t c = {"exit", "--code 3", "depth=1", 1, "crash", 2,1, NULL};
     fault_case(&c, NULL, NULL);
 }
 
@@ -619,6 +620,57 @@ Test(referee, concurrency_auto_and_the_starvation_warning)
              cores == 1 ? "" : "s", 2 * cores, cores);
     cr_assert(strstr(r.out, warning), "expected '%s' in:\n%s", warning, r.out);
     run_free(&r);
+}
+
+Test(referee, dropped_engine_game_count_does_not_depend_on_concurrency)
+{
+    /* Six games, the fake failing each at start: dropped at game 3 whatever the concurrency,
+     * even when games 4 to 6 were already started by other workers. */
+    for (int conc = 1; conc <= 3; conc++) {
+        scratch_t s;
+        scratch_init(&s);
+        args_t a = {0};
+        add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_exit", "name=quitter", "-engine", "cmd=" BIN "/fake_good",
+                 "-each", "depth=1", "-rounds", "3", "-maxfailures", "3", "-progress", "0", "-timeouts", TIMEOUTS,
+                 "-json", path_in(&s, "summary.json"), "-records", path_in(&s, "records.txt"), "-concurrency", NULL);
+        add(&a, "%d", conc);
+        run_t r = run_args(&a);
+        args_free(&a);
+        cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+        char *json = read_file(path_in(&s, "summary.json"));
+        cr_assert_eq(json_int(json, "\"games\"", "counted"), 3, "concurrency %d:\n%s", conc, r.out);
+        cr_assert_eq(json_int(json, "\"games\"", "not_played"), 3, "concurrency %d:\n%s", conc, r.out);
+        cr_assert(strstr(r.out, "game 3: ") && strstr(r.out, "quitter dropped after 3 consecutive failures"),
+                  "concurrency %d:\n%s", conc, r.out);
+        char *text = read_file(path_in(&s, "records.txt"));
+        cr_assert(strstr(text, "; game 4 not played: an engine was dropped\n") &&
+                  strstr(text, "; game 6 not played: an engine was dropped\n"), "%s", text);
+        free(text);
+        expect_check(path_in(&s, "records.txt"), 0);
+        free(json);
+        run_free(&r);
+        scratch_free(&s);
+    }
+}
+
+Test(referee, progress_lines_at_every_multiple_whatever_the_batches)
+{
+    scratch_t s;
+    scratch_init(&s);
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_good", "-engine", "cmd=" BIN "/fake_good", "-each",
+             "depth=1", "-rounds", "12", "-concurrency", "4", "-progress", "3", NULL);
+    run_t r = run_args(&a);
+    args_free(&a);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    for (int k = 3; k <= 24; k += 3) {
+        char want[32];
+        snprintf(want, sizeof want, "\nGames %d/24", k);
+        cr_assert(strstr(r.out, want), "no progress line for %d games:\n%s", k, r.out);
+    }
+    cr_assert_eq(count_of(r.out, "\nGames "), 8, "%s", r.out);
+    run_free(&r);
+    scratch_free(&s);
 }
 
 /* ---- real matches ---- */

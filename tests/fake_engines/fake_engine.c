@@ -264,9 +264,9 @@ int main(int argc, char **argv)
             snprintf(info, sizeof info, "%ld score cp %ld pv", (long)(now_ms() - t0), score);
             flockfile(stdout);
             printf("info depth 1 time %s %s\n", info, text);
+            if (moves == at && mode("double")) /* both in one write: they arrive together */
+                printf("bestmove %s\n", text);
             say("bestmove %s", text);
-            if (moves == at && mode("double"))
-                say("bestmove %s", text);
             funlockfile(stdout);
         } else if (strcmp(line, "quit") == 0) {
             if (!mode("quitless"))

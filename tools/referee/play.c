@@ -124,8 +124,10 @@ static bool prepare(const play_ctx_t *ctx, const game_spec_t *spec, player_t *pl
         fault_t f = FAULT_NONE;
         if (pl->running && (pl->engine != spec->engine[side] || !pl->in_sync))
             player_quit(pl, ctx->env);
-        if (!pl->running)
+        if (!pl->running) {
+            out->started[side] = true;
             f = player_start(pl, conf, spec->engine[side], ctx->env);
+        }
         if (f == FAULT_NONE)
             f = player_new_game(pl, ctx->env);
         if (f != FAULT_NONE)

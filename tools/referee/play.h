@@ -22,6 +22,7 @@ typedef struct {
     term_t term;
     char reason[512];        /* one line: what happened */
     bool failed[SIDE_NB];    /* the engine's process had to be killed or died */
+    bool started[SIDE_NB];   /* a process was started for the side before the game */
     size_t plies;
     char *record;            /* the game as written to the records file */
     char *pgn;               /* the game as PGN (with -pgnout), else NULL */

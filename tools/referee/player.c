@@ -30,6 +30,7 @@ static fault_t classify_end(player_t *pl, const char *when)
     }
     snprintf(pl->detail, sizeof pl->detail, "%s %s %s", pl->conf->name, how, when);
     player_kill(pl);
+    pl->died = true;
     return f;
 }
 
@@ -41,6 +42,7 @@ static fault_t io_fault(player_t *pl, proc_status_t s, const char *when, const c
     case PROC_TIMEOUT:
         snprintf(pl->detail, sizeof pl->detail, "%s %s %s", pl->conf->name, stall_what, when);
         player_kill(pl);
+        pl->died = true;
         return FAULT_STALL;
     case PROC_WAKE:
         return FAULT_ABORT;

@@ -36,6 +36,7 @@ typedef struct {
     bool running;
     bool in_sync; /* false after a go without bestmove: stop + isready is owed */
     bool searching; /* a go is out and its bestmove has not arrived */
+    bool died;      /* its last process failed and had to be killed (or died) */
     char detail[320];
 } player_t;
 

@@ -199,11 +199,13 @@ static void assign(player_t slots[SIDE_NB], const game_spec_t *s, player_t *play
             }
 }
 
-static void post(run_t *r, int64_t index, const game_spec_t *s, outcome_t *o)
+/* Hands a finished game to the main thread, with the restarts it took. */
+static void post(run_t *r, int64_t index, const game_spec_t *s, const bool restarted[SIDE_NB], outcome_t *o)
 {
-    char notes[SIDE_NB][800];
-    notes[0][0] = notes[1][0] = '\0';
     pthread_mutex_lock(&r->lock);
+    for (int side = 0; side < SIDE_NB; side++)
+        if (restarted[side])
+            r->engines[s->engine[side]].restarts++;
     if (r->done_nb == r->done_cap) {
         size_t cap = r->done_cap ? r->done_cap * 2 : 16;
         done_t *d = realloc(r->done, cap * sizeof *d);
@@ -221,30 +223,8 @@ static void post(run_t *r, int64_t index, const game_spec_t *s, outcome_t *o)
         r->done_cap = cap;
     }
     r->done[r->done_nb++] = (done_t){index, o};
-    for (int side = 0; side < SIDE_NB && !o->aborted && !o->unplayed; side++) {
-        engine_state_t *st = &r->engines[s->engine[side]];
-        const char *name = r->cfg->engines[s->engine[side]].name;
-        if (!o->failed[side]) {
-            st->failures = 0;
-            continue;
-        }
-        st->failures++;
-        if (st->failures >= r->cfg->max_failures && !st->dropped) {
-            st->dropped = true;
-            snprintf(notes[side], sizeof notes[side],
-                     "game %lld: %s; %s dropped after %d consecutive failures, its remaining games are not played",
-                     (long long)index + 1, o->reason, name, st->failures);
-        } else if (!st->dropped) {
-            st->restarts++;
-            snprintf(notes[side], sizeof notes[side], "game %lld: %s; %s will be restarted", (long long)index + 1,
-                     o->reason, name);
-        }
-    }
     pthread_cond_broadcast(&r->cond);
     pthread_mutex_unlock(&r->lock);
-    for (int side = 0; side < SIDE_NB; side++)
-        if (notes[side][0])
-            ui_note(r, "%s", notes[side]);
 }
 
 /* The wake pipe turns readable for good when the run stops (Ctrl-C, SPRT, failure). */
@@ -261,6 +241,18 @@ static void *worker_main(void *arg)
     player_t slots[SIDE_NB];
     player_init(&slots[0]);
     player_init(&slots[1]);
+    /* Engines whose process failed in this worker: their next start here is a restart. */
+    bool *owed = calloc((size_t)r->cfg->engines_nb, sizeof *owed);
+    if (!owed) {
+        pthread_mutex_lock(&r->lock);
+        r->failed = true;
+        snprintf(r->fatal, sizeof r->fatal, "out of memory");
+        r->workers_alive--;
+        pthread_cond_broadcast(&r->cond);
+        pthread_mutex_unlock(&r->lock);
+        wake_all(r);
+        return NULL;
+    }
     for (;;) {
         pthread_mutex_lock(&r->lock);
         bool stop = atomic_load(&r->stop) || r->failed || r->next >= r->total || woken(r);
@@ -283,9 +275,10 @@ static void *worker_main(void *arg)
             wake_all(r);
             break;
         }
+        bool restarted[SIDE_NB] = {false, false};
         if (dropped) {
             o->unplayed = true;
-            post(r, i, &s, o);
+            post(r, i, &s, restarted, o);
             continue;
         }
         player_t *players[SIDE_NB];
@@ -297,7 +290,7 @@ static void *worker_main(void *arg)
                      (long long)i + 1);
             pthread_mutex_unlock(&r->lock);
             o->aborted = true;
-            post(r, i, &s, o);
+            post(r, i, &s, restarted, o);
             wake_all(r);
             break;
         }
@@ -320,8 +313,18 @@ static void *worker_main(void *arg)
                     player_quit(pl, &r->env);
             }
         }
-        post(r, i, &s, o);
+        for (int side = 0; side < SIDE_NB; side++) {
+            int e = s.engine[side];
+            if (o->started[side] && owed[e]) {
+                restarted[side] = true;
+                owed[e] = false;
+            }
+            if (!players[side]->running && players[side]->died)
+                owed[e] = true;
+        }
+        post(r, i, &s, restarted, o);
     }
+    free(owed);
     player_quit(&slots[0], &r->env);
     player_quit(&slots[1], &r->env);
     pthread_mutex_lock(&r->lock);
@@ -354,8 +357,42 @@ static void note_missing(run_t *r, int64_t index, const char *why)
         output_failed(r, "the records file");
 }
 
+/* Consecutive failures, in game order: an engine that fails in -maxfailures games in a row is
+ * dropped at that game, and every later game of it is not played, even one a worker had
+ * already started, so the count does not depend on the concurrency. */
+static bool drop_check(run_t *r, int64_t index, outcome_t *o)
+{
+    game_spec_t s = spec_of(r, index);
+    for (int side = 0; side < SIDE_NB; side++)
+        if (r->engines[s.engine[side]].dropped)
+            return false;
+    for (int side = 0; side < SIDE_NB; side++) {
+        engine_state_t *st = &r->engines[s.engine[side]];
+        const char *name = r->cfg->engines[s.engine[side]].name;
+        if (!o->failed[side]) {
+            st->failures = 0;
+            continue;
+        }
+        st->failures++;
+        if (st->failures >= r->cfg->max_failures) {
+            pthread_mutex_lock(&r->lock);
+            st->dropped = true;
+            pthread_mutex_unlock(&r->lock);
+            ui_note(r, "game %lld: %s; %s dropped after %d consecutive failures, its remaining games are not played",
+                    (long long)index + 1, o->reason, name, st->failures);
+        } else {
+            ui_note(r, "game %lld: %s; %s will be restarted", (long long)index + 1, o->reason, name);
+        }
+    }
+    return true;
+}
+
 static void count(run_t *r, int64_t index, outcome_t *o)
 {
+    if (!o->unplayed && !o->aborted && r->decided_at < 0 && !drop_check(r, index, o)) {
+        o->unplayed = true; /* played after its engine was dropped at an earlier game */
+        outcome_free(o);
+    }
     if (o->unplayed) {
         r->sum.unplayed++;
         note_missing(r, index, "not played: an engine was dropped");
@@ -456,10 +493,10 @@ static void main_loop(run_t *r)
             count(r, r->processed + k, batch[k]);
             outcome_free(batch[k]);
             free(batch[k]);
+            /* After each game: a batch that crosses a multiple of -progress still shows it. */
+            ui_progress(r, false);
         }
         r->processed += nb;
-        if (nb > 0)
-            ui_progress(r, false);
         if (finished && nb == 0)
             break;
     }
