@@ -1235,6 +1235,33 @@ Test(referee, openings_file_in_order_with_comments)
     scratch_free(&s);
 }
 
+Test(referee, mixed_openings_start_position_every_n_rounds)
+{
+    scratch_t s;
+    scratch_init(&s);
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_good", "-engine", "cmd=" BIN "/fake_good", "-each",
+             "depth=1", "-openings", "random=4", "startpos=3", "-seed", "5", "-rounds", "6", "-progress", "0",
+             "-records", path_in(&s, "records.txt"), "-log", path_in(&s, "log.txt"), NULL);
+    run_t r = run_args(&a);
+    args_free(&a);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    char *text = read_file(path_in(&s, "records.txt"));
+    /* Rounds 1 and 4 from the start position (both colours), the other four after 4 plies. */
+    const char *start = "[Opening \"TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g @20 c0 - #\"]";
+    cr_assert_eq(count_of(text, start), 4, "%s", text);
+    cr_assert_eq(count_of(text, " #t2\"]\n"), 8, "%s", text);
+    const char *round4 = strstr(text, "[Round \"4\"]");
+    cr_assert(round4 && strncmp(strstr(round4, "[Opening"), start, strlen(start)) == 0, "%s", text);
+    char *log = read_file(path_in(&s, "log.txt"));
+    cr_assert(strstr(log, "> position startpos\n") || strstr(log, "> position startpos moves "), "%.2000s", log);
+    free(log);
+    free(text);
+    run_free(&r);
+    expect_check(path_in(&s, "records.txt"), 0);
+    scratch_free(&s);
+}
+
 Test(referee, move_limit_adjudicates_a_draw)
 {
     scratch_t s;

@@ -478,6 +478,10 @@ static bool parse_openings(const kvlist_t *l, config_t *cfg, err_t *e)
             if (!parse_int64(v, 1, INT32_MAX, &x))
                 return fail(e, "-openings: start='%s' needs a positive integer", v);
             cfg->openings_start = x - 1;
+        } else if (strcmp(n, "startpos") == 0) {
+            if (!parse_int64(v, 1, INT32_MAX, &x))
+                return fail(e, "-openings: startpos='%s' needs a positive integer", v);
+            cfg->startpos_every = x;
         } else if (strcmp(n, "random") == 0 || strcmp(n, "plies") == 0) {
             if (!parse_int64(v, 0, 200, &x))
                 return fail(e, "-openings: %s='%s' needs an integer from 0 to 200", n, v);
@@ -488,6 +492,8 @@ static bool parse_openings(const kvlist_t *l, config_t *cfg, err_t *e)
     }
     if (cfg->openings_file && cfg->random_plies)
         return fail(e, "-openings: give either file= or random=, not both");
+    if (cfg->openings_file && cfg->startpos_every)
+        return fail(e, "-openings: startpos= mixes the start position into random= openings, not a file");
     return true;
 }
 
@@ -917,7 +923,7 @@ void cli_usage(void)
           "  tc=[MOVES/]SECONDS[+INC]  st=SECONDS  movetime=MS  depth=N  nodes=N  timemargin=MS\n"
           "options:\n"
           "  -tournament match|roundrobin|gauntlet   -rounds N   -games N\n"
-          "  -openings file=FILE [order=sequential|random] [start=N] | -openings random=PLIES\n"
+          "  -openings file=FILE [order=sequential|random] [start=N] | -openings random=PLIES [startpos=N]\n"
           "  -seed N   -repetition forbid|draw   -maxmoves PLIES   -tb DIR   -concurrency N|auto\n"
           "  -sprt elo0=E0 elo1=E1 [alpha=0.05] [beta=0.05] [stats=pentanomial|trinomial]   -maxfailures N\n"
           "  -timeouts [init=MS] [ready=MS] [stall=MS] [quit=MS]\n"

@@ -67,6 +67,7 @@ typedef struct {
     bool openings_shuffle;
     int64_t openings_start; /* 0-based */
     int random_plies;       /* generated openings when no file: plies from the start */
+    int64_t startpos_every; /* generated openings: round r starts from the start position when r % this == 0 */
 
     uint64_t seed;
     rep_rule_t rule;
