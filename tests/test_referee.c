@@ -1164,6 +1164,96 @@ Test(referee, sigint_ends_the_run_with_partial_results)
     scratch_free(&s);
 }
 
+/* A 12-game match of two real engines at fixed depths, with -resume when asked. */
+static run_t resume_match(scratch_t *s, const char *seed, bool resume)
+{
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", NULL);
+    add(&a, "cmd=%s", BIN "/baghchal");
+    add_list(&a, "name=alpha", "depth=2", "-engine", "cmd=" BIN "/baghchal", "name=beta", "depth=1", "-each",
+             "option.Hash=4", "-openings", "random=4", "-seed", seed, "-rounds", "6", "-progress", "0", "-records",
+             path_in(s, "run.txt"), "-pgnout", path_in(s, "run.pgn"), "-json", path_in(s, "run.json"), NULL);
+    if (resume)
+        add(&a, "-resume");
+    run_t r = run_args(&a);
+    args_free(&a);
+    return r;
+}
+
+Test(referee, resume_continues_an_interrupted_run)
+{
+    scratch_t s;
+    scratch_init(&s);
+    run_t r = resume_match(&s, "9", false);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    run_free(&r);
+    char *full = read_file(path_in(&s, "run.txt"));
+    char *full_json = read_file(path_in(&s, "run.json"));
+    char *full_pgn = read_file(path_in(&s, "run.pgn"));
+
+    /* What an interrupted run leaves: games 1-5, game 6 aborted, game 7 finished (at
+     * concurrency > 1), and half a PGN game. */
+    const char *a, *b, *c, *d;
+    game_span(full, 6, &a, &b);
+    game_span(full, 7, &c, &d);
+    size_t n = strlen(full) + 100;
+    char *cut = malloc(n);
+    cr_assert_not_null(cut);
+    snprintf(cut, n, "%.*s; game 6 aborted: the run stopped during the game\n\n%.*s", (int)(a - full), full,
+             (int)(d - c), c);
+    write_file(path_in(&s, "run.txt"), cut);
+    free(cut);
+    const char *pgn6 = full_pgn;
+    for (int k = 0; k < 6; k++)
+        pgn6 = strstr(pgn6 + 1, "[Event ");
+    cut = strndup(full_pgn, (size_t)(pgn6 - full_pgn) + 40);
+    cr_assert_not_null(cut);
+    write_file(path_in(&s, "run.pgn"), cut);
+    free(cut);
+
+    r = resume_match(&s, "9", true);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    cr_assert(strstr(r.out, "5 games read, the run goes on at game 6"), "%s", r.out);
+    run_free(&r);
+    char *again = read_file(path_in(&s, "run.txt"));
+    char *x = without_dates(full), *y = without_dates(again);
+    cr_assert_str_eq(y, x, "the resumed records differ from the uninterrupted run's");
+    free(x);
+    free(y);
+    expect_check(path_in(&s, "run.txt"), 0);
+    char *json = read_file(path_in(&s, "run.json"));
+    const char *pa = strstr(full_json, "\"pairs\""), *pb = strstr(json, "\"pairs\"");
+    cr_assert(pa && pb);
+    cr_assert_eq(strncmp(pa, pb, (size_t)(strstr(pa, "\"sprt\"") - pa)), 0, "results differ:\n%s\n%s", pa, pb);
+    cr_assert_eq(json_int(json, "\"games\"", "counted"), 12);
+    char *pgn = read_file(path_in(&s, "run.pgn"));
+    cr_assert_eq(count_of(pgn, "[Event "), 12, "%s", pgn);
+    cr_assert_eq(strlen(pgn), strlen(full_pgn));
+    free(pgn);
+    free(json);
+
+    /* Another seed gives other openings: not this run's records. */
+    r = resume_match(&s, "10", true);
+    cr_assert(r.exit.exited && r.exit.code == 1, "%s", r.out);
+    run_free(&r);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "%s -engine cmd=%s/baghchal name=alpha -engine cmd=%s/baghchal name=beta -depth 1 "
+             "-openings random=4 -seed 10 -rounds 6 -records %s -resume 2>&1", REFEREE, BIN, BIN,
+             path_in(&s, "run.txt"));
+    r = run_shell(cmd);
+    cr_assert(r.exit.exited && r.exit.code == 1, "%s", r.out);
+    cr_assert(strstr(r.out, "-resume: game 1 of ") && strstr(r.out, "another opening"), "%s", r.out);
+    run_free(&r);
+    char *kept = read_file(path_in(&s, "run.txt"));
+    cr_assert_str_eq(kept, again, "a refused -resume must leave the records alone");
+    free(kept);
+    free(again);
+    free(full);
+    free(full_json);
+    free(full_pgn);
+    scratch_free(&s);
+}
+
 Test(referee, sprt_stops_when_it_decides)
 {
     scratch_t s;

@@ -777,6 +777,8 @@ static bool parse_word(int argc, char **argv, int *i, gather_t *g, config_t *cfg
     }
     if (strcmp(o, "verbose") == 0 || strcmp(o, "v") == 0)
         return cfg->verbose = true;
+    if (strcmp(o, "resume") == 0)
+        return cfg->resume = true;
     if (strcmp(o, "help") == 0 || strcmp(o, "h") == 0)
         return cfg->help = true;
     if (strcmp(o, "version") == 0)
@@ -811,6 +813,8 @@ static bool finish(gather_t *g, config_t *cfg, err_t *e)
         if (stat(cfg->tb_dir, &st) != 0 || !S_ISDIR(st.st_mode))
             return fail(e, "-tb: '%s' is not a directory", cfg->tb_dir);
     }
+    if (cfg->resume && !cfg->records_file)
+        return fail(e, "-resume continues the run of a -records file: give -records");
     if (cfg->rounds == 0)
         cfg->rounds = cfg->sprt.on ? 50000 : 1;
     return true;
@@ -930,7 +934,7 @@ void cli_usage(void)
           "  -resign movecount=N score=CP [twosided=on|off]   -draw movenumber=N movecount=N score=CP\n"
           "  -tc ..  -st ..  -movetime ..  -depth ..  -nodes ..  -margin MS   (shorthands for -each)\n"
           "  -records FILE   -pgnout FILE   -json FILE   -log FILE   -event NAME   -progress N   -verbose\n"
-          "  --check FILE   --help   --version\n"
+          "  -resume   --check FILE   --help   --version\n"
           "See tools/referee/README.md for the details.\n",
           stdout);
 }

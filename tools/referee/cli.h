@@ -84,6 +84,7 @@ typedef struct {
     char *event;
     int64_t progress_every;
     bool verbose;
+    bool resume; /* -resume: continue the run the records file holds */
 
     char *check_file; /* --check: replay a record file and stop */
     bool help, version;

@@ -329,7 +329,7 @@ static bool reason_fits(term_t t, const char *reason)
 
 /* The side whose engine is at fault, named as "(goats)" or "(tigers)" in the Reason; -1 when
  * it names neither or both. */
-static int fault_side(const char *reason)
+int record_fault_side(const char *reason)
 {
     bool g = strstr(reason, " (goats)") != NULL, t = strstr(reason, " (tigers)") != NULL;
     return g == t ? -1 : g ? GOATS : TIGERS;
@@ -445,7 +445,7 @@ static void check_game(checker_t *c, parsed_t *p)
         if (!mm || strcmp(mm, plies) != 0)
             problem(c, p, "move limit after %zu plies, but MaxMoves is %s", g.count, mm ? mm : "absent");
     } else if (term_is_fault(term)) {
-        int at_fault = fault_side(tag(p, "Reason"));
+        int at_fault = record_fault_side(tag(p, "Reason"));
         if (winner == -1)
             problem(c, p, "a %s must be a loss for the engine at fault", term_name(term));
         else if (at_fault >= 0 && winner == at_fault)
@@ -479,6 +479,118 @@ static void number_game(checker_t *c, const char *no, long line, int64_t *next)
         c->problems++;
     }
     *next = k + 1;
+}
+
+static bool scan_push(record_entry_t **list, size_t *n, size_t *cap, const record_entry_t *e)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 64;
+        record_entry_t *l = realloc(*list, c * sizeof *l);
+        if (!l)
+            return false;
+        *list = l;
+        *cap = c;
+    }
+    (*list)[(*n)++] = *e;
+    return true;
+}
+
+bool record_scan(const char *path, record_entry_t **entries, size_t *n, char *msg, size_t msglen)
+{
+    *entries = NULL;
+    *n = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (errno == ENOENT)
+            return true;
+        snprintf(msg, msglen, "cannot read %s: %s", path, strerror(errno));
+        return false;
+    }
+    size_t cap = 0;
+    record_entry_t cur;
+    memset(&cur, 0, sizeof cur);
+    bool in_game = false, ok = true, stop = false;
+    char *line = NULL;
+    size_t lcap = 0;
+    ssize_t len;
+    long pos = 0;
+    while (!stop && (len = getline(&line, &lcap, f)) >= 0) {
+        pos += (long)len;
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            line[--len] = '\0';
+        if (len == 0) {
+            if (*n > 0 && !in_game && (*entries)[*n - 1].end == pos - 1)
+                (*entries)[*n - 1].end = pos; /* the blank line after a game belongs to it */
+            continue;
+        }
+        long long noted;
+        int used = 0;
+        if (!in_game && sscanf(line, "; game %lld %n", &noted, &used) == 1 && used > 0) {
+            if (strncmp(line + used, "not played", 10) != 0 || noted != (long long)*n + 1) {
+                stop = true; /* an aborted game is played again, and so is everything after it */
+                break;
+            }
+            record_entry_t e;
+            memset(&e, 0, sizeof e);
+            e.game_no = noted;
+            e.end = pos;
+            if (!(ok = scan_push(entries, n, &cap, &e)))
+                break;
+            continue;
+        }
+        char *name, *value;
+        if (!split_tag(line, &name, &value)) {
+            if (!in_game)
+                stop = true;
+            continue; /* moves */
+        }
+        if (!in_game) {
+            memset(&cur, 0, sizeof cur);
+            cur.winner = -2;
+            in_game = true;
+        }
+        if (strcmp(name, "Game") == 0)
+            parse_int64(value, 1, INT64_MAX, &cur.game_no);
+        else if (strcmp(name, "Goats") == 0)
+            snprintf(cur.goats, sizeof cur.goats, "%s", value);
+        else if (strcmp(name, "Tigers") == 0)
+            snprintf(cur.tigers, sizeof cur.tigers, "%s", value);
+        else if (strcmp(name, "Opening") == 0)
+            snprintf(cur.opening, sizeof cur.opening, "%s", value);
+        else if (strcmp(name, "Repetition") == 0)
+            snprintf(cur.rule, sizeof cur.rule, "%s", value);
+        else if (strcmp(name, "Result") == 0)
+            cur.winner = strcmp(value, "goats") == 0 ? GOATS : strcmp(value, "tigers") == 0 ? TIGERS
+                         : strcmp(value, "draw") == 0 ? -1 : -2;
+        else if (strcmp(name, "Termination") == 0)
+            cur.term = term_parse(value);
+        else if (strcmp(name, "Reason") == 0)
+            snprintf(cur.reason, sizeof cur.reason, "%s", value);
+        else if (strcmp(name, "Plies") == 0) {
+            int64_t p;
+            if (parse_int64(value, 0, INT32_MAX, &p))
+                cur.plies = (size_t)p;
+        } else if (strcmp(name, "Final") == 0) {
+            in_game = false;
+            cur.played = true;
+            cur.end = pos;
+            if (cur.game_no != (int64_t)*n + 1 || cur.winner == -2 || cur.term == TERM_NONE)
+                stop = true;
+            else if (!(ok = scan_push(entries, n, &cap, &cur)))
+                stop = true;
+        }
+        free(name);
+        free(value);
+    }
+    free(line);
+    fclose(f);
+    if (!ok) {
+        snprintf(msg, msglen, "out of memory");
+        free(*entries);
+        *entries = NULL;
+        *n = 0;
+    }
+    return ok;
 }
 
 int record_check_file(const char *path, FILE *err, int64_t *games)

@@ -17,6 +17,7 @@
 #include "adjudicate.h"
 #include "openings.h"
 #include "play.h"
+#include "record.h"
 #include "report.h"
 
 /* Signal handling needs these two: a handler can reach nothing else. */
@@ -71,6 +72,11 @@ struct run {
     engine_state_t *engines;
     bool failed;
     char fatal[256];
+
+    /* -resume: the games of the records file, counted before the workers start. */
+    record_entry_t *resumed;
+    size_t resumed_nb;
+    bool replaying;
 
     /* The main thread's. */
     int64_t processed;
@@ -352,7 +358,7 @@ static void output_failed(run_t *r, const char *what)
  * can tell a missing game from one that was never to be there. */
 static void note_missing(run_t *r, int64_t index, const char *why)
 {
-    if (r->records && (fprintf(r->records, "; game %lld %s\n\n", (long long)index + 1, why) < 0 ||
+    if (r->records && !r->replaying && (fprintf(r->records, "; game %lld %s\n\n", (long long)index + 1, why) < 0 ||
                        fflush(r->records) != 0))
         output_failed(r, "the records file");
 }
@@ -380,7 +386,7 @@ static bool drop_check(run_t *r, int64_t index, outcome_t *o)
             pthread_mutex_unlock(&r->lock);
             ui_note(r, "game %lld: %s; %s dropped after %d consecutive failures, its remaining games are not played",
                     (long long)index + 1, o->reason, name, st->failures);
-        } else {
+        } else if (!r->replaying) {
             ui_note(r, "game %lld: %s; %s will be restarted", (long long)index + 1, o->reason, name);
         }
     }
@@ -432,7 +438,7 @@ static void count(run_t *r, int64_t index, outcome_t *o)
         output_failed(r, "the records file");
     if (r->pgn && o->pgn && (fputs(o->pgn, r->pgn) < 0 || fflush(r->pgn) != 0))
         output_failed(r, "the PGN file");
-    if (r->cfg->verbose)
+    if (r->cfg->verbose && !r->replaying)
         ui_note(r, "Game %lld: %s (goats) vs %s (tigers): %s, %s (%zu plies)", (long long)index + 1,
                 r->cfg->engines[s.engine[GOATS]].name, r->cfg->engines[s.engine[TIGERS]].name,
                 o->winner < 0 ? "draw" : o->winner == GOATS ? "goats win" : "tigers win", o->reason, o->plies);
@@ -504,14 +510,62 @@ static void main_loop(run_t *r)
 
 /* ---- setup ---- */
 
+/* The byte offset of the (k+1)-th game of a PGN file (its size when it has k games or fewer). */
+static long pgn_cut(const char *path, int64_t k)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    long pos = 0, cut = -1;
+    int64_t games = 0;
+    while ((n = getline(&line, &cap, f)) >= 0) {
+        if (strncmp(line, "[Event ", 7) == 0 && games++ == k) {
+            cut = pos;
+            break;
+        }
+        pos += (long)n;
+    }
+    free(line);
+    fclose(f);
+    return cut >= 0 ? cut : pos;
+}
+
+/* -resume: the records file keeps its games up to the first one that must be played again;
+ * the rest (an aborted or unfinished game and what follows) is cut, and so is the PGN. */
+static int cut_for_resume(run_t *r, char *msg, size_t msglen)
+{
+    const config_t *cfg = r->cfg;
+    long keep = r->resumed_nb ? r->resumed[r->resumed_nb - 1].end : 0;
+    if (truncate(cfg->records_file, keep) < 0 && errno != ENOENT) {
+        snprintf(msg, msglen, "cannot cut %s for -resume: %s", cfg->records_file, strerror(errno));
+        return -1;
+    }
+    if (cfg->pgn_file) {
+        int64_t played = 0;
+        for (size_t k = 0; k < r->resumed_nb; k++)
+            played += r->resumed[k].played;
+        if (truncate(cfg->pgn_file, pgn_cut(cfg->pgn_file, played)) < 0 && errno != ENOENT) {
+            snprintf(msg, msglen, "cannot cut %s for -resume: %s", cfg->pgn_file, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int open_outputs(run_t *r, char *msg, size_t msglen)
 {
     const config_t *cfg = r->cfg;
-    if (cfg->records_file && !(r->records = fopen(cfg->records_file, "we"))) {
+    const char *mode = cfg->resume ? "ae" : "we";
+    if (cfg->resume && cut_for_resume(r, msg, msglen) < 0)
+        return -1;
+    if (cfg->records_file && !(r->records = fopen(cfg->records_file, mode))) {
         snprintf(msg, msglen, "cannot write %s: %s", cfg->records_file, strerror(errno));
         return -1;
     }
-    if (cfg->pgn_file && !(r->pgn = fopen(cfg->pgn_file, "we"))) {
+    if (cfg->pgn_file && !(r->pgn = fopen(cfg->pgn_file, mode))) {
         snprintf(msg, msglen, "cannot write %s: %s", cfg->pgn_file, strerror(errno));
         return -1;
     }
@@ -521,6 +575,66 @@ static int open_outputs(run_t *r, char *msg, size_t msglen)
         return -1;
     }
     return 0;
+}
+
+/* -resume: the games read must be this run's (engines, openings, rule), in its schedule. */
+static bool resume_read(run_t *r, char *msg, size_t msglen)
+{
+    const config_t *cfg = r->cfg;
+    if (!record_scan(cfg->records_file, &r->resumed, &r->resumed_nb, msg, msglen))
+        return false;
+    if ((int64_t)r->resumed_nb > r->total) {
+        snprintf(msg, msglen, "-resume: %s holds %zu games, this run has %lld", cfg->records_file, r->resumed_nb,
+                 (long long)r->total);
+        return false;
+    }
+    for (size_t k = 0; k < r->resumed_nb; k++) {
+        const record_entry_t *e = &r->resumed[k];
+        if (!e->played)
+            continue;
+        game_spec_t s = spec_of(r, (int64_t)k);
+        opening_t op;
+        if (!openings_get(&r->openings, s.round, &op)) {
+            snprintf(msg, msglen, "out of memory");
+            return false;
+        }
+        const char *why = strcmp(e->goats, cfg->engines[s.engine[GOATS]].name) != 0 ||
+                                  strcmp(e->tigers, cfg->engines[s.engine[TIGERS]].name) != 0
+                              ? "other engines"
+                          : strcmp(e->opening, op.obx) != 0 ? "another opening (give the run's -seed and -openings)"
+                          : strcmp(e->rule, rule_name(cfg->rule)) != 0 ? "another repetition rule"
+                                                                        : NULL;
+        if (why) {
+            snprintf(msg, msglen, "-resume: game %lld of %s was played with %s than this run's", (long long)k + 1,
+                     cfg->records_file, why);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Counts the games read for -resume as if they had just been played. */
+static void resume_count(run_t *r)
+{
+    r->replaying = true;
+    for (size_t k = 0; k < r->resumed_nb; k++) {
+        const record_entry_t *e = &r->resumed[k];
+        outcome_t o;
+        memset(&o, 0, sizeof o);
+        o.unplayed = !e->played;
+        o.winner = e->winner;
+        o.term = e->term;
+        o.plies = e->plies;
+        snprintf(o.reason, sizeof o.reason, "%s", e->reason);
+        /* The failures of a process, as far as the record tells. */
+        int side = record_fault_side(e->reason);
+        if (side >= 0 && (e->term == TERM_CRASH || e->term == TERM_STALL || e->term == TERM_DISCONNECT ||
+                          strstr(e->reason, "; then ")))
+            o.failed[side] = true;
+        count(r, (int64_t)k, &o);
+    }
+    r->processed = r->next = (int64_t)r->resumed_nb;
+    r->replaying = false;
 }
 
 static void install_signals(struct sigaction old[3])
@@ -603,6 +717,9 @@ int tourney_run(const config_t *cfg)
         snprintf(msg, sizeof msg, "out of memory");
         goto out;
     }
+    r->total = cfg->rounds * 2 * r->pairings_nb;
+    if (cfg->resume && !resume_read(r, msg, sizeof msg))
+        goto out;
     if (open_outputs(r, msg, sizeof msg) < 0)
         goto out;
     int fds[2];
@@ -621,7 +738,6 @@ int tourney_run(const config_t *cfg)
     pthread_condattr_destroy(&ca);
     locks = true;
 
-    r->total = cfg->rounds * 2 * r->pairings_nb;
     status = 2;
     r->env = (player_env_t){cfg->init_timeout_ms * 1000, cfg->ready_timeout_ms * 1000, cfg->quit_timeout_ms * 1000,
                             cfg->rule, r->wake_r, &r->stop, r->log_fd};
@@ -630,6 +746,11 @@ int tourney_run(const config_t *cfg)
                          .engines = r->engines, .scheduled = r->total};
     if (cfg->sprt.on)
         sprt_bounds(cfg->sprt.alpha, cfg->sprt.beta, &r->sum.lower, &r->sum.upper);
+    if (cfg->resume) {
+        resume_count(r);
+        printf("baghchal-referee: resuming from %s: %zu games read, the run goes on at game %zu\n",
+               cfg->records_file, r->resumed_nb, r->resumed_nb + 1);
+    }
 
     g_signals = 0;
     g_wake_w = r->wake_w;
@@ -735,6 +856,7 @@ out:
         free(r->done[k].out);
     }
     free(r->done);
+    free(r->resumed);
     free(workers);
     free(r->pairs);
     free(r->engines);
