@@ -1331,7 +1331,8 @@ Test(referee, mixed_openings_start_position_every_n_rounds)
     scratch_init(&s);
     args_t a = {0};
     add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_good", "-engine", "cmd=" BIN "/fake_good", "-each",
-             "depth=1", "-openings", "random=4", "startpos=3", "-seed", "5", "-rounds", "6", "-progress", "0",
+             "depth=1", "-openings", "random=4", "startpos=3", "-seed", "5", "-rounds", "6", "-maxmoves", "40",
+             "-progress", "0",
              "-records", path_in(&s, "records.txt"), "-log", path_in(&s, "log.txt"), NULL);
     run_t r = run_args(&a);
     args_free(&a);
