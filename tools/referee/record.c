@@ -472,10 +472,13 @@ static void number_game(checker_t *c, const char *no, long line, int64_t *next)
         c->problems++;
         return;
     }
-    if (k > *next) {
-        fprintf(c->err, "%s:%ld: game%s %lld%s%.0lld missing from the numbering before game %lld\n", c->path, line,
-                k - *next > 1 ? "s" : "", (long long)*next, k - *next > 1 ? " to " : "",
-                k - *next > 1 ? (long long)k - 1 : 0LL, (long long)k);
+    if (k == *next + 1) {
+        fprintf(c->err, "%s:%ld: game %lld missing from the numbering before game %lld\n", c->path, line,
+                (long long)*next, (long long)k);
+        c->problems++;
+    } else if (k > *next) {
+        fprintf(c->err, "%s:%ld: games %lld to %lld missing from the numbering before game %lld\n", c->path, line,
+                (long long)*next, (long long)k - 1, (long long)k);
         c->problems++;
     }
     *next = k + 1;

@@ -205,13 +205,10 @@ static void assign(player_t slots[SIDE_NB], const game_spec_t *s, player_t *play
             }
 }
 
-/* Hands a finished game to the main thread, with the restarts it took. */
-static void post(run_t *r, int64_t index, const game_spec_t *s, const bool restarted[SIDE_NB], outcome_t *o)
+/* Hands a finished game to the main thread. */
+static void post(run_t *r, int64_t index, outcome_t *o)
 {
     pthread_mutex_lock(&r->lock);
-    for (int side = 0; side < SIDE_NB; side++)
-        if (restarted[side])
-            r->engines[s->engine[side]].restarts++;
     if (r->done_nb == r->done_cap) {
         size_t cap = r->done_cap ? r->done_cap * 2 : 16;
         done_t *d = realloc(r->done, cap * sizeof *d);
@@ -281,10 +278,9 @@ static void *worker_main(void *arg)
             wake_all(r);
             break;
         }
-        bool restarted[SIDE_NB] = {false, false};
         if (dropped) {
             o->unplayed = true;
-            post(r, i, &s, restarted, o);
+            post(r, i, o);
             continue;
         }
         player_t *players[SIDE_NB];
@@ -296,7 +292,7 @@ static void *worker_main(void *arg)
                      (long long)i + 1);
             pthread_mutex_unlock(&r->lock);
             o->aborted = true;
-            post(r, i, &s, restarted, o);
+            post(r, i, o);
             wake_all(r);
             break;
         }
@@ -322,13 +318,13 @@ static void *worker_main(void *arg)
         for (int side = 0; side < SIDE_NB; side++) {
             int e = s.engine[side];
             if (o->started[side] && owed[e]) {
-                restarted[side] = true;
+                o->restarted[side] = true;
                 owed[e] = false;
             }
             if (!players[side]->running && players[side]->died)
                 owed[e] = true;
         }
-        post(r, i, &s, restarted, o);
+        post(r, i, o);
     }
     free(owed);
     player_quit(&slots[0], &r->env);
@@ -375,6 +371,8 @@ static bool drop_check(run_t *r, int64_t index, outcome_t *o)
     for (int side = 0; side < SIDE_NB; side++) {
         engine_state_t *st = &r->engines[s.engine[side]];
         const char *name = r->cfg->engines[s.engine[side]].name;
+        /* Counted with the game, so a game not counted brings no restart either. */
+        st->restarts += o->restarted[side];
         if (!o->failed[side]) {
             st->failures = 0;
             continue;

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Time forfeits of the real engine against itself at a short clock, at concurrency 1 and 2:
+# how often a move's answer misses the referee's clock (random 6-ply openings, a fixed seed).
+# Usage: tools/referee/forfeits.sh [bin-dir (default build/bin)] [games (default 200)] [tc (default 1+0.01)]
+#        [extra referee options...]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bin=${1:-"$here/../../build/bin"}
+games=${2:-200}
+tc=${3:-1+0.01}
+shift $(( $# > 3 ? 3 : $# ))
+referee="$bin/baghchal-referee"
+engine="$bin/baghchal"
+for f in "$referee" "$engine"; do
+  [ -x "$f" ] || { echo "forfeits.sh: $f not found (build first, or give the bin directory)" >&2; exit 1; }
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+echo "tc=$tc, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
+printf '%-12s %8s %10s %8s %10s\n' concurrency games forfeits percent seconds
+for c in 1 2; do
+  "$referee" -engine cmd="$engine" name=a -engine cmd="$engine" name=b -each tc="$tc" option.Hash=16 \
+    -openings random=6 -seed 1 -games "$games" -concurrency "$c" -progress 0 \
+    -json "$tmp/summary.json" "$@" >/dev/null
+  counted=$(grep -o '"counted": [0-9]*' "$tmp/summary.json" | grep -o '[0-9]*$')
+  forfeits=$(grep -o '"time_forfeit": [0-9]*' "$tmp/summary.json" | grep -o '[0-9]*$')
+  seconds=$(grep -o '"seconds": [0-9.]*' "$tmp/summary.json" | grep -o '[0-9.]*$')
+  awk -v c="$c" -v g="$counted" -v f="$forfeits" -v s="$seconds" \
+    'BEGIN { printf "%-12d %8d %10d %7.1f%% %10.1f\n", c, g, f, 100 * f / g, s }'
+done
+echo "load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
