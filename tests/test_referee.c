@@ -1,7 +1,9 @@
 /* baghchal-referee: every fake engine's fault gives the right termination and leaves no
- * process behind; real matches give consistent, reproducible records that --check accepts
- * (and tampered ones that it rejects) whatever the concurrency; Ctrl-C, SPRT, openings,
- * adjudication and the command line; Elo, error, LOS and LLR against hand computations. */
+ * process behind (not even when the referee is killed); clocks, stopped searches and
+ * protocol faults; real matches give consistent, reproducible records that --check accepts
+ * (and tampered ones that it rejects) whatever the concurrency, PGN that reads back as the
+ * records, and runs that resume; Ctrl-C, SPRT, openings, adjudication and the command line;
+ * Elo, error, LOS and LLR (trinomial and pentanomial) against independent computations. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #endif
