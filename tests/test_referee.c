@@ -1,10 +1,16 @@
 /* baghchal-referee: every fake engine's fault gives the right termination and leaves no
- * process behind; real matches give consistent, reproducible records that --check accepts
- * (and tampered ones that it rejects) whatever the concurrency; Ctrl-C, SPRT, openings,
- * adjudication and the command line; Elo, error, LOS and LLR against hand computations. */
+ * process behind (not even when the referee is killed); clocks, stopped searches and
+ * protocol faults; real matches give consistent, reproducible records that --check accepts
+ * (and tampered ones that it rejects) whatever the concurrency, PGN that reads back as the
+ * records, and runs that resume; Ctrl-C, SPRT, openings, adjudication and the command line;
+ * Elo, error, LOS and LLR (trinomial and pentanomial) against independent computations. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#endif
 #include <criterion/criterion.h>
 
 #include <dirent.h>
+#include <sched.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -31,9 +37,9 @@ enum { RUN_MS = 50000, MAX_ARGS = 96 };
 
 /* The JSON keys of the terminations, in report order; the faults start at FIRST_FAULT. */
 static const char *const TERMS[] = {"five_goats_captured", "tigers_trapped", "goats_without_a_move", "repetition",
-                                    "move_limit", "database", "time_forfeit", "illegal_move", "crash", "stall",
-                                    "disconnect"};
-enum { TERMS_NB = sizeof TERMS / sizeof TERMS[0], FIRST_FAULT = 6 };
+                                    "move_limit", "database", "score", "time_forfeit", "illegal_move", "crash",
+                                    "stall", "disconnect", "protocol_fault"};
+enum { TERMS_NB = sizeof TERMS / sizeof TERMS[0], FIRST_FAULT = 7 };
 
 TestSuite(referee, .timeout = 120);
 
@@ -303,7 +309,9 @@ typedef struct {
     int rounds;
     const char *term;  /* the JSON key expected for every game */
     int expected;      /* games with that termination */
-    int restarts;      /* of the fake, -1: not checked */
+    int restarts;      /* of the fake, -1: not checked: a process that failed and is started
+                        * again for a later game (a failure in the last game restarts nothing) */
+    char **log;        /* when set, receives the protocol log of the run */
 } fault_case_t;
 
 /* The fake plays fake_good twice per round; every game ends as expected, the fake loses
@@ -326,9 +334,13 @@ static void fault_case(const fault_case_t *c, run_t *run_out, char **json_out)
     add(&a, "-rounds");
     add(&a, "%d", c->rounds);
     add_list(&a, "-records", path_in(&s, "records.txt"), "-json", path_in(&s, "summary.json"), NULL);
+    if (c->log)
+        add_list(&a, "-log", path_in(&s, "log.txt"), NULL);
     run_t r = run_args(&a);
     args_free(&a);
     cr_assert(r.exit.exited && r.exit.code == 0, "exit %d signal %d:\n%s", r.exit.code, r.exit.signal, r.out);
+    if (c->log)
+        *c->log = read_file(path_in(&s, "log.txt"));
     char *json = read_file(path_in(&s, "summary.json"));
     cr_assert_eq(json_int(json, NULL, c->term), c->expected, "%s: %s\n%s", c->fake, c->term, r.out);
     long long counted = json_int(json, "\"games\"", "counted");
@@ -350,75 +362,75 @@ static void fault_case(const fault_case_t *c, run_t *run_out, char **json_out)
 
 Test(referee, crash_at_move_n)
 {
-    fault_case_t c = {"crash", "--at 3", "depth=1", 1, "crash", 2, 2};
+    fault_case_t c = {"crash", "--at 3", "depth=1", 1, "crash", 2,1, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, hang_with_a_clock_is_a_time_forfeit)
 {
     /* The hanging fake also leaves a child in its process group: both must go. */
-    fault_case_t c = {"hang", "--at 2", "tc=0.4+0.05", 1, "time_forfeit", 2, 2};
+    fault_case_t c = {"hang", "--at 2", "tc=0.4+0.05", 1, "time_forfeit", 2,1, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, hang_without_a_clock_is_a_stall)
 {
-    fault_case_t c = {"hang", "--at 2", "depth=1", 1, "stall", 2, 2};
+    fault_case_t c = {"hang", "--at 2", "depth=1", 1, "stall", 2,1, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, garbage_is_an_illegal_move)
 {
-    fault_case_t c = {"garbage", "--at 2", "depth=1", 1, "illegal_move", 2, 0};
+    fault_case_t c = {"garbage", "--at 2", "depth=1", 1, "illegal_move", 2, 0, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, illegal_move)
 {
-    fault_case_t c = {"illegal", "--at 3", "depth=1", 1, "illegal_move", 2, 0};
+    fault_case_t c = {"illegal", "--at 3", "depth=1", 1, "illegal_move", 2, 0, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, late_answer_is_a_time_forfeit_without_restart)
 {
     /* The late bestmove arrives within the ready timeout, so the engine stays in use. */
-    fault_case_t c = {"slow", "--at 2 --sleep 700", "tc=0.3+0.03", 1, "time_forfeit", 2, 0};
+    fault_case_t c = {"slow", "--at 2 --sleep 700", "tc=0.3+0.03", 1, "time_forfeit", 2, 0, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, endless_output_is_a_time_forfeit)
 {
-    fault_case_t c = {"flood", "--at 2", "tc=0.3+0.03", 1, "time_forfeit", 2, 2};
+    fault_case_t c = {"flood", "--at 2", "tc=0.3+0.03", 1, "time_forfeit", 2,1, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, closed_output_is_a_disconnect)
 {
-    fault_case_t c = {"disconnect", "--at 2", "depth=1", 1, "disconnect", 2, 2};
+    fault_case_t c = {"disconnect", "--at 2", "depth=1", 1, "disconnect", 2,1, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, no_uciok_is_a_stall)
 {
-    fault_case_t c = {"nouci", NULL, "depth=1", 1, "stall", 2, 2};
+    fault_case_t c = {"nouci", NULL, "depth=1", 1, "stall", 2,1, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, no_readyok_is_a_stall)
 {
-    fault_case_t c = {"noready", NULL, "depth=1", 1, "stall", 2, 2};
+    fault_case_t c = {"noready", NULL, "depth=1", 1, "stall", 2,1, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, exit_at_start_with_status_0_is_a_disconnect)
 {
-    fault_case_t c = {"exit", "--code 0", "depth=1", 1, "disconnect", 2, 2};
+    fault_case_t c = {"exit", "--code 0", "depth=1", 1, "disconnect", 2,1, NULL};
     fault_case(&c, NULL, NULL);
 }
 
 Test(referee, exit_at_start_with_status_3_is_a_crash)
 {
-    fault_case_t c = {"exit", "--code 3", "depth=1", 1, "crash", 2, 2};
+    fault_case_t c = {"exit", "--code 3", "depth=1", 1, "crash", 2,1, NULL};
     fault_case(&c, NULL, NULL);
 }
 
@@ -452,13 +464,218 @@ Test(referee, engine_dropped_after_repeated_failures)
     /* Exits at start every time: three failures drop it, the fourth game is not played. */
     char *json;
     run_t r;
-    fault_case_t c = {"exit", "--code 0", "depth=1", 2, "disconnect", 3, 2};
+    fault_case_t c = {"exit", "--code 0", "depth=1", 2, "disconnect", 3, 2, NULL};
     fault_case(&c, &r, &json);
     cr_assert_eq(json_int(json, "\"games\"", "not_played"), 1, "%s", r.out);
     cr_assert(strstr(json, "\"dropped\": true"), "%s", json);
     cr_assert(strstr(r.out, "dropped after 3 consecutive failures"), "%s", r.out);
     free(json);
     run_free(&r);
+}
+
+Test(referee, stopped_search_bestmove_is_awaited_before_isready)
+{
+    /* The fake answers readyok at once and prints the stopped search's bestmove 700 ms
+     * after the go: taken after the readyok, it would be read as a move of the next game.
+     * The referee sends stop, waits for that bestmove, and only then sends isready. */
+    char *log = NULL;
+    fault_case_t c = {"stale", "--at 2 --sleep 700", "tc=0.3+0.03", 1, "time_forfeit", 2, 0, &log};
+    char *json;
+    run_t r;
+    fault_case(&c, &r, &json);
+    for (int t = FIRST_FAULT; t < TERMS_NB; t++)
+        if (strcmp(TERMS[t], "time_forfeit") != 0)
+            cr_assert_eq(json_int(json, "\"terminations\"", TERMS[t]), 0, "%s:\n%s", TERMS[t], r.out);
+    int stops = 0;
+    for (const char *stop = strstr(log, "> stop"); stop; stop = strstr(stop + 1, "> stop")) {
+        const char *best = strstr(stop, "< bestmove"), *ready = strstr(stop, "> isready");
+        cr_assert(best && ready && best < ready, "isready sent before the stopped search's bestmove:\n%s", stop);
+        stops++;
+    }
+    cr_assert_eq(stops, 2, "%s", log);
+    free(log);
+    free(json);
+    run_free(&r);
+}
+
+Test(referee, two_bestmoves_for_one_go_are_a_protocol_fault)
+{
+    fault_case_t c = {"double", "--at 3", "depth=1", 1, "protocol_fault", 2, 0, NULL};
+    fault_case(&c, NULL, NULL);
+}
+
+Test(referee, crash_while_a_child_holds_the_pipe_is_seen_at_once)
+{
+    /* The child keeps the output pipe open: only the engine's own pid tells it died. Without
+     * that the move would end as a time forfeit after the whole 8 s clock. */
+    fault_case_t c = {"crashchild", "--at 2", "tc=8+0.1", 1, "crash", 2, -1, NULL};
+    run_t r;
+    fault_case(&c, &r, NULL);
+    cr_assert_lt(r.ms, 6000, "the crashes took %.0f ms to be seen", r.ms);
+    run_free(&r);
+}
+
+Test(referee, descendants_in_other_sessions_are_killed)
+{
+    /* The fake leaves a child in a session of its own and an orphaned grandchild in another. */
+    scratch_t s;
+    scratch_init(&s);
+    char tag[64];
+    snprintf(tag, sizeof tag, "reftag-setsid-%ld", (long)getpid());
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_setsid", NULL);
+    add(&a, "args=--tag %s", tag);
+    add_list(&a, "-engine", "cmd=" BIN "/fake_good", "-each", "depth=1", "restart=on", "-timeouts", TIMEOUTS,
+             "-progress", "0", "-rounds", "2", "-json", path_in(&s, "summary.json"), NULL);
+    run_t r = run_args(&a);
+    args_free(&a);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    char *json = read_file(path_in(&s, "summary.json"));
+    cr_assert_eq(json_int(json, "\"games\"", "counted"), 4);
+    cr_assert_eq(processes_with(tag), 0, "descendants of the engine survived the referee");
+    free(json);
+    run_free(&r);
+    scratch_free(&s);
+}
+
+Test(referee, engine_children_die_with_a_killed_referee)
+{
+    /* SIGKILL leaves the referee no chance to clean up: its guard process does it. */
+    char tag[64];
+    snprintf(tag, sizeof tag, "reftag-spawn-%ld", (long)getpid());
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_spawn", NULL);
+    add(&a, "args=--tag %s", tag);
+    add_list(&a, "-engine", "cmd=" BIN "/fake_good", NULL);
+    add(&a, "args=--tag %s", tag);
+    add_list(&a, "-each", "depth=1", "-rounds", "100000", "-progress", "0", NULL);
+    pipe_proc_t *p = pipe_start(a.v, 0);
+    cr_assert_not_null(p);
+    args_free(&a);
+    char *line;
+    cr_assert_eq(pipe_read_line(p, 10000, &line), PIPE_LINE);
+    /* Both engines and the spawned child, given time to start even on a loaded machine. */
+    int running = 0;
+    for (int k = 0; k < 200 && (running = processes_with(tag)) < 3; k++)
+        nanosleep(&(struct timespec){0, 25 * 1000 * 1000L}, NULL);
+    cr_assert_geq(running, 3, "the engines and the child should be running");
+    cr_assert_eq(kill(pipe_pid(p), SIGKILL), 0);
+    pipe_exit_t x = pipe_wait(p, 10000);
+    cr_assert_eq(x.signal, SIGKILL);
+    pipe_free(p);
+    int left = 0;
+    for (int k = 0; k < 100 && (left = processes_with(tag)) > 0; k++)
+        nanosleep(&(struct timespec){0, 30 * 1000 * 1000L}, NULL);
+    cr_assert_eq(left, 0, "%d processes outlived the killed referee", left);
+}
+
+Test(referee, log_has_charged_and_engine_time_of_every_move)
+{
+    scratch_t s;
+    scratch_init(&s);
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_good", "args=--think 15", "-engine", "cmd=" BIN "/fake_good",
+             "-each", "tc=20+0.1", "-maxmoves", "12", "-repetition", "draw", "-progress", "0", "-records",
+             path_in(&s, "records.txt"), "-log", path_in(&s, "log.txt"), NULL);
+    run_t r = run_args(&a);
+    args_free(&a);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    char *log = read_file(path_in(&s, "log.txt"));
+    int moves = 0, slow = 0;
+    for (const char *l = strstr(log, " = bestmove "); l; l = strstr(l + 1, " = bestmove ")) {
+        const char *c = strstr(l, " charged ");
+        cr_assert_not_null(c, "%.200s", l);
+        double charged;
+        long long engine;
+        cr_assert_eq(sscanf(c, " charged %lf ms, engine time %lld ms", &charged, &engine), 2, "%.200s", l);
+        /* The clock runs from before the write of go to the arrival of bestmove, so it holds
+         * at least what the engine measured from reading go to writing bestmove. */
+        cr_assert_geq(charged + 1e-9, (double)engine, "charged %.3f ms < engine time %lld ms", charged, engine);
+        moves++;
+        slow += engine >= 15;
+    }
+    cr_assert_eq(moves, 24, "one line per move of the two 12-ply games:\n%s", log);
+    cr_assert_eq(slow, 12, "the thinking fake's moves report their time:\n%s", log);
+    free(log);
+    run_free(&r);
+    scratch_free(&s);
+}
+
+Test(referee, concurrency_auto_and_the_starvation_warning)
+{
+    cpu_set_t set;
+    cr_assert_eq(sched_getaffinity(0, sizeof set, &set), 0);
+    int cores = CPU_COUNT(&set), want = cores / 2 > 0 ? cores / 2 : 1;
+    char cmd[1024], header[160];
+    snprintf(cmd, sizeof cmd, "%s -engine cmd=%s/fake_good -engine cmd=%s/fake_good -depth 1 -progress 0 "
+             "-seed 3 -concurrency auto", REFEREE, BIN, BIN);
+    run_t r = run_shell(cmd);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    snprintf(header, sizeof header, "concurrency %d (auto), seed 3\n", want);
+    cr_assert(strstr(r.out, header), "expected '%s' in:\n%s", header, r.out);
+    cr_assert_eq(strstr(r.out, "warning: ") != NULL, 2 * want > cores, "%s", r.out);
+    run_free(&r);
+    /* As many games as cores: twice as many engines as cores. */
+    snprintf(cmd, sizeof cmd, "%s -engine cmd=%s/fake_good -engine cmd=%s/fake_good -depth 1 -progress 0 "
+             "-concurrency %d", REFEREE, BIN, BIN, cores);
+    r = run_shell(cmd);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    char warning[160];
+    snprintf(warning, sizeof warning, "warning: %d game%s at once run %d engines on %d core", cores,
+             cores == 1 ? "" : "s", 2 * cores, cores);
+    cr_assert(strstr(r.out, warning), "expected '%s' in:\n%s", warning, r.out);
+    run_free(&r);
+}
+
+Test(referee, dropped_engine_game_count_does_not_depend_on_concurrency)
+{
+    /* Six games, the fake failing each at start: dropped at game 3 whatever the concurrency,
+     * even when games 4 to 6 were already started by other workers. */
+    for (int conc = 1; conc <= 3; conc++) {
+        scratch_t s;
+        scratch_init(&s);
+        args_t a = {0};
+        add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_exit", "name=quitter", "-engine", "cmd=" BIN "/fake_good",
+                 "-each", "depth=1", "-rounds", "3", "-maxfailures", "3", "-progress", "0", "-timeouts", TIMEOUTS,
+                 "-json", path_in(&s, "summary.json"), "-records", path_in(&s, "records.txt"), "-concurrency", NULL);
+        add(&a, "%d", conc);
+        run_t r = run_args(&a);
+        args_free(&a);
+        cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+        char *json = read_file(path_in(&s, "summary.json"));
+        cr_assert_eq(json_int(json, "\"games\"", "counted"), 3, "concurrency %d:\n%s", conc, r.out);
+        cr_assert_eq(json_int(json, "\"games\"", "not_played"), 3, "concurrency %d:\n%s", conc, r.out);
+        cr_assert(strstr(r.out, "game 3: ") && strstr(r.out, "quitter dropped after 3 consecutive failures"),
+                  "concurrency %d:\n%s", conc, r.out);
+        char *text = read_file(path_in(&s, "records.txt"));
+        cr_assert(strstr(text, "; game 4 not played: an engine was dropped\n") &&
+                  strstr(text, "; game 6 not played: an engine was dropped\n"), "%s", text);
+        free(text);
+        expect_check(path_in(&s, "records.txt"), 0);
+        free(json);
+        run_free(&r);
+        scratch_free(&s);
+    }
+}
+
+Test(referee, progress_lines_at_every_multiple_whatever_the_batches)
+{
+    scratch_t s;
+    scratch_init(&s);
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_good", "-engine", "cmd=" BIN "/fake_good", "-each",
+             "depth=1", "-rounds", "12", "-concurrency", "4", "-progress", "3", NULL);
+    run_t r = run_args(&a);
+    args_free(&a);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    for (int k = 3; k <= 24; k += 3) {
+        char want[32];
+        snprintf(want, sizeof want, "\nGames %d/24", k);
+        cr_assert(strstr(r.out, want), "no progress line for %d games:\n%s", k, r.out);
+    }
+    cr_assert_eq(count_of(r.out, "\nGames "), 8, "%s", r.out);
+    run_free(&r);
+    scratch_free(&s);
 }
 
 /* ---- real matches ---- */
@@ -494,10 +711,30 @@ static char *real_match(scratch_t *s, const char *name, int concurrency, const c
     cr_assert_eq(sum, 8, "terminations add up to %lld", sum);
     for (int t = FIRST_FAULT; t < TERMS_NB; t++)
         cr_assert_eq(json_int(summary, "\"terminations\"", TERMS[t]), 0, "a fault in a real match:\n%s", summary);
-    free(summary);
     run_free(&r);
     expect_check(records, 0);
     char *text = read_file(records);
+    /* The pairs, counted from the records: alpha's points in games 2k-1 and 2k. */
+    long long penta[5] = {0};
+    const char *g = text;
+    for (int pair = 0; pair < 4; pair++) {
+        int half = 0;
+        for (int k = 0; k < 2; k++) {
+            g = strstr(g, "[Goats \"");
+            cr_assert_not_null(g);
+            bool alpha_goats = strncmp(g, "[Goats \"alpha\"]", 15) == 0;
+            g = strstr(g, "[Result \"");
+            cr_assert_not_null(g);
+            g += 9;
+            half += strncmp(g, "draw", 4) == 0 ? 1 : (strncmp(g, "goats", 5) == 0) == alpha_goats ? 2 : 0;
+        }
+        penta[half]++;
+    }
+    char want[96];
+    snprintf(want, sizeof want, "\"pentanomial\": [%lld, %lld, %lld, %lld, %lld], \"pairs\": 4", penta[0], penta[1],
+             penta[2], penta[3], penta[4]);
+    cr_assert(strstr(summary, want), "expected %s in\n%s", want, summary);
+    free(summary);
     cr_assert_eq(count_of(text, "[Game \""), 8);
     cr_assert_eq(count_of(text, "[Final \""), 8);
     cr_assert_eq(processes_with(s->dir), 0, "engine processes left behind");
@@ -606,6 +843,295 @@ Test(referee, check_rejects_tampered_records)
     scratch_free(&s);
 }
 
+/* ---- PGN, read back by a parser of the PGN standard's export format ---- */
+
+typedef struct {
+    char tags[24][2][128];
+    int ntags;
+    char result[32]; /* the game termination marker */
+    game_t game;     /* the moves replayed from the OBX tag */
+    bool replayed;
+} pgn_game_t;
+
+static const char *pgn_tag(const pgn_game_t *g, const char *name)
+{
+    for (int i = 0; i < g->ntags; i++)
+        if (strcmp(g->tags[i][0], name) == 0)
+            return g->tags[i][1];
+    return NULL;
+}
+
+/* Reads the next game at *p: tag pairs `[Name "value"]` (value with \\ and \" escapes), then
+ * movetext tokens: move numbers ("12." or "12..."), {comments}, SAN-like move tokens and
+ * the termination marker. Every move must be legal from the OBX tag. False at the end. */
+static bool pgn_next(const char **p, pgn_game_t *g)
+{
+    memset(g, 0, sizeof *g);
+    const char *s = *p;
+    while (*s == '\n' || *s == ' ')
+        s++;
+    if (!*s)
+        return false;
+    while (*s == '[') {
+        cr_assert_lt(g->ntags, 24);
+        s++;
+        size_t n = 0;
+        while (*s && *s != ' ' && n < 127)
+            g->tags[g->ntags][0][n++] = *s++;
+        cr_assert_eq(*s, ' ', "bad tag near '%.40s'", s);
+        s++;
+        cr_assert_eq(*s, '"', "bad tag value near '%.40s'", s);
+        s++;
+        n = 0;
+        while (*s && *s != '"' && n < 127) {
+            if (*s == '\\')
+                s++;
+            g->tags[g->ntags][1][n++] = *s++;
+        }
+        cr_assert_eq(s[0], '"');
+        cr_assert_eq(s[1], ']');
+        cr_assert_eq(s[2], '\n');
+        s += 3;
+        g->ntags++;
+    }
+    cr_assert_eq(*s, '\n', "a blank line must follow the tags");
+    position_t start;
+    obx_meta_t meta;
+    const char *obx = pgn_tag(g, "OBX");
+    cr_assert_not_null(obx, "no OBX tag");
+    cr_assert_eq(obx_parse(obx, &start, &meta, NULL, 0), BC_OK, "%s", obx);
+    const char *rep = pgn_tag(g, "Repetition");
+    cr_assert(game_init(&g->game, &start, &meta, rep && strcmp(rep, "draw") == 0 ? REP_DRAW : REP_FORBID));
+    g->replayed = true;
+    for (;;) {
+        while (*s == ' ' || *s == '\n')
+            s++;
+        cr_assert(*s, "the movetext has no termination marker");
+        if (*s == '{') {
+            const char *e = strchr(s, '}');
+            cr_assert_not_null(e, "unterminated comment");
+            s = e + 1;
+            continue;
+        }
+        cr_assert(*s != '(' && *s != ')' && *s != ';', "unexpected '%c' in the movetext", *s);
+        char tok[32];
+        size_t n = 0;
+        while (*s && *s != ' ' && *s != '\n' && n < sizeof tok - 1)
+            tok[n++] = *s++;
+        tok[n] = '\0';
+        if (!strcmp(tok, "1-0") || !strcmp(tok, "0-1") || !strcmp(tok, "1/2-1/2") || !strcmp(tok, "*")) {
+            snprintf(g->result, sizeof g->result, "%s", tok);
+            break;
+        }
+        size_t d = strspn(tok, "0123456789");
+        if (d > 0 && (!strcmp(tok + d, ".") || !strcmp(tok + d, "...")))
+            continue;
+        char msg[160];
+        cr_assert_eq(game_play_text(&g->game, tok, msg, sizeof msg), BC_OK, "PGN move '%s': %s", tok, msg);
+    }
+    *p = s;
+    return true;
+}
+
+static void pgn_free(pgn_game_t *g)
+{
+    if (g->replayed)
+        game_free(&g->game);
+}
+
+/* The value of tag name in the text of one record game starting at rec. */
+static void record_tag(const char *rec, const char *name, char *out, size_t len)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "[%s \"", name);
+    const char *t = strstr(rec, pat);
+    cr_assert_not_null(t, "no %s in the record", name);
+    t += strlen(pat);
+    snprintf(out, len, "%.*s", (int)strcspn(t, "\""), t);
+}
+
+Test(referee, pgn_output_reads_back_as_the_records)
+{
+    scratch_t s;
+    scratch_init(&s);
+    char *records = real_match(&s, "pgn-records.txt", 2, NULL);
+    /* The same match again with -pgnout (the games are the same at any concurrency). */
+    char *again = NULL;
+    {
+        char pgn_opt[400];
+        snprintf(pgn_opt, sizeof pgn_opt, "%s", path_in(&s, "games.pgn"));
+        args_t a = {0};
+        add_list(&a, REFEREE, "-engine", NULL);
+        add(&a, "cmd=%s", engine_link(&s, "pa"));
+        add_list(&a, "name=alpha", "depth=2", "-engine", NULL);
+        add(&a, "cmd=%s", engine_link(&s, "pb"));
+        add_list(&a, "name=beta", "depth=1", "-each", "option.Hash=4", "-openings", "random=4", "-seed", "11",
+                 "-rounds", "4", "-progress", "0", "-timeouts", TIMEOUTS, "-concurrency", "2", "-records",
+                 path_in(&s, "again.txt"), "-pgnout", pgn_opt, NULL);
+        run_t r = run_args(&a);
+        args_free(&a);
+        cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+        run_free(&r);
+        again = read_file(path_in(&s, "again.txt"));
+    }
+    char *x = without_dates(records), *y = without_dates(again);
+    cr_assert_str_eq(x, y);
+    free(x);
+    free(y);
+    char *pgn = read_file(path_in(&s, "games.pgn"));
+    const char *p = pgn, *rec = records;
+    int games = 0;
+    pgn_game_t g;
+    while (pgn_next(&p, &g)) {
+        games++;
+        rec = strstr(rec, "[Game \"");
+        cr_assert_not_null(rec);
+        char v[128], w[128];
+        /* The seven tag roster, in order. */
+        static const char *const roster[] = {"Event", "Site", "Date", "Round", "White", "Black", "Result"};
+        for (int k = 0; k < 7; k++)
+            cr_assert_str_eq(g.tags[k][0], roster[k]);
+        record_tag(rec, "Goats", v, sizeof v);
+        cr_assert_str_eq(pgn_tag(&g, "White"), v);
+        record_tag(rec, "Tigers", v, sizeof v);
+        cr_assert_str_eq(pgn_tag(&g, "Black"), v);
+        record_tag(rec, "Result", v, sizeof v);
+        const char *want = !strcmp(v, "goats") ? "1-0" : !strcmp(v, "tigers") ? "0-1" : "1/2-1/2";
+        cr_assert_str_eq(pgn_tag(&g, "Result"), want);
+        cr_assert_str_eq(g.result, want, "the termination marker must repeat the Result tag");
+        cr_assert_str_eq(pgn_tag(&g, "Variant"), "Bagh-Chal");
+        record_tag(rec, "Opening", v, sizeof v);
+        cr_assert_str_eq(pgn_tag(&g, "OBX"), v);
+        record_tag(rec, "Plies", v, sizeof v);
+        cr_assert_str_eq(pgn_tag(&g, "PlyCount"), v);
+        snprintf(w, sizeof w, "%zu", g.game.count);
+        cr_assert_str_eq(w, v, "the movetext has %s plies, the records %s", w, v);
+        /* The replayed PGN moves reach the records' final position. */
+        record_tag(rec, "Final", v, sizeof v);
+        char obx[OBX_MAX_LEN];
+        obx_meta_t fm = game_meta(&g.game);
+        obx_format(game_position(&g.game), &fm, OBX_V2, obx, sizeof obx);
+        cr_assert_str_eq(obx, v);
+        cr_assert_not_null(pgn_tag(&g, "Termination"));
+        rec++;
+        pgn_free(&g);
+    }
+    cr_assert_eq(games, 8);
+    free(pgn);
+    free(records);
+    free(again);
+    scratch_free(&s);
+}
+
+/* --check's report on a file: exit status 1 and the expected text. */
+static void expect_check_says(const char *records, const char *text)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "%s --check %s 2>&1", REFEREE, records);
+    run_t r = run_shell(cmd);
+    cr_assert(r.exit.exited && r.exit.code == 1, "--check exited %d:\n%s", r.exit.code, r.out);
+    cr_assert(strstr(r.out, text), "expected '%s' in:\n%s", text, r.out);
+    run_free(&r);
+}
+
+/* The text of game n (1-based) of a records file, from its Event tag to its blank line. */
+static void game_span(const char *text, int n, const char **from, const char **to)
+{
+    const char *g = text;
+    for (int k = 0; k < n; k++) {
+        g = strstr(k ? g + 1 : g, "[Event ");
+        cr_assert_not_null(g);
+    }
+    *from = g;
+    const char *fin = strstr(g, "[Final ");
+    cr_assert_not_null(fin);
+    *to = strchr(fin, '\n') + 2;
+}
+
+Test(referee, check_catches_numbering_results_terminations_and_points_at_moves)
+{
+    scratch_t s;
+    scratch_init(&s);
+    char *text = real_match(&s, "good.txt", 1, NULL);
+    char *bad = path_in(&s, "bad.txt");
+    const char *a, *b;
+
+    /* Game 3 removed. */
+    game_span(text, 3, &a, &b);
+    char *t = malloc(strlen(text) + 1);
+    cr_assert_not_null(t);
+    snprintf(t, strlen(text) + 1, "%.*s%s", (int)(a - text), text, b);
+    write_file(bad, t);
+    expect_check_says(bad, "game 3 missing from the numbering before game 4");
+    free(t);
+
+    /* Game 2 twice. */
+    game_span(text, 2, &a, &b);
+    size_t n = strlen(text) + (size_t)(b - a) + 1;
+    t = malloc(n);
+    cr_assert_not_null(t);
+    snprintf(t, n, "%.*s%.*s%s", (int)(b - text), text, (int)(b - a), a, b);
+    write_file(bad, t);
+    expect_check_says(bad, "game 2 appears again");
+    free(t);
+
+    /* An empty file. */
+    write_file(bad, "");
+    expect_check_says(bad, "bad.txt: no games");
+
+    /* A move on the second movetext line of a game: the problem is reported at that line. */
+    const char *moves = NULL;
+    long line = 0;
+    for (int g = 1; g <= 8 && !moves; g++) {
+        game_span(text, g, &a, &b);
+        const char *first = strstr(a, "\n\n") + 2, *second = strchr(first, '\n') + 1;
+        if (strncmp(second, "[Final", 6) != 0)
+            moves = second;
+    }
+    cr_assert_not_null(moves, "no game with two lines of moves");
+    for (const char *q = text; q < moves; q++)
+        line += *q == '\n';
+    line++;
+    /* Its first move replaced by something that is no move. */
+    const char *tok = moves;
+    size_t tl;
+    while (strspn(tok, "0123456789.") == (tl = strcspn(tok, " \n"))) /* move numbers */
+        tok += tl + 1;
+    n = strlen(text) + 8;
+    t = malloc(n);
+    cr_assert_not_null(t);
+    snprintf(t, n, "%.*s%s%s", (int)(tok - text), text, "ZZ9", tok + tl);
+    write_file(bad, t);
+    char where[600];
+    snprintf(where, sizeof where, "bad.txt:%ld: game ", line);
+    expect_check_says(bad, where);
+    free(t);
+    free(text);
+
+    /* Faults: the side at fault cannot win, and the Termination must be what the Reason says. */
+    args_t args = {0};
+    add_list(&args, REFEREE, "-engine", "cmd=" BIN "/fake_illegal", "name=cheat", "args=--at 2", "-engine",
+             "cmd=" BIN "/fake_good", "name=honest", "-each", "depth=1", "-progress", "0", "-records",
+             path_in(&s, "faults.txt"), NULL);
+    run_t r = run_args(&args);
+    args_free(&args);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    run_free(&r);
+    expect_check(path_in(&s, "faults.txt"), 0);
+    text = read_file(path_in(&s, "faults.txt"));
+    cr_assert(strstr(text, "[Goats \"cheat\"]") < strstr(text, "[Result \"tigers\"]"));
+    t = replace_once(text, "[Goats \"cheat\"]", "[Result \"tigers\"]", "[Result \"goats\"]");
+    write_file(bad, t);
+    expect_check_says(bad, "Result names goats, the side at fault (illegal move), as the winner");
+    free(t);
+    t = replace_once(text, "[Game \"1\"]", "[Termination \"illegal move\"]", "[Termination \"crash\"]");
+    write_file(bad, t);
+    expect_check_says(bad, "the Reason does not describe a crash");
+    free(t);
+    free(text);
+    scratch_free(&s);
+}
+
 Test(referee, sigint_ends_the_run_with_partial_results)
 {
     scratch_t s;
@@ -643,6 +1169,96 @@ Test(referee, sigint_ends_the_run_with_partial_results)
     scratch_free(&s);
 }
 
+/* A 12-game match of two real engines at fixed depths, with -resume when asked. */
+static run_t resume_match(scratch_t *s, const char *seed, bool resume)
+{
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", NULL);
+    add(&a, "cmd=%s", BIN "/baghchal");
+    add_list(&a, "name=alpha", "depth=2", "-engine", "cmd=" BIN "/baghchal", "name=beta", "depth=1", "-each",
+             "option.Hash=4", "-openings", "random=4", "-seed", seed, "-rounds", "6", "-progress", "0", "-records",
+             path_in(s, "run.txt"), "-pgnout", path_in(s, "run.pgn"), "-json", path_in(s, "run.json"), NULL);
+    if (resume)
+        add(&a, "-resume");
+    run_t r = run_args(&a);
+    args_free(&a);
+    return r;
+}
+
+Test(referee, resume_continues_an_interrupted_run)
+{
+    scratch_t s;
+    scratch_init(&s);
+    run_t r = resume_match(&s, "9", false);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    run_free(&r);
+    char *full = read_file(path_in(&s, "run.txt"));
+    char *full_json = read_file(path_in(&s, "run.json"));
+    char *full_pgn = read_file(path_in(&s, "run.pgn"));
+
+    /* What an interrupted run leaves: games 1-5, game 6 aborted, game 7 finished (at
+     * concurrency > 1), and half a PGN game. */
+    const char *a, *b, *c, *d;
+    game_span(full, 6, &a, &b);
+    game_span(full, 7, &c, &d);
+    size_t n = strlen(full) + 100;
+    char *cut = malloc(n);
+    cr_assert_not_null(cut);
+    snprintf(cut, n, "%.*s; game 6 aborted: the run stopped during the game\n\n%.*s", (int)(a - full), full,
+             (int)(d - c), c);
+    write_file(path_in(&s, "run.txt"), cut);
+    free(cut);
+    const char *pgn6 = full_pgn;
+    for (int k = 0; k < 6; k++)
+        pgn6 = strstr(pgn6 + 1, "[Event ");
+    cut = strndup(full_pgn, (size_t)(pgn6 - full_pgn) + 40);
+    cr_assert_not_null(cut);
+    write_file(path_in(&s, "run.pgn"), cut);
+    free(cut);
+
+    r = resume_match(&s, "9", true);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    cr_assert(strstr(r.out, "5 games read, the run goes on at game 6"), "%s", r.out);
+    run_free(&r);
+    char *again = read_file(path_in(&s, "run.txt"));
+    char *x = without_dates(full), *y = without_dates(again);
+    cr_assert_str_eq(y, x, "the resumed records differ from the uninterrupted run's");
+    free(x);
+    free(y);
+    expect_check(path_in(&s, "run.txt"), 0);
+    char *json = read_file(path_in(&s, "run.json"));
+    const char *pa = strstr(full_json, "\"pairs\""), *pb = strstr(json, "\"pairs\"");
+    cr_assert(pa && pb);
+    cr_assert_eq(strncmp(pa, pb, (size_t)(strstr(pa, "\"sprt\"") - pa)), 0, "results differ:\n%s\n%s", pa, pb);
+    cr_assert_eq(json_int(json, "\"games\"", "counted"), 12);
+    char *pgn = read_file(path_in(&s, "run.pgn"));
+    cr_assert_eq(count_of(pgn, "[Event "), 12, "%s", pgn);
+    cr_assert_eq(strlen(pgn), strlen(full_pgn));
+    free(pgn);
+    free(json);
+
+    /* Another seed gives other openings: not this run's records. */
+    r = resume_match(&s, "10", true);
+    cr_assert(r.exit.exited && r.exit.code == 1, "%s", r.out);
+    run_free(&r);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "%s -engine cmd=%s/baghchal name=alpha -engine cmd=%s/baghchal name=beta -depth 1 "
+             "-openings random=4 -seed 10 -rounds 6 -records %s -resume 2>&1", REFEREE, BIN, BIN,
+             path_in(&s, "run.txt"));
+    r = run_shell(cmd);
+    cr_assert(r.exit.exited && r.exit.code == 1, "%s", r.out);
+    cr_assert(strstr(r.out, "-resume: game 1 of ") && strstr(r.out, "another opening"), "%s", r.out);
+    run_free(&r);
+    char *kept = read_file(path_in(&s, "run.txt"));
+    cr_assert_str_eq(kept, again, "a refused -resume must leave the records alone");
+    free(kept);
+    free(again);
+    free(full);
+    free(full_json);
+    free(full_pgn);
+    scratch_free(&s);
+}
+
 Test(referee, sprt_stops_when_it_decides)
 {
     scratch_t s;
@@ -660,6 +1276,8 @@ Test(referee, sprt_stops_when_it_decides)
     cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
     char *json = read_file(path_in(&s, "summary.json"));
     cr_assert(strstr(json, "\"result\": \"H1\""), "%s", json);
+    cr_assert(strstr(json, "\"stats\": \"pentanomial\""), "the SPRT over pairs is the default:\n%s", json);
+    cr_assert(strstr(r.out, "SPRT (pentanomial) elo0=0 elo1=20"), "%s", r.out);
     long long counted = json_int(json, "\"games\"", "counted");
     cr_assert_lt(counted, 400, "the SPRT did not stop the run");
     cr_assert_eq(counted % 2, 0, "the SPRT decides on whole pairs");
@@ -709,6 +1327,34 @@ Test(referee, openings_file_in_order_with_comments)
     cr_assert(strstr(r.out, "bad.obx:2: invalid OBX"), "%s", r.out);
     cr_assert_eq(count_of(r.out, "\n"), 1, "one line expected:\n%s", r.out);
     run_free(&r);
+    scratch_free(&s);
+}
+
+Test(referee, mixed_openings_start_position_every_n_rounds)
+{
+    scratch_t s;
+    scratch_init(&s);
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_good", "-engine", "cmd=" BIN "/fake_good", "-each",
+             "depth=1", "-openings", "random=4", "startpos=3", "-seed", "5", "-rounds", "6", "-maxmoves", "40",
+             "-progress", "0",
+             "-records", path_in(&s, "records.txt"), "-log", path_in(&s, "log.txt"), NULL);
+    run_t r = run_args(&a);
+    args_free(&a);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    char *text = read_file(path_in(&s, "records.txt"));
+    /* Rounds 1 and 4 from the start position (both colours), the other four after 4 plies. */
+    const char *start = "[Opening \"TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g @20 c0 - #\"]";
+    cr_assert_eq(count_of(text, start), 4, "%s", text);
+    cr_assert_eq(count_of(text, " #t2\"]\n"), 8, "%s", text);
+    const char *round4 = strstr(text, "[Round \"4\"]");
+    cr_assert(round4 && strncmp(strstr(round4, "[Opening"), start, strlen(start)) == 0, "%s", text);
+    char *log = read_file(path_in(&s, "log.txt"));
+    cr_assert(strstr(log, "> position startpos\n") || strstr(log, "> position startpos moves "), "%.2000s", log);
+    free(log);
+    free(text);
+    run_free(&r);
+    expect_check(path_in(&s, "records.txt"), 0);
     scratch_free(&s);
 }
 
@@ -781,6 +1427,73 @@ Test(referee, database_adjudicates_decided_positions)
     scratch_free(&s);
 }
 
+/* Runs fake_good (args_a) against fake_good (args_b) at depth 1 with extra options; returns
+ * the records. */
+static char *score_match(scratch_t *s, const char *args_a, const char *args_b, const char *const *extra)
+{
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_good", "name=first", args_a, "-engine",
+             "cmd=" BIN "/fake_good", "name=second", args_b, "-each", "depth=1", "-repetition", "draw", "-progress",
+             "0", "-records", path_in(s, "records.txt"), "-json", path_in(s, "summary.json"), NULL);
+    for (int k = 0; extra[k]; k++)
+        add(&a, "%s", extra[k]);
+    run_t r = run_args(&a);
+    args_free(&a);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    run_free(&r);
+    char *json = read_file(path_in(s, "summary.json"));
+    cr_assert_eq(json_int(json, "\"terminations\"", "score"), 2, "%s", json);
+    free(json);
+    expect_check(path_in(s, "records.txt"), 0);
+    return read_file(path_in(s, "records.txt"));
+}
+
+Test(referee, resign_and_draw_by_score_as_cutechess)
+{
+    scratch_t s;
+    scratch_init(&s);
+    /* "first" always reports -500 cp: with -resign movecount=3 score=400 it loses after its
+     * third move, ply 5 as goats (game 1) and ply 6 as tigers (game 2). */
+    static const char *const resign[] = {"-resign", "movecount=3", "score=400", NULL};
+    char *text = score_match(&s, "args=--score -500", "args=--score 500", resign);
+    cr_assert(strstr(text, "[Game \"1\"]"), "%s", text);
+    const char *g2 = strstr(text, "[Game \"2\"]");
+    cr_assert_not_null(g2);
+    const char *r1 = strstr(text, "[Result \""), *p1 = strstr(text, "[Plies \"");
+    cr_assert(strncmp(r1, "[Result \"tigers\"]", 17) == 0 && strncmp(p1, "[Plies \"5\"]", 11) == 0, "%s", text);
+    const char *r2 = strstr(g2, "[Result \""), *p2 = strstr(g2, "[Plies \"");
+    cr_assert(strncmp(r2, "[Result \"goats\"]", 16) == 0 && strncmp(p2, "[Plies \"6\"]", 11) == 0, "%s", text);
+    cr_assert(strstr(text, "goats win by score: first (tigers) scored -400 cp or less for 3 moves"), "%s", text);
+    free(text);
+
+    /* twosided: the opponent must agree; here it reports 0, so no game is cut short. */
+    static const char *const twosided[] = {"-resign", "movecount=3", "score=400", "twosided=on", "-maxmoves", "8",
+                                           NULL};
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_good", "args=--score -500", "-engine", "cmd=" BIN "/fake_good",
+             "-each", "depth=1", "-repetition", "draw", "-progress", "0", "-json", path_in(&s, "summary.json"), NULL);
+    for (int k = 0; twosided[k]; k++)
+        add(&a, "%s", twosided[k]);
+    run_t r = run_args(&a);
+    args_free(&a);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    char *json = read_file(path_in(&s, "summary.json"));
+    cr_assert_eq(json_int(json, "\"terminations\"", "score"), 0, "%s", json);
+    cr_assert_eq(json_int(json, "\"terminations\"", "move_limit"), 2, "%s", json);
+    free(json);
+    run_free(&r);
+
+    /* Both at 0 cp: -draw movenumber=4 movecount=2 score=10 ends both games as draws after
+     * 4 full moves (8 plies). */
+    static const char *const draw[] = {"-draw", "movenumber=4", "movecount=2", "score=10", NULL};
+    text = score_match(&s, "args=--score 0", "args=--score 3", draw);
+    cr_assert_eq(count_of(text, "[Result \"draw\"]"), 2, "%s", text);
+    cr_assert_eq(count_of(text, "[Plies \"8\"]"), 2, "%s", text);
+    cr_assert_eq(count_of(text, "[Termination \"score adjudication\"]"), 2, "%s", text);
+    free(text);
+    scratch_free(&s);
+}
+
 Test(referee, round_robin_and_gauntlet_schedules)
 {
     static const char *const formats[2] = {"roundrobin", "gauntlet"};
@@ -832,6 +1545,9 @@ Test(referee, bad_command_lines_exit_with_one_line)
         {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -openings random=3 file=/etc/hostname",
          "not both"},
         {"--check /nonexistent/records.txt", "cannot open"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -sprt elo0=0 elo1=5 stats=binomial",
+         "pentanomial or trinomial"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -concurrency many", "-concurrency"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char cmd[1024];
@@ -844,7 +1560,10 @@ Test(referee, bad_command_lines_exit_with_one_line)
     }
 }
 
-/* ---- statistics, against values computed by hand ---- */
+/* ---- statistics, against values computed by hand ----
+ * The LLR values come from an independent computation (damped Newton iteration on the
+ * multiplier theta of the constrained maximum-likelihood problem, in double precision,
+ * checking that each solution sums to 1 and has the required mean), not from stats.c. */
 
 #define NEAR(got, want, tol) cr_assert(fabs((got) - (want)) < (tol), "%s = %.10f, expected %.10f", #got, got, want)
 
@@ -856,8 +1575,9 @@ Test(referee, elo_error_los_and_llr_from_the_formulas)
      *   var = (60 (1 - .55)^2 + 100 (.5 - .55)^2 + 40 (.55)^2) / 200 = 24.5 / 200 = 0.1225
      *   error = (Elo(s + 1.96 sqrt(var/N)) - Elo(s - 1.96 sqrt(var/N))) / 2 = 34.1592688436
      *   LOS = (1 + erf((W - L) / sqrt(2 (W + L)))) / 2 = Phi(2) = 0.9772498681
-     *   LLR(0, 10) = N (s1 - s0)(2s - s0 - s1) / (2 var), s0 = 0.5, s1 = 1/(1 + 10^(-10/400))
-     *              = 1.0054917130
+     *   LLR(0, 10): the generalized SPRT, N sum p_i log(q1_i / q0_i) with q0, q1 the most likely
+     *              outcome distributions of mean score s0 = 0.5 and s1 = 1/(1 + 10^(-10/400))
+     *              = 0.9880827754 (the approximation N (s1 - s0)(2s - s0 - s1) / (2 var) gives 1.0055)
      *   bounds(0.05, 0.05) = log(0.05/0.95), log(0.95/0.05) = -+2.9444389792 */
     wld_t r = {60, 40, 100};
     elo_t e = elo_estimate(r);
@@ -865,45 +1585,98 @@ Test(referee, elo_error_los_and_llr_from_the_formulas)
     NEAR(e.elo, 34.8600702876, 1e-8);
     NEAR(e.error, 34.1592688436, 1e-8);
     NEAR(e.los, 0.9772498681, 1e-9);
-    NEAR(sprt_llr(r, 0, 10), 1.0054917130, 1e-8);
+    NEAR(sprt_llr(r, 0, 10), 0.9880827754, 1e-8);
     double lo, hi;
     sprt_bounds(0.05, 0.05, &lo, &hi);
     NEAR(lo, -2.9444389792, 1e-9);
     NEAR(hi, 2.9444389792, 1e-9);
-    cr_assert_eq(sprt_decide(1.0054917130, lo, hi), SPRT_CONTINUE);
+    cr_assert_eq(sprt_decide(0.9880827754, lo, hi), SPRT_CONTINUE);
 
     /* W = 30, L = 50, D = 20: s = 0.4, Elo = -400 log10(1.5) = -70.4365036223,
      * var = (30 .36 + 20 .01 + 50 .16) / 100 = 0.19, error = 62.5877299489,
      * LOS = (1 + erf(-20 / sqrt(160))) / 2 = 0.0126736593,
-     * LLR(-5, 5) = -0.7573770220; bounds(0.05, 0.1) = log(0.1/0.95), log(0.9/0.05)
+     * LLR(-5, 5) = -0.7195403808; bounds(0.05, 0.1) = log(0.1/0.95), log(0.9/0.05)
      *            = -2.2512917986, 2.8903717579 */
     r = (wld_t){30, 50, 20};
     e = elo_estimate(r);
     NEAR(e.elo, -70.4365036223, 1e-8);
     NEAR(e.error, 62.5877299489, 1e-8);
     NEAR(e.los, 0.0126736593, 1e-9);
-    NEAR(sprt_llr(r, -5, 5), -0.7573770220, 1e-8);
+    NEAR(sprt_llr(r, -5, 5), -0.7195403808, 1e-8);
     sprt_bounds(0.05, 0.1, &lo, &hi);
     NEAR(lo, -2.2512917986, 1e-9);
     NEAR(hi, 2.8903717579, 1e-9);
 
     /* W = 120, L = 100, D = 280: s = 0.52, Elo = 13.9048425037, error = 20.2190304443,
-     * LOS = 0.9112350738, LLR(0, 5) = 0.5383988767 */
+     * LOS = 0.9112350738, LLR(0, 5) = 0.5368354533 */
     r = (wld_t){120, 100, 280};
     e = elo_estimate(r);
     NEAR(e.elo, 13.9048425037, 1e-8);
     NEAR(e.error, 20.2190304443, 1e-8);
     NEAR(e.los, 0.9112350738, 1e-9);
-    NEAR(sprt_llr(r, 0, 5), 0.5383988767, 1e-8);
+    NEAR(sprt_llr(r, 0, 5), 0.5368354533, 1e-8);
 
-    /* Edge cases: no games, all wins (unbounded Elo, no variance: LLR 0), decisions. */
+    /* Edge cases: no games, all wins (unbounded Elo; the empty counts taken as 0.001 give
+     * LLR(0, 10) = 0.2836807663), decisions. */
     e = elo_estimate((wld_t){0, 0, 0});
     NEAR(e.score, 0.5, 1e-12);
     NEAR(e.los, 0.5, 1e-12);
     e = elo_estimate((wld_t){10, 0, 0});
     cr_assert(isinf(e.elo) && e.elo > 0);
     cr_assert(isinf(e.error));
-    NEAR(sprt_llr((wld_t){10, 0, 0}, 0, 10), 0.0, 1e-12);
+    NEAR(sprt_llr((wld_t){10, 0, 0}, 0, 10), 0.2836807663, 1e-8);
+    NEAR(sprt_llr((wld_t){0, 0, 0}, 0, 10), 0.0, 1e-12);
     cr_assert_eq(sprt_decide(3.0, lo, hi), SPRT_H1);
     cr_assert_eq(sprt_decide(-3.0, lo, hi), SPRT_H0);
+}
+
+Test(referee, pentanomial_elo_nelo_los_and_llr)
+{
+    /* Pairs scoring 0, 1/2, 1, 3/2, 2 = 10, 40, 150, 60, 20 (N = 280 pairs):
+     *   score = sum n_k (k/4) / N = 0.5357142857
+     *   var   = sum n_k (k/4 - score)^2 / N (per pair, on the per-game scale)
+     *   Elo   = -400 log10(1/score - 1) = 24.8591626995
+     *   error = (Elo(score + z sqrt(var/N)) - Elo(score - z sqrt(var/N))) / 2 = 17.9078182055
+     *   nElo  = (score - 1/2) / sqrt(2 var) * 800 / ln 10 = 40.1184057655, +- 28.7758642352
+     *   LOS   = (1 - erf(-(score - 1/2) / sqrt(2 var / N))) / 2 = 0.9968574092
+     *   LLR(0, 5) = 1.3193327245 */
+    penta_t p = {{10, 40, 150, 60, 20}};
+    penta_elo_t e = penta_estimate(p);
+    cr_assert_eq(e.pairs, 280);
+    NEAR(e.score, 0.5357142857, 1e-9);
+    NEAR(e.elo, 24.8591626995, 1e-8);
+    NEAR(e.error, 17.9078182055, 1e-8);
+    NEAR(e.nelo, 40.1184057655, 1e-8);
+    NEAR(e.nelo_error, 28.7758642352, 1e-8);
+    NEAR(e.los, 0.9968574092, 1e-9);
+    NEAR(sprt_llr_penta(p, 0, 5), 1.3193327245, 1e-7);
+
+    /* No pair lost twice: that count is taken as 0.001 (as fastchess does), N = 180.
+     *   Elo 24.1663689887 +- 18.2011406256, nElo 47.8505129272 +- 35.8898083255,
+     *   LOS 0.9955143417, LLR(-5, 5) = 2.8887056078 */
+    p = (penta_t){{0, 30, 100, 45, 5}};
+    e = penta_estimate(p);
+    NEAR(e.elo, 24.1663689887, 1e-8);
+    NEAR(e.error, 18.2011406256, 1e-8);
+    NEAR(e.nelo, 47.8505129272, 1e-8);
+    NEAR(e.nelo_error, 35.8898083255, 1e-8);
+    NEAR(e.los, 0.9955143417, 1e-9);
+    NEAR(sprt_llr_penta(p, -5, 5), 2.8887056078, 1e-7);
+
+    /* 3, 20, 60, 40, 7: Elo 37.5618011473 +- 25.7352888099, nElo 62.2375975199 +- 42.2314229978,
+     * LOS 0.9980642861, LLR(0, 10) = 1.7902261828 */
+    p = (penta_t){{3, 20, 60, 40, 7}};
+    e = penta_estimate(p);
+    NEAR(e.elo, 37.5618011473, 1e-8);
+    NEAR(e.error, 25.7352888099, 1e-8);
+    NEAR(e.nelo, 62.2375975199, 1e-8);
+    NEAR(e.nelo_error, 42.2314229978, 1e-8);
+    NEAR(e.los, 0.9980642861, 1e-9);
+    NEAR(sprt_llr_penta(p, 0, 10), 1.7902261828, 1e-7);
+
+    /* No pairs: nothing known, LLR 0. */
+    e = penta_estimate((penta_t){{0, 0, 0, 0, 0}});
+    NEAR(e.score, 0.5, 1e-12);
+    cr_assert(isinf(e.error));
+    NEAR(sprt_llr_penta((penta_t){{0, 0, 0, 0, 0}}, 0, 5), 0.0, 1e-12);
 }

@@ -13,7 +13,18 @@
  *   noready     answers uci but never isready
  *   exit        exits at start with --code N (default 0)
  *   quitless    plays well but ignores quit and SIGTERM
+ *   stale       gives no answer in time, answers readyok at once, and prints the stopped
+ *               search's bestmove --sleep MS after the go (after the readyok)
+ *   double      prints two bestmove lines for one go
+ *   crashchild  starts a child that keeps the output pipe open, then dies by SIGSEGV
+ * and, from the start (not only at move N):
+ *   spawn       starts a child in its own process group that sleeps forever
+ *   setsid      starts a child that moves to a session of its own, and a grandchild in
+ *               another session whose parent exits at once (it is left to a subreaper)
+ * --think MS makes every answer take MS and report it as the search's "time"; --score CP
+ * makes it report that score (default 0).
  * --tag WORD is ignored: tests use it to find their processes. */
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -33,9 +44,11 @@ static bool mode(const char *m) { return strcmp(FAKE_MODE, m) == 0; }
 
 static void say(const char *fmt, const char *arg)
 {
+    flockfile(stdout); /* the stale search's thread writes too */
     printf(fmt, arg);
     fputc('\n', stdout);
     fflush(stdout);
+    funlockfile(stdout);
 }
 
 static void sleep_ms(long ms)
@@ -49,6 +62,48 @@ static void sleep_forever(void)
 {
     for (;;)
         pause();
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The search the referee stopped, finishing on its own time. */
+typedef struct {
+    long ms;
+    char move[MOVE_TEXT_LEN];
+} stale_t;
+
+static void *stale_search(void *arg)
+{
+    stale_t *st = arg;
+    sleep_ms(st->ms);
+    say("bestmove %s", st->move);
+    free(st);
+    return NULL;
+}
+
+static void start_children(void)
+{
+    if (mode("spawn")) {
+        if (fork() == 0)
+            sleep_forever();
+    } else if (mode("setsid")) {
+        if (fork() == 0) {
+            setsid();
+            sleep_forever();
+        }
+        pid_t mid = fork();
+        if (mid == 0) {
+            setsid();
+            if (fork() == 0)
+                sleep_forever();
+            _exit(0);
+        }
+    }
 }
 
 /* "position startpos|obx <fields> [moves ...]" into g; false when it does not parse. */
@@ -107,7 +162,7 @@ static void illegal_move(const game_t *g, char *out)
 
 int main(int argc, char **argv)
 {
-    long at = 3, sleep = 2000;
+    long at = 3, sleep = 2000, think = 0, score = 0;
     int code = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--at") == 0)
@@ -116,6 +171,10 @@ int main(int argc, char **argv)
             sleep = atol(argv[i + 1]);
         else if (strcmp(argv[i], "--code") == 0)
             code = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--think") == 0)
+            think = atol(argv[i + 1]);
+        else if (strcmp(argv[i], "--score") == 0)
+            score = atol(argv[i + 1]);
     }
     if (mode("exit"))
         return code;
@@ -135,6 +194,7 @@ int main(int argc, char **argv)
         if (strcmp(line, "uci") == 0) {
             if (mode("nouci"))
                 continue;
+            start_children();
             say("id name fake_%s", FAKE_MODE);
             say("option name Repetition type combo default forbid var forbid var draw%s", "");
             say("uciok%s", "");
@@ -149,6 +209,7 @@ int main(int argc, char **argv)
             if (!set_position(&g, rule, line))
                 say("info string error: bad position%s", "");
         } else if (strncmp(line, "go", 2) == 0) {
+            double t0 = now_ms();
             moves++;
             move_t list[MAX_MOVES];
             char text[MOVE_TEXT_LEN] = "(none)";
@@ -179,10 +240,34 @@ int main(int argc, char **argv)
                     fclose(stdout);
                     close(1);
                     sleep_forever();
+                } else if (mode("stale")) {
+                    stale_t *st = malloc(sizeof *st);
+                    pthread_t th;
+                    if (!st)
+                        return 1;
+                    st->ms = sleep;
+                    snprintf(st->move, sizeof st->move, "%s", text);
+                    if (pthread_create(&th, NULL, stale_search, st) != 0)
+                        return 1;
+                    pthread_detach(th);
+                    continue;
+                } else if (mode("crashchild")) {
+                    if (fork() == 0)
+                        sleep_forever();
+                    signal(SIGSEGV, SIG_DFL);
+                    raise(SIGSEGV);
                 }
             }
-            say("info depth 1 score cp 0 pv %s", text);
+            if (think > 0)
+                sleep_ms(think);
+            char info[64];
+            snprintf(info, sizeof info, "%ld score cp %ld pv", (long)(now_ms() - t0), score);
+            flockfile(stdout);
+            printf("info depth 1 time %s %s\n", info, text);
+            if (moves == at && mode("double")) /* both in one write: they arrive together */
+                printf("bestmove %s\n", text);
             say("bestmove %s", text);
+            funlockfile(stdout);
         } else if (strcmp(line, "quit") == 0) {
             if (!mode("quitless"))
                 break;

@@ -35,7 +35,8 @@ void adj_close(adjudicator_t *a)
 int adj_probe(const adjudicator_t *a, const position_t *p)
 {
     tb_value_t v;
-    if (!a || p->in_hand != 0 || !tb_probe(a->tb, p, &v) || v.wdl == TB_DRAW)
+    /* tb_probe says which positions it covers (today: the movement phase). */
+    if (!a || !tb_probe(a->tb, p, &v) || v.wdl == TB_DRAW)
         return -1;
     return v.wdl == TB_WIN ? p->side : !p->side;
 }

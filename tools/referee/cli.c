@@ -2,6 +2,7 @@
  * `-each` defaults and single-valued options, with every value checked up front. */
 #include "cli.h"
 
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,15 @@ static const char *kv_get(const kvlist_t *l, const char *key)
         if (strcmp(l->kv[i].name, key) == 0)
             v = l->kv[i].value;
     return v;
+}
+
+int cli_cores(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
 }
 
 /* ---- values ---- */
@@ -468,6 +478,10 @@ static bool parse_openings(const kvlist_t *l, config_t *cfg, err_t *e)
             if (!parse_int64(v, 1, INT32_MAX, &x))
                 return fail(e, "-openings: start='%s' needs a positive integer", v);
             cfg->openings_start = x - 1;
+        } else if (strcmp(n, "startpos") == 0) {
+            if (!parse_int64(v, 1, INT32_MAX, &x))
+                return fail(e, "-openings: startpos='%s' needs a positive integer", v);
+            cfg->startpos_every = x;
         } else if (strcmp(n, "random") == 0 || strcmp(n, "plies") == 0) {
             if (!parse_int64(v, 0, 200, &x))
                 return fail(e, "-openings: %s='%s' needs an integer from 0 to 200", n, v);
@@ -478,6 +492,8 @@ static bool parse_openings(const kvlist_t *l, config_t *cfg, err_t *e)
     }
     if (cfg->openings_file && cfg->random_plies)
         return fail(e, "-openings: give either file= or random=, not both");
+    if (cfg->openings_file && cfg->startpos_every)
+        return fail(e, "-openings: startpos= mixes the start position into random= openings, not a file");
     return true;
 }
 
@@ -488,11 +504,17 @@ static bool parse_sprt(const kvlist_t *l, config_t *cfg, err_t *e)
     double *dst[4] = {&cfg->sprt.elo0, &cfg->sprt.elo1, &cfg->sprt.alpha, &cfg->sprt.beta};
     for (int k = 0; k < l->n; k++) {
         int idx = -1;
+        if (strcmp(l->kv[k].name, "stats") == 0) {
+            if (strcmp(l->kv[k].value, "pentanomial") != 0 && strcmp(l->kv[k].value, "trinomial") != 0)
+                return fail(e, "-sprt: stats='%s' must be pentanomial or trinomial", l->kv[k].value);
+            cfg->sprt.trinomial = strcmp(l->kv[k].value, "trinomial") == 0;
+            continue;
+        }
         for (int j = 0; j < 4; j++)
             if (strcmp(l->kv[k].name, KEYS[j]) == 0)
                 idx = j;
         if (idx < 0)
-            return fail(e, "-sprt: unknown key '%s' (elo0, elo1, alpha, beta)", l->kv[k].name);
+            return fail(e, "-sprt: unknown key '%s' (elo0, elo1, alpha, beta, stats)", l->kv[k].name);
         if (!parse_double(l->kv[k].value, dst[idx]))
             return fail(e, "-sprt: %s='%s' is not a number", KEYS[idx], l->kv[k].value);
         have[idx] = true;
@@ -510,6 +532,42 @@ static bool parse_sprt(const kvlist_t *l, config_t *cfg, err_t *e)
     if (!(cfg->sprt.alpha > 0 && cfg->sprt.alpha < 0.5 && cfg->sprt.beta > 0 && cfg->sprt.beta < 0.5))
         return fail(e, "-sprt: alpha and beta must lie within (0, 0.5)");
     cfg->sprt.on = true;
+    return true;
+}
+
+/* -resign movecount=N score=S [twosided=on|off] and -draw movenumber=N movecount=N score=S. */
+static bool parse_score_adj(const char *o, const kvlist_t *l, config_t *cfg, err_t *e)
+{
+    bool resign = strcmp(o, "resign") == 0;
+    bool have_count = false, have_score = false;
+    for (int k = 0; k < l->n; k++) {
+        const char *n = l->kv[k].name, *v = l->kv[k].value;
+        int64_t x;
+        if (strcmp(n, "twosided") == 0 && resign) {
+            if (!parse_onoff(v, &cfg->resign.twosided))
+                return fail(e, "-resign: twosided='%s' needs on or off", v);
+            continue;
+        }
+        bool count = strcmp(n, "movecount") == 0, score = strcmp(n, "score") == 0;
+        bool number = !resign && strcmp(n, "movenumber") == 0;
+        if (!count && !score && !number)
+            return fail(e, "-%s: unknown key '%s' (%s)", o, n,
+                        resign ? "movecount, score, twosided" : "movenumber, movecount, score");
+        if (!parse_int64(v, count ? 1 : 0, 1000000, &x))
+            return fail(e, "-%s: %s='%s' needs an integer from %d", o, n, v, count ? 1 : 0);
+        if (count) {
+            have_count = true;
+            *(resign ? &cfg->resign.movecount : &cfg->drawadj.movecount) = x;
+        } else if (score) {
+            have_score = true;
+            *(resign ? &cfg->resign.score : &cfg->drawadj.score) = x;
+        } else {
+            cfg->drawadj.movenumber = x;
+        }
+    }
+    if (!have_count || !have_score)
+        return fail(e, "-%s needs movecount= and score=", o);
+    *(resign ? &cfg->resign.on : &cfg->drawadj.on) = true;
     return true;
 }
 
@@ -580,6 +638,7 @@ static char **string_option(config_t *cfg, const char *o)
 {
     return strcmp(o, "records") == 0 ? &cfg->records_file
            : strcmp(o, "json") == 0  ? &cfg->json_file
+           : strcmp(o, "pgnout") == 0 ? &cfg->pgn_file
            : strcmp(o, "log") == 0   ? &cfg->log_file
            : strcmp(o, "event") == 0 ? &cfg->event
            : strcmp(o, "check") == 0 ? &cfg->check_file
@@ -673,8 +732,17 @@ static bool parse_valued(int argc, char **argv, int *i, const char *o, gather_t 
         return int_value(o, v, 0, INT32_MAX, &cfg->maxmoves, e);
     if (strcmp(o, "progress") == 0)
         return int_value(o, v, 0, INT32_MAX, &cfg->progress_every, e);
+    if (strcmp(o, "concurrency") == 0 && strcmp(v, "auto") == 0) {
+        /* Two engines per game, each needing a core while it thinks. */
+        int cores = cli_cores();
+        cfg->concurrency = cores / 2 > 0 ? cores / 2 : 1;
+        cfg->concurrency_auto = true;
+        return true;
+    }
     bool ok = strcmp(o, "concurrency") == 0 ? int_value(o, v, 1, MAX_CONCURRENCY, &x, e)
                                             : int_value(o, v, 1, 1000000, &x, e);
+    if (strcmp(o, "concurrency") == 0)
+        cfg->concurrency_auto = false;
     if (strcmp(o, "concurrency") == 0)
         cfg->concurrency = (int)x;
     else
@@ -696,6 +764,11 @@ static bool parse_word(int argc, char **argv, int *i, gather_t *g, config_t *cfg
         return collect_kv(argc, argv, i, &g->each, e);
     if (strcmp(o, "openings") == 0)
         return collect_kv(argc, argv, i, &g->openings, e);
+    if (strcmp(o, "resign") == 0 || strcmp(o, "draw") == 0) {
+        ok = collect_kv(argc, argv, i, &scratch, e) && parse_score_adj(o, &scratch, cfg, e);
+        kv_free(&scratch);
+        return ok;
+    }
     if (strcmp(o, "sprt") == 0 || strcmp(o, "timeouts") == 0) {
         ok = collect_kv(argc, argv, i, &scratch, e) &&
              (o[0] == 's' ? parse_sprt(&scratch, cfg, e) : parse_timeouts(&scratch, cfg, e));
@@ -704,6 +777,8 @@ static bool parse_word(int argc, char **argv, int *i, gather_t *g, config_t *cfg
     }
     if (strcmp(o, "verbose") == 0 || strcmp(o, "v") == 0)
         return cfg->verbose = true;
+    if (strcmp(o, "resume") == 0)
+        return cfg->resume = true;
     if (strcmp(o, "help") == 0 || strcmp(o, "h") == 0)
         return cfg->help = true;
     if (strcmp(o, "version") == 0)
@@ -738,6 +813,8 @@ static bool finish(gather_t *g, config_t *cfg, err_t *e)
         if (stat(cfg->tb_dir, &st) != 0 || !S_ISDIR(st.st_mode))
             return fail(e, "-tb: '%s' is not a directory", cfg->tb_dir);
     }
+    if (cfg->resume && !cfg->records_file)
+        return fail(e, "-resume continues the run of a -records file: give -records");
     if (cfg->rounds == 0)
         cfg->rounds = cfg->sprt.on ? 50000 : 1;
     return true;
@@ -771,6 +848,7 @@ void cli_free(config_t *cfg)
     free(cfg->tb_dir);
     free(cfg->records_file);
     free(cfg->json_file);
+    free(cfg->pgn_file);
     free(cfg->log_file);
     free(cfg->event);
     free(cfg->check_file);
@@ -849,13 +927,14 @@ void cli_usage(void)
           "  tc=[MOVES/]SECONDS[+INC]  st=SECONDS  movetime=MS  depth=N  nodes=N  timemargin=MS\n"
           "options:\n"
           "  -tournament match|roundrobin|gauntlet   -rounds N   -games N\n"
-          "  -openings file=FILE [order=sequential|random] [start=N] | -openings random=PLIES\n"
-          "  -seed N   -repetition forbid|draw   -maxmoves PLIES   -tb DIR   -concurrency N\n"
-          "  -sprt elo0=E0 elo1=E1 [alpha=0.05] [beta=0.05]   -maxfailures N\n"
+          "  -openings file=FILE [order=sequential|random] [start=N] | -openings random=PLIES [startpos=N]\n"
+          "  -seed N   -repetition forbid|draw   -maxmoves PLIES   -tb DIR   -concurrency N|auto\n"
+          "  -sprt elo0=E0 elo1=E1 [alpha=0.05] [beta=0.05] [stats=pentanomial|trinomial]   -maxfailures N\n"
           "  -timeouts [init=MS] [ready=MS] [stall=MS] [quit=MS]\n"
+          "  -resign movecount=N score=CP [twosided=on|off]   -draw movenumber=N movecount=N score=CP\n"
           "  -tc ..  -st ..  -movetime ..  -depth ..  -nodes ..  -margin MS   (shorthands for -each)\n"
-          "  -records FILE   -json FILE   -log FILE   -event NAME   -progress N   -verbose\n"
-          "  --check FILE   --help   --version\n"
+          "  -records FILE   -pgnout FILE   -json FILE   -log FILE   -event NAME   -progress N   -verbose\n"
+          "  -resume   --check FILE   --help   --version\n"
           "See tools/referee/README.md for the details.\n",
           stdout);
 }

@@ -39,7 +39,23 @@ typedef enum { FORMAT_MATCH, FORMAT_ROUNDROBIN, FORMAT_GAUNTLET } format_t;
 typedef struct {
     bool on;
     double elo0, elo1, alpha, beta;
+    bool trinomial; /* the SPRT over single games instead of pairs */
 } sprt_conf_t;
+
+/* cutechess-cli's score adjudication. */
+typedef struct {
+    bool on;
+    int64_t movecount; /* consecutive moves of the engine */
+    int64_t score;     /* centipawns */
+    bool twosided;     /* the opponent must agree (its score at least +score) */
+} resign_conf_t;
+
+typedef struct {
+    bool on;
+    int64_t movenumber; /* full moves (goat + tiger) played at least */
+    int64_t movecount;  /* consecutive moves of each engine */
+    int64_t score;      /* centipawns from zero */
+} drawadj_conf_t;
 
 typedef struct {
     engine_conf_t *engines;
@@ -51,24 +67,31 @@ typedef struct {
     bool openings_shuffle;
     int64_t openings_start; /* 0-based */
     int random_plies;       /* generated openings when no file: plies from the start */
+    int64_t startpos_every; /* generated openings: round r starts from the start position when r % this == 0 */
 
     uint64_t seed;
     rep_rule_t rule;
     int64_t maxmoves; /* plies played by the engines before a draw is adjudicated, 0: off */
+    resign_conf_t resign;
+    drawadj_conf_t drawadj;
     char *tb_dir;
     int concurrency;
+    bool concurrency_auto; /* -concurrency auto: half the cores the referee may run on */
     sprt_conf_t sprt;
     int64_t init_timeout_ms, ready_timeout_ms, stall_timeout_ms, quit_timeout_ms;
     int max_failures;
-    char *records_file, *json_file, *log_file;
+    char *records_file, *json_file, *log_file, *pgn_file;
     char *event;
     int64_t progress_every;
     bool verbose;
+    bool resume; /* -resume: continue the run the records file holds */
 
     char *check_file; /* --check: replay a record file and stop */
     bool help, version;
 } config_t;
 
+/* The cores the referee may run on. */
+int cli_cores(void);
 /* Parses argv into cfg. On error returns false with a one-line reason in msg. */
 bool cli_parse(int argc, char **argv, config_t *cfg, char *msg, size_t msglen);
 void cli_free(config_t *cfg);

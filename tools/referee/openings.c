@@ -109,6 +109,7 @@ bool openings_load(openings_t *o, const config_t *cfg, char *msg, size_t msglen)
     o->seed = cfg->seed;
     o->rule = cfg->rule;
     o->random_plies = cfg->random_plies;
+    o->startpos_every = cfg->startpos_every;
     if (cfg->openings_file) {
         if (!load_file(o, cfg->openings_file, msg, msglen)) {
             openings_free(o);
@@ -135,7 +136,7 @@ bool openings_load(openings_t *o, const config_t *cfg, char *msg, size_t msglen)
     }
     /* Generation must work for the first round, or it is hopeless for this many plies. */
     opening_t probe;
-    if (!openings_get(o, 0, &probe)) {
+    if (!openings_get(o, o->startpos_every == 1 ? 0 : 1, &probe)) {
         snprintf(msg, msglen, "no game survives %d random plies often enough; use fewer", o->random_plies);
         return false;
     }
@@ -144,6 +145,7 @@ bool openings_load(openings_t *o, const config_t *cfg, char *msg, size_t msglen)
 
 static bool generate(const openings_t *o, int64_t round, opening_t *out)
 {
+    int plies = o->startpos_every > 0 && round % o->startpos_every == 0 ? 0 : o->random_plies;
     uint64_t st = o->seed ^ ((uint64_t)(round + 1) * 0xD1B54A32D192ED03ull);
     rng_next(&st);
     position_t start;
@@ -153,7 +155,7 @@ static bool generate(const openings_t *o, int64_t round, opening_t *out)
         if (!game_init(&g, &start, NULL, o->rule))
             return false;
         bool alive = true;
-        for (int ply = 0; ply < o->random_plies && alive; ply++) {
+        for (int ply = 0; ply < plies && alive; ply++) {
             move_t list[MAX_MOVES];
             int n = game_legal_moves(&g, list);
             alive = n > 0 && game_play(&g, list[rng_below(&st, (uint32_t)n)], NULL, 0) == BC_OK;

@@ -21,6 +21,7 @@ typedef struct {
     size_t *order;
     size_t start;
     int random_plies;
+    int64_t startpos_every; /* generated openings: every this many rounds the start position, 0: never */
     uint64_t seed;
     rep_rule_t rule;
 } openings_t;

@@ -56,6 +56,10 @@ static bool fault_result(outcome_t *out, int side, fault_t f, const player_t *pl
     case FAULT_STALL:
         lose(out, side, TERM_STALL, "%s (%s)", text, side_name(side));
         break;
+    case FAULT_PROTOCOL:
+        /* The engine is still in sync and keeps its process. */
+        lose(out, side, TERM_PROTOCOL, "%s (%s)", text, side_name(side));
+        return true;
     case FAULT_ABORT:
         out->aborted = true;
         return true;
@@ -120,8 +124,10 @@ static bool prepare(const play_ctx_t *ctx, const game_spec_t *spec, player_t *pl
         fault_t f = FAULT_NONE;
         if (pl->running && (pl->engine != spec->engine[side] || !pl->in_sync))
             player_quit(pl, ctx->env);
-        if (!pl->running)
+        if (!pl->running) {
+            out->started[side] = true;
             f = player_start(pl, conf, spec->engine[side], ctx->env);
+        }
         if (f == FAULT_NONE)
             f = player_new_game(pl, ctx->env);
         if (f != FAULT_NONE)
@@ -140,11 +146,66 @@ typedef struct {
     clock_t_ clocks[SIDE_NB];
     sbuf_t pos; /* "position ... moves ..." so far */
     sbuf_t cmd; /* what is sent for the next move */
+    /* Score adjudication: consecutive moves of each side with its score at or below -resign
+     * score (and the score of its last move), consecutive plies within the draw score. */
+    int64_t resign_streak[SIDE_NB];
+    bool has_score[SIDE_NB];
+    int last_score[SIDE_NB];
+    int64_t draw_streak;
 } state_t;
 
 static const engine_conf_t *conf_of(const state_t *s, int side)
 {
     return &s->ctx->cfg->engines[s->spec->engine[side]];
+}
+
+/* cutechess-cli's rules: a side whose score stays at least `score` below zero for `movecount`
+ * moves loses (with twosided, only while its opponent's score agrees); both scores within
+ * `score` of zero for `movecount` moves each, after `movenumber` full moves, is a draw. */
+static void track_score(state_t *s, int side, const go_result_t *res)
+{
+    const config_t *cfg = s->ctx->cfg;
+    s->has_score[side] = res->has_score;
+    s->last_score[side] = res->score;
+    if (cfg->resign.on) {
+        bool low = res->has_score && res->score <= -cfg->resign.score;
+        s->resign_streak[side] = low ? s->resign_streak[side] + 1 : 0;
+    }
+    if (cfg->drawadj.on) {
+        bool near = res->has_score && res->score <= cfg->drawadj.score && res->score >= -cfg->drawadj.score;
+        s->draw_streak = near ? s->draw_streak + 1 : 0;
+    }
+}
+
+static bool score_adjudicated(state_t *s)
+{
+    const config_t *cfg = s->ctx->cfg;
+    outcome_t *out = s->out;
+    if (cfg->resign.on) {
+        for (int side = 0; side < SIDE_NB; side++) {
+            if (s->resign_streak[side] < cfg->resign.movecount)
+                continue;
+            if (cfg->resign.twosided && !(s->has_score[!side] && s->last_score[!side] >= cfg->resign.score))
+                continue;
+            out->winner = !side;
+            out->term = TERM_SCORE;
+            snprintf(out->reason, sizeof out->reason,
+                     "%s win by score: %s (%s) scored %lld cp or less for %lld moves", side_name(!side),
+                     conf_of(s, side)->name, side_name(side), (long long)-cfg->resign.score,
+                     (long long)cfg->resign.movecount);
+            return true;
+        }
+    }
+    if (cfg->drawadj.on && s->draw_streak >= 2 * cfg->drawadj.movecount &&
+        (int64_t)s->game.count >= 2 * cfg->drawadj.movenumber) {
+        out->winner = -1;
+        out->term = TERM_SCORE;
+        snprintf(out->reason, sizeof out->reason,
+                 "draw by score: both engines within %lld cp of zero for %lld moves each", (long long)cfg->drawadj.score,
+                 (long long)cfg->drawadj.movecount);
+        return true;
+    }
+    return false;
 }
 
 /* Ends the game before the next move if the rules, the move limit or the database say so. */
@@ -163,7 +224,7 @@ static bool adjudicated(state_t *s)
         return true;
     }
     const position_t *p = game_position(&s->game);
-    if (s->ctx->adj && p->in_hand == 0) {
+    if (s->ctx->adj) {
         int w = adj_probe(s->ctx->adj, p);
         if (w >= 0) {
             out->winner = w;
@@ -172,7 +233,7 @@ static bool adjudicated(state_t *s)
             return true;
         }
     }
-    return false;
+    return score_adjudicated(s);
 }
 
 /* How long the side to move may take: its clock, or its movetime, each with its margin;
@@ -255,8 +316,9 @@ static bool next_move(state_t *s, bool *ok)
         return *ok = false;
 
     char text[64];
-    int64_t elapsed = 0;
-    fault_t f = player_go(pl, s->cmd.s, s->cmd.len, allowed, s->ctx->env, text, sizeof text, &elapsed);
+    go_result_t res;
+    fault_t f = player_go(pl, s->cmd.s, s->cmd.len, allowed, s->ctx->env, text, sizeof text, &res);
+    int64_t elapsed = res.elapsed_us;
     if (f == FAULT_TIMEOUT) {
         timeout_result(s, side, allowed, timed);
         return false;
@@ -266,6 +328,7 @@ static bool next_move(state_t *s, bool *ok)
         return false;
     }
     charge_clock(s, side, elapsed);
+    track_score(s, side, &res);
     char msg[200];
     bc_error_t e = game_play_text(&s->game, text, msg, sizeof msg);
     if (e == BC_ERR_NO_MEMORY)
@@ -304,6 +367,8 @@ static bool make_record(const state_t *s, const opening_t *op, const char *date)
     };
     s->out->plies = s->game.count;
     s->out->record = record_format(&ri);
+    if (cfg->pgn_file && !(s->out->pgn = record_format_pgn(&ri)))
+        return false;
     return s->out->record != NULL;
 }
 
@@ -349,5 +414,6 @@ bool play_game(const play_ctx_t *ctx, const game_spec_t *spec, player_t *players
 void outcome_free(outcome_t *o)
 {
     free(o->record);
-    o->record = NULL;
+    free(o->pgn);
+    o->record = o->pgn = NULL;
 }

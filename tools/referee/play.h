@@ -22,8 +22,11 @@ typedef struct {
     term_t term;
     char reason[512];        /* one line: what happened */
     bool failed[SIDE_NB];    /* the engine's process had to be killed or died */
+    bool started[SIDE_NB];   /* a process was started for the side before the game */
+    bool restarted[SIDE_NB]; /* ... to replace one of the same engine that had failed */
     size_t plies;
     char *record;            /* the game as written to the records file */
+    char *pgn;               /* the game as PGN (with -pgnout), else NULL */
 } outcome_t;
 
 typedef struct {

@@ -15,6 +15,7 @@ typedef enum {
     FAULT_DISCONNECT, /* it closed its output or exited with status 0 */
     FAULT_STALL,      /* no answer in time to uci / isready, or input not taken */
     FAULT_TIMEOUT,    /* no bestmove before the deadline of a go */
+    FAULT_PROTOCOL,   /* a line the protocol forbids: a second bestmove for one go */
     FAULT_ABORT,      /* the run is stopping */
     FAULT_INTERNAL    /* the referee itself failed (out of memory, a system call) */
 } fault_t;
@@ -34,6 +35,8 @@ typedef struct {
     proc_t proc;
     bool running;
     bool in_sync; /* false after a go without bestmove: stop + isready is owed */
+    bool searching; /* a go is out and its bestmove has not arrived */
+    bool died;      /* its last process failed and had to be killed (or died) */
     char detail[320];
 } player_t;
 
@@ -42,12 +45,22 @@ void player_init(player_t *pl);
 fault_t player_start(player_t *pl, const engine_conf_t *conf, int engine, const player_env_t *env);
 /* ucinewgame, then isready answered within the ready timeout. */
 fault_t player_new_game(player_t *pl, const player_env_t *env);
-/* Sends cmds (position and go lines) and waits up to allowed_us after the write for
- * bestmove. On FAULT_NONE the move text is in move (possibly empty or malformed) and
- * elapsed_us is the time from the end of the write to the arrival of the line. */
+/* What one go brought back. */
+typedef struct {
+    int64_t elapsed_us; /* charged: from just before the write of go to the arrival of bestmove */
+    int64_t engine_ms;  /* the last "time" of its info lines, -1: none */
+    bool has_score;
+    int score;          /* the last "score" of its info lines, for the mover: cp, or +-(30000 - N) for mate N */
+} go_result_t;
+
+/* Sends cmds (position and go lines) and waits for bestmove until allowed_us after the
+ * clock started, which is just before the write. Output left from earlier (a second
+ * bestmove) is a protocol fault. On FAULT_NONE the move text is in move (possibly empty or
+ * malformed). The charged and the engine's own time go to the log. */
 fault_t player_go(player_t *pl, const char *cmds, size_t len, int64_t allowed_us, const player_env_t *env,
-                  char *move, size_t movelen, int64_t *elapsed_us);
-/* After an unanswered go: stop, then isready answered within the ready timeout. */
+                  char *move, size_t movelen, go_result_t *res);
+/* After an unanswered go: stop, its bestmove, then isready answered, each within the ready
+ * timeout. A second bestmove before readyok is a protocol fault. */
 fault_t player_resync(player_t *pl, const player_env_t *env);
 /* quit, a bounded wait, then the process group is killed and reaped. */
 void player_quit(player_t *pl, const player_env_t *env);

@@ -2,9 +2,11 @@
  * driven by poll() with deadlines, and a kill of the whole group before every reap. */
 #include "proc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 
 #ifdef __linux__
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #endif
 
 enum { READ_CHUNK = 65536, MAX_LINE = 1 << 20 };
@@ -65,6 +68,252 @@ static void log_line(const proc_t *p, char dir, const char *s, size_t n)
         free(b);
 }
 
+void proc_log_note(const proc_t *p, const char *text) { log_line(p, '=', text, strlen(text)); }
+
+/* ---- the engines alive, and their guard ---- */
+
+/* Every engine leader the referee has started and not yet reaped, so that the processes
+ * they leave behind (children re-parented to the referee, a subreaper) can be told from
+ * them. Forks happen under the same lock, so a scan never sees an unregistered engine. */
+static pthread_mutex_t g_reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t *g_live;
+static size_t g_live_nb, g_live_cap;
+static int g_guard_fd = -1;  /* write end of the guard's pipe, -1: no guard */
+static pid_t g_guard_pid;
+
+static void guard_say(char op, pid_t pid)
+{
+    if (g_guard_fd < 0)
+        return;
+    char line[32];
+    int n = snprintf(line, sizeof line, "%c%ld\n", op, (long)pid);
+    ssize_t w;
+    do /* shorter than PIPE_BUF: written whole or not at all */
+        w = write(g_guard_fd, line, (size_t)n);
+    while (w < 0 && errno == EINTR);
+}
+
+/* Under g_reg_lock. False when out of memory (the engine is then not started). */
+static bool live_reserve(void)
+{
+    if (g_live_nb < g_live_cap)
+        return true;
+    size_t cap = g_live_cap ? g_live_cap * 2 : 16;
+    pid_t *l = realloc(g_live, cap * sizeof *l);
+    if (!l)
+        return false;
+    g_live = l;
+    g_live_cap = cap;
+    return true;
+}
+
+static bool is_live(pid_t pid)
+{
+    for (size_t k = 0; k < g_live_nb; k++)
+        if (g_live[k] == pid)
+            return true;
+    return pid == g_guard_pid;
+}
+
+static void live_remove(pid_t pid)
+{
+    for (size_t k = 0; k < g_live_nb; k++)
+        if (g_live[k] == pid) {
+            g_live[k] = g_live[--g_live_nb];
+            guard_say('-', pid);
+            return;
+        }
+}
+
+static void guard_main(int fd)
+{
+    /* Nothing of the referee's: its output pipes must close when it exits. */
+    int null_fd = open("/dev/null", O_RDWR);
+    for (int k = 0; k < 3; k++)
+        if (null_fd >= 0)
+            dup2(null_fd, k);
+    for (int k = 3; k < 1024; k++)
+        if (k != fd)
+            close(k);
+    setpgid(0, 0); /* Ctrl-C on the terminal is for the referee */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
+    pid_t groups[4096];
+    size_t nb = 0;
+    char buf[4096];
+    size_t len = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf + len, sizeof buf - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+        char *a = buf, *nl;
+        while ((nl = memchr(a, '\n', len - (size_t)(a - buf))) != NULL) {
+            *nl = '\0';
+            pid_t pid = (pid_t)atol(a + 1);
+            if (a[0] == '+' && pid > 0 && nb < sizeof groups / sizeof groups[0]) {
+                groups[nb++] = pid;
+            } else if (a[0] == '-') {
+                for (size_t k = 0; k < nb; k++)
+                    if (groups[k] == pid) {
+                        groups[k] = groups[--nb];
+                        break;
+                    }
+            }
+            a = nl + 1;
+        }
+        len -= (size_t)(a - buf);
+        memmove(buf, a, len);
+    }
+    /* The referee is gone, whatever killed it: so is everything its engines started. */
+    for (size_t k = 0; k < nb; k++) {
+        kill(-groups[k], SIGKILL);
+        kill(groups[k], SIGKILL);
+    }
+    _exit(0);
+}
+
+bool proc_guard_start(void)
+{
+    int fds[2];
+    if (g_guard_fd >= 0)
+        return true;
+    if (pipe2(fds, O_CLOEXEC) < 0)
+        return false;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return false;
+    }
+    if (pid == 0) {
+        close(fds[1]);
+        guard_main(fds[0]);
+    }
+    close(fds[0]);
+    pthread_mutex_lock(&g_reg_lock);
+    g_guard_fd = fds[1];
+    g_guard_pid = pid;
+    pthread_mutex_unlock(&g_reg_lock);
+    return true;
+}
+
+void proc_guard_stop(void)
+{
+    pthread_mutex_lock(&g_reg_lock);
+    int fd = g_guard_fd;
+    pid_t pid = g_guard_pid;
+    g_guard_fd = -1;
+    g_guard_pid = 0;
+    pthread_mutex_unlock(&g_reg_lock);
+    if (fd < 0)
+        return;
+    close(fd); /* end of input: the guard kills what is still registered (nothing) and exits */
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+}
+
+/* ---- descendants ---- */
+
+typedef struct {
+    pid_t pid, ppid;
+} pp_t;
+
+/* Every process with its parent, from /proc (Linux; elsewhere none). */
+static pp_t *scan_processes(size_t *count)
+{
+    *count = 0;
+    DIR *d = opendir("/proc");
+    if (!d)
+        return NULL;
+    size_t cap = 256, n = 0;
+    pp_t *list = malloc(cap * sizeof *list);
+    struct dirent *e;
+    while (list && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t r = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (r <= 0)
+            continue;
+        buf[r] = '\0';
+        /* "pid (comm) state ppid ...": comm may hold anything, so look after its last ')'. */
+        char *close_paren = strrchr(buf, ')');
+        char state;
+        long ppid;
+        if (!close_paren || sscanf(close_paren + 1, " %c %ld", &state, &ppid) != 2)
+            continue;
+        if (n == cap) {
+            pp_t *l = realloc(list, cap * 2 * sizeof *l);
+            if (!l)
+                break;
+            list = l;
+            cap *= 2;
+        }
+        list[n++] = (pp_t){(pid_t)atol(e->d_name), (pid_t)ppid};
+    }
+    closedir(d);
+    *count = n;
+    return list;
+}
+
+/* Kills, under g_reg_lock, every descendant of leader (whatever session or group it moved
+ * to) and every child of the referee that is no engine (what engines left behind and the
+ * referee inherited); their pids go to *killed for reaping. */
+static pid_t *kill_descendants(pid_t leader, size_t *killed_nb)
+{
+    *killed_nb = 0;
+    size_t n;
+    pp_t *all = scan_processes(&n);
+    if (!all)
+        return NULL;
+    pid_t self = getpid();
+    pid_t *killed = malloc((n + 1) * sizeof *killed);
+    bool *in = calloc(n + 1, sizeof *in);
+    if (!killed || !in) {
+        free(killed);
+        free(in);
+        free(all);
+        return NULL;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (all[i].ppid == self && all[i].pid != leader && !is_live(all[i].pid)) {
+            in[i] = true;
+            killed[k++] = all[i].pid;
+        }
+    /* The leader's tree, and the trees of the orphans: grow the set until it is closed. */
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (size_t i = 0; i < n; i++) {
+            if (in[i] || all[i].pid == self)
+                continue;
+            bool under = all[i].ppid == leader;
+            for (size_t j = 0; j < k && !under; j++)
+                under = all[i].ppid == killed[j];
+            if (under) {
+                in[i] = true;
+                killed[k++] = all[i].pid;
+                grew = true;
+            }
+        }
+    }
+    for (size_t j = 0; j < k; j++)
+        kill(killed[j], SIGKILL);
+    free(in);
+    free(all);
+    *killed_nb = k;
+    return killed;
+}
+
 /* ---- start ---- */
 
 static void child_exec(char *const argv[], const char *dir, int in_r, int out_w, int err_fd, int report_w)
@@ -107,7 +356,7 @@ int proc_start(proc_t *p, char *const argv[], const char *dir, int err_fd, int l
                char *msg, size_t msglen)
 {
     memset(p, 0, sizeof *p);
-    p->to_fd = p->from_fd = -1;
+    p->to_fd = p->from_fd = p->pid_fd = -1;
     p->log_fd = log_fd;
     p->name = name;
     int in[2] = {-1, -1}, out[2] = {-1, -1}, rep[2] = {-1, -1}, null_fd = -1;
@@ -123,14 +372,24 @@ int proc_start(proc_t *p, char *const argv[], const char *dir, int err_fd, int l
         snprintf(msg, msglen, "cannot set up pipes: %s", strerror(errno));
         goto fail;
     }
+    pthread_mutex_lock(&g_reg_lock);
+    if (!live_reserve()) {
+        pthread_mutex_unlock(&g_reg_lock);
+        snprintf(msg, msglen, "out of memory");
+        goto fail;
+    }
     pid_t pid = fork();
     if (pid < 0) {
+        pthread_mutex_unlock(&g_reg_lock);
         snprintf(msg, msglen, "cannot fork: %s", strerror(errno));
         goto fail;
     }
     if (pid == 0)
         child_exec(argv, dir, in[0], out[1], err_fd, rep[1]);
     setpgid(pid, pid); /* also done by the child; whichever runs first wins the race */
+    g_live[g_live_nb++] = pid;
+    guard_say('+', pid);
+    pthread_mutex_unlock(&g_reg_lock);
     close_fd(&in[0]);
     close_fd(&out[1]);
     close_fd(&rep[1]);
@@ -145,12 +404,19 @@ int proc_start(proc_t *p, char *const argv[], const char *dir, int err_fd, int l
         int st;
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
             ;
+        pthread_mutex_lock(&g_reg_lock);
+        live_remove(pid);
+        pthread_mutex_unlock(&g_reg_lock);
         snprintf(msg, msglen, "cannot run %s: %s", argv[0], strerror(child_errno));
         goto fail;
     }
     p->pid = pid;
     p->to_fd = in[1];
     p->from_fd = out[0];
+#ifdef SYS_pidfd_open
+    /* Readable once the engine exits, even while a child of it keeps the pipes open. */
+    p->pid_fd = (int)syscall(SYS_pidfd_open, pid, 0);
+#endif
     return 0;
 fail:
     close_fd(&in[0]);
@@ -229,6 +495,32 @@ static bool take_line(proc_t *p, char **line)
     return true;
 }
 
+/* Has the child exited? Without a pidfd, asked of the kernel without reaping. */
+static bool child_exited(const proc_t *p)
+{
+    if (p->pid <= 0)
+        return false;
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    if (waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+        return false;
+    return si.si_pid == p->pid;
+}
+
+/* The child has exited: what it wrote is all there will be. Returns -1 on a read error. */
+static int drain_after_exit(proc_t *p)
+{
+    for (;;) {
+        int r = read_chunk(p);
+        if (r < 0)
+            return -1;
+        if (r == 0 || p->eof)
+            break;
+    }
+    p->eof = true;
+    return 0;
+}
+
 proc_status_t proc_read_line(proc_t *p, int64_t deadline, int wake_fd, char **line, int64_t *at)
 {
     *line = NULL;
@@ -243,11 +535,16 @@ proc_status_t proc_read_line(proc_t *p, int64_t deadline, int wake_fd, char **li
         int ms = poll_ms(deadline);
         if (ms == 0 && polled)
             return PROC_TIMEOUT;
-        struct pollfd pf[2] = {{.fd = p->from_fd, .events = POLLIN}, {.fd = wake_fd, .events = POLLIN}};
-        int r = poll(pf, 2, ms);
+        /* Without a pidfd the child's exit is looked for every 50 ms. */
+        if (p->pid_fd < 0 && (ms < 0 || ms > 50))
+            ms = 50;
+        struct pollfd pf[3] = {{.fd = p->from_fd, .events = POLLIN},
+                               {.fd = wake_fd, .events = POLLIN},
+                               {.fd = p->pid_fd, .events = POLLIN}};
+        int r = poll(pf, 3, ms);
         if (r < 0 && errno != EINTR)
             return PROC_ERROR;
-        if (r <= 0)
+        if (r < 0)
             continue;
         if (pf[0].revents & (POLLIN | POLLHUP | POLLERR)) {
             if (read_chunk(p) < 0)
@@ -256,6 +553,8 @@ proc_status_t proc_read_line(proc_t *p, int64_t deadline, int wake_fd, char **li
         }
         if (pf[1].revents)
             return PROC_WAKE;
+        if ((pf[2].revents || (p->pid_fd < 0 && child_exited(p))) && drain_after_exit(p) < 0)
+            return PROC_ERROR;
     }
 }
 
@@ -289,10 +588,11 @@ proc_status_t proc_write(proc_t *p, const char *data, size_t len, int64_t deadli
         int ms = poll_ms(deadline);
         if (ms == 0)
             return PROC_TIMEOUT;
-        struct pollfd pf[3] = {{.fd = p->to_fd, .events = POLLOUT},
+        struct pollfd pf[4] = {{.fd = p->to_fd, .events = POLLOUT},
                                {.fd = p->eof ? -1 : p->from_fd, .events = POLLIN},
-                               {.fd = wake_fd, .events = POLLIN}};
-        int r = poll(pf, 3, ms);
+                               {.fd = wake_fd, .events = POLLIN},
+                               {.fd = p->pid_fd, .events = POLLIN}};
+        int r = poll(pf, 4, ms);
         if (r < 0 && errno != EINTR)
             return PROC_ERROR;
         if (r <= 0)
@@ -303,6 +603,8 @@ proc_status_t proc_write(proc_t *p, const char *data, size_t len, int64_t deadli
             return PROC_EOF;
         if (pf[2].revents)
             return PROC_WAKE;
+        if (pf[3].revents)
+            return drain_after_exit(p) < 0 ? PROC_ERROR : PROC_EOF;
     }
     return PROC_LINE;
 }
@@ -370,11 +672,16 @@ void proc_close(proc_t *p)
 {
     if (p->pid > 0) {
         /* The leader is not reaped yet, so its process group id cannot have been reused:
-         * the kill reaches exactly what the engine started. */
+         * the kill reaches exactly what the engine started. Its descendants that left the
+         * group (setsid) are found by their parents, and what engines left behind is
+         * recognised as a child of the referee that is no engine. */
+        size_t killed_nb = 0;
+        pthread_mutex_lock(&g_reg_lock);
+        pid_t *killed = kill_descendants(p->pid, &killed_nb);
         kill(-p->pid, SIGKILL);
-        if (!p->exit.ended) {
+        if (!p->exit.ended)
             kill(p->pid, SIGKILL);
-        }
+        pthread_mutex_unlock(&g_reg_lock);
         int st = 0;
         pid_t r;
         while ((r = waitpid(p->pid, &st, 0)) < 0 && errno == EINTR)
@@ -387,10 +694,22 @@ void proc_close(proc_t *p)
             p->exit.killed = WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL;
         }
         reap_group(p->pid);
+        pthread_mutex_lock(&g_reg_lock);
+        live_remove(p->pid);
+        pthread_mutex_unlock(&g_reg_lock);
+        /* Those that became the referee's children are reaped here; the others by their
+         * parents or init. Bounded, like reap_group. */
+        int64_t deadline = now_us() + 1000000;
+        for (size_t k = 0; k < killed_nb; k++) {
+            while (waitpid(killed[k], NULL, WNOHANG) == 0 && now_us() < deadline)
+                poll(NULL, 0, 1);
+        }
+        free(killed);
         p->pid = 0;
     }
     close_fd(&p->to_fd);
     close_fd(&p->from_fd);
+    close_fd(&p->pid_fd);
     free(p->buf);
     p->buf = NULL;
     p->start = p->len = p->cap = p->scanned = 0;

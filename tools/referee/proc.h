@@ -32,11 +32,12 @@ typedef struct {
     pid_t pid;    /* also the process group id; 0 when no process */
     int to_fd;    /* the child's standard input */
     int from_fd;  /* the child's standard output */
+    int pid_fd;   /* a pidfd of the child (-1: none), readable once it has exited */
     int log_fd;   /* protocol log (-1: none) */
     const char *name;
     char *buf;    /* unread output is buf[start .. start + len) */
     size_t start, len, cap, scanned;
-    bool eof;
+    bool eof;     /* no more output: closed, or the child has exited and all it wrote was read */
     int64_t read_at;  /* when the last chunk of output arrived */
     proc_exit_t exit;
 } proc_t;
@@ -48,7 +49,8 @@ int proc_start(proc_t *p, char *const argv[], const char *dir, int err_fd, int l
 
 /* Reads one line (without its line end), waiting until deadline (an absolute now_us time;
  * INT64_MAX: no limit) or until wake_fd (-1: none) is readable. *line belongs to p and is
- * valid until the next call; *at is when it arrived. */
+ * valid until the next call; *at is when it arrived. The child's exit ends its output at
+ * once (PROC_EOF after what it wrote), even when a process it started holds the pipe. */
 proc_status_t proc_read_line(proc_t *p, int64_t deadline, int wake_fd, char **line, int64_t *at);
 
 /* Writes len bytes before deadline. Returns PROC_LINE when all was written, PROC_TIMEOUT,
@@ -59,13 +61,24 @@ proc_status_t proc_write(proc_t *p, const char *data, size_t len, int64_t deadli
 /* Waits until deadline for the child to exit, without reaping it. */
 bool proc_wait_exit(proc_t *p, int64_t deadline);
 
-/* Kills the whole process group (whatever the leader's state), reaps the leader, closes the
- * pipes. Safe to call on a stopped or never started proc. */
+/* Kills the whole process group (whatever the leader's state) and every descendant that
+ * left it, reaps the leader, closes the pipes. Safe to call on a stopped or never started
+ * proc. */
 void proc_close(proc_t *p);
 
 /* Makes the processes that engines leave behind children of the referee when their parents
- * die, so that proc_close reaps them too (Linux; elsewhere nothing happens). */
+ * die, so that proc_close kills and reaps them too (Linux; elsewhere nothing happens). */
 void proc_become_subreaper(void);
+
+/* Starts the guard: a process of its own that learns the process group of every engine
+ * started and, when the referee ends in any way (even SIGKILL), kills those still
+ * registered. Call before any thread starts. False when it cannot be started. */
+bool proc_guard_start(void);
+/* Stops the guard after every engine was closed. */
+void proc_guard_stop(void);
+
+/* Writes a note to the protocol log, as "NAME(PID) = text". */
+void proc_log_note(const proc_t *p, const char *text);
 
 /* "exited with status 1", "killed by signal 11 (Segmentation fault)". */
 void proc_describe_exit(const proc_exit_t *e, char *buf, size_t len);

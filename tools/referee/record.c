@@ -84,6 +84,96 @@ char *record_format(const record_info_t *r)
     return sb_take(&b);
 }
 
+/* PGN's standard Termination values (cutechess writes the same). */
+static const char *pgn_termination(term_t t)
+{
+    switch (t) {
+    case TERM_FIVE_CAPTURED:
+    case TERM_TIGERS_TRAPPED:
+    case TERM_GOATS_STUCK:
+    case TERM_REPETITION:
+        return "normal";
+    case TERM_MOVE_LIMIT:
+    case TERM_DATABASE:
+    case TERM_SCORE:
+        return "adjudication";
+    case TERM_TIME_FORFEIT:
+        return "time forfeit";
+    case TERM_ILLEGAL_MOVE:
+    case TERM_PROTOCOL:
+        return "rules infraction";
+    case TERM_STALL:
+        return "stalled connection";
+    default:
+        return "abandoned";
+    }
+}
+
+static void wrap_token(sbuf_t *b, size_t *col, const char *tok)
+{
+    size_t n = strlen(tok);
+    if (*col > 0 && *col + 1 + n > LINE_WIDTH) {
+        sb_add(b, "\n");
+        *col = 0;
+    }
+    if (*col > 0) {
+        sb_add(b, " ");
+        (*col)++;
+    }
+    sb_add(b, tok);
+    *col += n;
+}
+
+char *record_format_pgn(const record_info_t *r)
+{
+    const char *result = r->winner == GOATS ? "1-0" : r->winner == TIGERS ? "0-1" : "1/2-1/2";
+    sbuf_t b = {0};
+    /* The seven tag roster first, in its order; names and reasons never hold quotes or
+     * backslashes (the command line and the referee keep them out). */
+    sb_addf(&b, "[Event \"%s\"]\n[Site \"?\"]\n[Date \"%s\"]\n[Round \"%lld\"]\n", r->event, r->date,
+            (long long)r->round_no);
+    sb_addf(&b, "[White \"%s\"]\n[Black \"%s\"]\n[Result \"%s\"]\n", r->names[GOATS], r->names[TIGERS], result);
+    sb_addf(&b, "[Game \"%lld\"]\n[Variant \"Bagh-Chal\"]\n[OBX \"%s\"]\n", (long long)r->game_no, r->opening_obx);
+    sb_addf(&b, "[Repetition \"%s\"]\n[PlyCount \"%zu\"]\n[Termination \"%s\"]\n\n", rule_name(r->rule),
+            r->game->count, pgn_termination(r->term));
+    const game_t *g = r->game;
+    size_t col = 0;
+    int number = 1;
+    for (size_t i = 0; i < g->count; i++) {
+        char tok[MOVE_TEXT_LEN + 16], mt[MOVE_TEXT_LEN];
+        /* Protocol notation without the jumped point: "(" opens a variation in PGN. */
+        move_format(g->moves[i], mt);
+        bool goats = g->history[i].side == GOATS;
+        if (goats) {
+            snprintf(tok, sizeof tok, "%d.", number);
+            wrap_token(&b, &col, tok);
+        } else if (i == 0) {
+            snprintf(tok, sizeof tok, "%d...", number);
+            wrap_token(&b, &col, tok);
+        }
+        if (!goats)
+            number++;
+        wrap_token(&b, &col, mt);
+    }
+    /* The reason as a comment; braces would end it early. */
+    char reason[600];
+    snprintf(reason, sizeof reason, "{%s}", r->reason);
+    for (char *p = reason + 1; p[1]; p++)
+        if (*p == '{' || *p == '}')
+            *p = '?';
+    sbuf_t words = {0};
+    sb_add(&words, reason);
+    if (!words.failed) {
+        char *save = NULL;
+        for (char *w = strtok_r(words.s, " ", &save); w; w = strtok_r(NULL, " ", &save))
+            wrap_token(&b, &col, w);
+    }
+    sb_free(&words);
+    wrap_token(&b, &col, result);
+    sb_add(&b, "\n\n");
+    return sb_take(&b);
+}
+
 /* ---- checking ---- */
 
 enum { TAG_NB = 16 };
@@ -92,6 +182,10 @@ typedef struct {
     char *name[TAG_NB], *value[TAG_NB];
     int n;
     sbuf_t moves;
+    size_t *line_off; /* where each movetext line starts in moves */
+    long *line_no;    /* and its line in the file */
+    int lines, lines_cap;
+    bool lines_failed;
     char *final;
     long line; /* where the game starts */
 } parsed_t;
@@ -103,8 +197,42 @@ static void parsed_clear(parsed_t *p)
         free(p->value[i]);
     }
     sb_free(&p->moves);
+    free(p->line_off);
+    free(p->line_no);
     free(p->final);
     memset(p, 0, sizeof *p);
+}
+
+/* Appends a movetext line, remembering its line number. */
+static void add_moves_line(parsed_t *p, const char *text, long lineno)
+{
+    if (p->lines == p->lines_cap) {
+        int cap = p->lines_cap ? p->lines_cap * 2 : 16;
+        size_t *o = realloc(p->line_off, (size_t)cap * sizeof *o);
+        if (o)
+            p->line_off = o;
+        long *l = o ? realloc(p->line_no, (size_t)cap * sizeof *l) : NULL;
+        if (l)
+            p->line_no = l;
+        if (!o || !l) {
+            p->lines_failed = true;
+            return;
+        }
+        p->lines_cap = cap;
+    }
+    p->line_off[p->lines] = p->moves.len;
+    p->line_no[p->lines++] = lineno;
+    sb_add(&p->moves, text);
+    sb_add(&p->moves, " ");
+}
+
+/* The file line of the movetext at offset off. */
+static long moves_line(const parsed_t *p, size_t off)
+{
+    long line = p->line;
+    for (int i = 0; i < p->lines && p->line_off[i] <= off; i++)
+        line = p->line_no[i];
+    return line;
 }
 
 static const char *tag(const parsed_t *p, const char *name)
@@ -141,17 +269,70 @@ typedef struct {
     int problems;
 } checker_t;
 
+static void vproblem(checker_t *c, const parsed_t *p, long line, const char *fmt, va_list ap)
+{
+    const char *no = tag(p, "Game");
+    fprintf(c->err, "%s:%ld: game %s: ", c->path, line, no ? no : "?");
+    vfprintf(c->err, fmt, ap);
+    fputc('\n', c->err);
+    c->problems++;
+}
+
 static void problem(checker_t *c, const parsed_t *p, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void problem(checker_t *c, const parsed_t *p, const char *fmt, ...)
 {
-    const char *no = tag(p, "Game");
-    fprintf(c->err, "%s:%ld: game %s: ", c->path, p->line, no ? no : "?");
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(c->err, fmt, ap);
+    vproblem(c, p, p->line, fmt, ap);
     va_end(ap);
-    fputc('\n', c->err);
-    c->problems++;
+}
+
+/* A problem at a given line of the file (a move). */
+static void problem_at(checker_t *c, const parsed_t *p, long line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void problem_at(checker_t *c, const parsed_t *p, long line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vproblem(c, p, line, fmt, ap);
+    va_end(ap);
+}
+
+/* Words the Reason of each adjudication and fault holds, so that a changed Termination shows. */
+static bool reason_fits(term_t t, const char *reason)
+{
+    switch (t) {
+    case TERM_MOVE_LIMIT:
+        return strstr(reason, "plies played without a result") != NULL;
+    case TERM_DATABASE:
+        return strstr(reason, "(database)") != NULL;
+    case TERM_SCORE:
+        return strstr(reason, "by score") != NULL;
+    case TERM_TIME_FORFEIT:
+        return strstr(reason, " lost on time") != NULL;
+    case TERM_ILLEGAL_MOVE:
+        return strstr(reason, " sent an illegal move") != NULL;
+    case TERM_CRASH:
+        return strstr(reason, " killed by signal ") || strstr(reason, " exited with status ") ||
+               strstr(reason, " could not start");
+    case TERM_DISCONNECT:
+        return strstr(reason, " closed its output") || (strstr(reason, " exited ") && !strstr(reason, "exited with"));
+    case TERM_STALL:
+        return strstr(reason, " sent no ") || strstr(reason, " did not take its input") ||
+               strstr(reason, " stall timeout");
+    case TERM_PROTOCOL:
+        return strstr(reason, " second bestmove") != NULL;
+    default:
+        return true;
+    }
+}
+
+/* The side whose engine is at fault, named as "(goats)" or "(tigers)" in the Reason; -1 when
+ * it names neither or both. */
+int record_fault_side(const char *reason)
+{
+    bool g = strstr(reason, " (goats)") != NULL, t = strstr(reason, " (tigers)") != NULL;
+    return g == t ? -1 : g ? GOATS : TIGERS;
 }
 
 static bool is_move_number(const char *t)
@@ -200,20 +381,26 @@ static void check_game(checker_t *c, parsed_t *p)
     char *save = NULL;
     int ply = 0;
     bool moves_ok = true;
+    if (p->lines_failed) {
+        problem(c, p, "out of memory");
+        game_free(&g);
+        return;
+    }
     for (char *t = p->moves.s ? strtok_r(p->moves.s, " \t", &save) : NULL; t && moves_ok;
          t = strtok_r(NULL, " \t", &save)) {
         if (is_move_number(t))
             continue;
         ply++;
         move_t m;
+        long at = moves_line(p, (size_t)(t - p->moves.s));
         if (move_parse_text(t, &m, msg, sizeof msg) != BC_OK) {
-            problem(c, p, "ply %d '%s': %s", ply, t, msg);
+            problem_at(c, p, at, "ply %d '%s': %s", ply, t, msg);
             moves_ok = false;
         } else if (move_kind(m) == MOVE_JUMP && !strchr(t, '(')) {
-            problem(c, p, "ply %d '%s': a capture must name the jumped point", ply, t);
+            problem_at(c, p, at, "ply %d '%s': a capture must name the jumped point", ply, t);
             moves_ok = false;
         } else if (game_play(&g, m, msg, sizeof msg) != BC_OK) {
-            problem(c, p, "ply %d '%s': %s", ply, t, msg);
+            problem_at(c, p, at, "ply %d '%s': %s", ply, t, msg);
             moves_ok = false;
         }
     }
@@ -257,15 +444,156 @@ static void check_game(checker_t *c, parsed_t *p)
             problem(c, p, "a move-limit adjudication must be a draw");
         if (!mm || strcmp(mm, plies) != 0)
             problem(c, p, "move limit after %zu plies, but MaxMoves is %s", g.count, mm ? mm : "absent");
-    } else if (term == TERM_DATABASE) {
-        if (game_position(&g)->in_hand != 0)
-            problem(c, p, "database adjudication with goats still in hand");
+    } else if (term_is_fault(term)) {
+        int at_fault = record_fault_side(tag(p, "Reason"));
         if (winner == -1)
-            problem(c, p, "a database adjudication names a winner");
-    } else if (winner == -1) {
-        problem(c, p, "a %s must be a loss for the engine at fault", term_name(term));
+            problem(c, p, "a %s must be a loss for the engine at fault", term_name(term));
+        else if (at_fault >= 0 && winner == at_fault)
+            problem(c, p, "Result names %s, the side at fault (%s), as the winner", res, term_name(term));
     }
+    if (term != TERM_NONE && !reason_fits(term, tag(p, "Reason")))
+        problem(c, p, "the Reason does not describe a %s: '%.80s'", term_name(term), tag(p, "Reason"));
     game_free(&g);
+}
+
+/* Game numbers run 1, 2, 3 ... in file order, each once (a game without a record has a
+ * note line in its place). */
+static void number_game(checker_t *c, const char *no, long line, int64_t *next)
+{
+    int64_t k;
+    if (!no || !parse_int64(no, 1, INT64_MAX, &k)) {
+        fprintf(c->err, "%s:%ld: game number '%s' is not a positive integer\n", c->path, line, no ? no : "");
+        c->problems++;
+        return;
+    }
+    if (k < *next) {
+        fprintf(c->err, "%s:%ld: game %lld appears again (or out of order) after game %lld\n", c->path, line,
+                (long long)k, (long long)*next - 1);
+        c->problems++;
+        return;
+    }
+    if (k == *next + 1) {
+        fprintf(c->err, "%s:%ld: game %lld missing from the numbering before game %lld\n", c->path, line,
+                (long long)*next, (long long)k);
+        c->problems++;
+    } else if (k > *next) {
+        fprintf(c->err, "%s:%ld: games %lld to %lld missing from the numbering before game %lld\n", c->path, line,
+                (long long)*next, (long long)k - 1, (long long)k);
+        c->problems++;
+    }
+    *next = k + 1;
+}
+
+static bool scan_push(record_entry_t **list, size_t *n, size_t *cap, const record_entry_t *e)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 64;
+        record_entry_t *l = realloc(*list, c * sizeof *l);
+        if (!l)
+            return false;
+        *list = l;
+        *cap = c;
+    }
+    (*list)[(*n)++] = *e;
+    return true;
+}
+
+bool record_scan(const char *path, record_entry_t **entries, size_t *n, char *msg, size_t msglen)
+{
+    *entries = NULL;
+    *n = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (errno == ENOENT)
+            return true;
+        snprintf(msg, msglen, "cannot read %s: %s", path, strerror(errno));
+        return false;
+    }
+    size_t cap = 0;
+    record_entry_t cur;
+    memset(&cur, 0, sizeof cur);
+    bool in_game = false, ok = true, stop = false;
+    char *line = NULL;
+    size_t lcap = 0;
+    ssize_t len;
+    long pos = 0;
+    while (!stop && (len = getline(&line, &lcap, f)) >= 0) {
+        pos += (long)len;
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            line[--len] = '\0';
+        if (len == 0) {
+            if (*n > 0 && !in_game && (*entries)[*n - 1].end == pos - 1)
+                (*entries)[*n - 1].end = pos; /* the blank line after a game belongs to it */
+            continue;
+        }
+        long long noted;
+        int used = 0;
+        if (!in_game && sscanf(line, "; game %lld %n", &noted, &used) == 1 && used > 0) {
+            if (strncmp(line + used, "not played", 10) != 0 || noted != (long long)*n + 1) {
+                stop = true; /* an aborted game is played again, and so is everything after it */
+                break;
+            }
+            record_entry_t e;
+            memset(&e, 0, sizeof e);
+            e.game_no = noted;
+            e.end = pos;
+            if (!(ok = scan_push(entries, n, &cap, &e)))
+                break;
+            continue;
+        }
+        char *name, *value;
+        if (!split_tag(line, &name, &value)) {
+            if (!in_game)
+                stop = true;
+            continue; /* moves */
+        }
+        if (!in_game) {
+            memset(&cur, 0, sizeof cur);
+            cur.winner = -2;
+            in_game = true;
+        }
+        if (strcmp(name, "Game") == 0)
+            parse_int64(value, 1, INT64_MAX, &cur.game_no);
+        else if (strcmp(name, "Goats") == 0)
+            snprintf(cur.goats, sizeof cur.goats, "%s", value);
+        else if (strcmp(name, "Tigers") == 0)
+            snprintf(cur.tigers, sizeof cur.tigers, "%s", value);
+        else if (strcmp(name, "Opening") == 0)
+            snprintf(cur.opening, sizeof cur.opening, "%s", value);
+        else if (strcmp(name, "Repetition") == 0)
+            snprintf(cur.rule, sizeof cur.rule, "%s", value);
+        else if (strcmp(name, "Result") == 0)
+            cur.winner = strcmp(value, "goats") == 0 ? GOATS : strcmp(value, "tigers") == 0 ? TIGERS
+                         : strcmp(value, "draw") == 0 ? -1 : -2;
+        else if (strcmp(name, "Termination") == 0)
+            cur.term = term_parse(value);
+        else if (strcmp(name, "Reason") == 0)
+            snprintf(cur.reason, sizeof cur.reason, "%s", value);
+        else if (strcmp(name, "Plies") == 0) {
+            int64_t p;
+            if (parse_int64(value, 0, INT32_MAX, &p))
+                cur.plies = (size_t)p;
+        } else if (strcmp(name, "Final") == 0) {
+            in_game = false;
+            cur.played = true;
+            cur.end = pos;
+            if (cur.game_no != (int64_t)*n + 1 || cur.winner == -2 || cur.term == TERM_NONE)
+                stop = true;
+            else if (!(ok = scan_push(entries, n, &cap, &cur)))
+                stop = true;
+        }
+        free(name);
+        free(value);
+    }
+    free(line);
+    fclose(f);
+    if (!ok) {
+        snprintf(msg, msglen, "out of memory");
+        free(*entries);
+        *entries = NULL;
+        *n = 0;
+    }
+    return ok;
 }
 
 int record_check_file(const char *path, FILE *err, int64_t *games)
@@ -283,6 +611,7 @@ int record_check_file(const char *path, FILE *err, int64_t *games)
     size_t cap = 0;
     long lineno = 0;
     bool in_game = false;
+    int64_t next_no = 1, notes = 0; /* games are numbered 1, 2, ... in file order */
     ssize_t n;
     while ((n = getline(&line, &cap, f)) >= 0) {
         lineno++;
@@ -302,6 +631,7 @@ int record_check_file(const char *path, FILE *err, int64_t *games)
                 }
                 p.final = value;
                 check_game(&c, &p);
+                number_game(&c, tag(&p, "Game"), p.line, &next_no);
                 (*games)++;
                 parsed_clear(&p);
                 in_game = false;
@@ -326,16 +656,30 @@ int record_check_file(const char *path, FILE *err, int64_t *games)
             p.value[p.n++] = value;
             continue;
         }
+        long long noted;
+        int used = 0;
+        if (!in_game && sscanf(line, "; game %lld %n", &noted, &used) == 1 && used > 0 &&
+            (strncmp(line + used, "not played", 10) == 0 || strncmp(line + used, "aborted", 7) == 0)) {
+            /* A game of the schedule that has no record, and why. */
+            char no[32];
+            snprintf(no, sizeof no, "%lld", noted);
+            number_game(&c, no, lineno, &next_no);
+            notes++;
+            continue;
+        }
         if (line[0] == '[' || !in_game) {
             fprintf(err, "%s:%ld: unexpected line '%.40s'\n", path, lineno, line);
             c.problems++;
             continue;
         }
-        sb_add(&p.moves, line);
-        sb_add(&p.moves, " ");
+        add_moves_line(&p, line, lineno);
     }
     if (in_game) {
         fprintf(err, "%s:%ld: the last game has no Final line\n", path, lineno);
+        c.problems++;
+    }
+    if (*games == 0 && notes == 0 && !ferror(f)) {
+        fprintf(err, "%s: no games\n", path);
         c.problems++;
     }
     if (ferror(f)) {

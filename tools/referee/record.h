@@ -26,8 +26,38 @@ typedef struct {
 /* The record of one game (ending with a blank line); NULL when out of memory. */
 char *record_format(const record_info_t *r);
 
+/* The same game as PGN for rating tools (ordo, bayeselo, pgn-extract's tag handling):
+ * White = goats, Black = tigers, Result 1-0 / 0-1 / 1/2-1/2, Variant "Bagh-Chal", the
+ * opening in an OBX tag, moves in protocol notation, the reason as a final comment. NULL
+ * when out of memory. */
+char *record_format_pgn(const record_info_t *r);
+
 /* "goats", "tigers", "draw". */
 const char *result_name(int winner);
+
+/* One game of an existing record file, for -resume. */
+typedef struct {
+    int64_t game_no;
+    bool played;     /* false: a "not played" note */
+    char goats[128], tigers[128];
+    char opening[96];
+    char rule[16];
+    int winner;      /* GOATS, TIGERS, -1: draw */
+    term_t term;
+    char reason[512];
+    size_t plies;
+    long end;        /* byte offset just after the game (or note) in the file */
+} record_entry_t;
+
+/* The side whose engine is at fault, named as "(goats)" or "(tigers)" in a Reason; -1 when it
+ * names neither or both. */
+int record_fault_side(const char *reason);
+
+/* Reads the games of a record file from game 1 on, as long as they are complete and numbered
+ * 1, 2, 3 ... (an "aborted" note, an unfinished game or a gap ends the list). The caller
+ * frees *entries. False with a reason in msg when the file cannot be read or is out of
+ * memory; a missing file is an empty list. */
+bool record_scan(const char *path, record_entry_t **entries, size_t *n, char *msg, size_t msglen);
 
 /* Replays every game of a record file and checks it against the rules; problems are
  * written to err, one line each. Returns the number of problems (-1: unreadable file);

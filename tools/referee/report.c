@@ -81,12 +81,21 @@ void report_print(const summary_t *s, FILE *out)
         elo_t e = elo_estimate(t);
         char elo[64];
         fmt_elo(elo, sizeof elo, e);
-        fprintf(out, "  Elo %s (95%%), LOS %.1f%%\n", elo, e.los * 100.0);
+        fprintf(out, "  Elo %s (95%%, games), LOS %.1f%%\n", elo, e.los * 100.0);
+        const penta_t *pn = &s->pairs[i].penta;
+        penta_elo_t pe = penta_estimate(*pn);
+        fmt_elo(elo, sizeof elo, (elo_t){pe.score, pe.elo, pe.error, pe.los});
+        fprintf(out, "  Pairs scoring 0/0.5/1/1.5/2: %lld %lld %lld %lld %lld (%lld pairs)\n", (long long)pn->n[0],
+                (long long)pn->n[1], (long long)pn->n[2], (long long)pn->n[3], (long long)pn->n[4],
+                (long long)pe.pairs);
+        char nelo[64];
+        fmt_elo(nelo, sizeof nelo, (elo_t){pe.score, pe.nelo, pe.nelo_error, pe.los});
+        fprintf(out, "  Elo %s (95%%, pairs), nElo %s, LOS %.1f%%\n", elo, nelo, pe.los * 100.0);
     }
     if (cfg->sprt.on)
-        fprintf(out, "\nSPRT elo0=%g elo1=%g alpha=%g beta=%g: LLR %.3f [%.3f, %.3f], %s\n", cfg->sprt.elo0,
-                cfg->sprt.elo1, cfg->sprt.alpha, cfg->sprt.beta, s->llr, s->lower, s->upper,
-                sprt_verdict_name(s->verdict));
+        fprintf(out, "\nSPRT (%s) elo0=%g elo1=%g alpha=%g beta=%g: LLR %.3f [%.3f, %.3f], %s\n",
+                cfg->sprt.trinomial ? "trinomial" : "pentanomial", cfg->sprt.elo0, cfg->sprt.elo1, cfg->sprt.alpha,
+                cfg->sprt.beta, s->llr, s->lower, s->upper, sprt_verdict_name(s->verdict));
     if (s->pairings_nb > 1) {
         fprintf(out, "\nStandings\n");
         double *pts = calloc((size_t)cfg->engines_nb, sizeof *pts);
@@ -202,12 +211,27 @@ bool report_json(const summary_t *s, const char *path, char *msg, size_t msglen)
         json_num(&b, e.error);
         sb_add(&b, ", \"los\": ");
         json_num(&b, e.los);
+        const penta_t *pn = &s->pairs[i].penta;
+        penta_elo_t pe = penta_estimate(*pn);
+        sb_addf(&b, ",\n     \"pentanomial\": [%lld, %lld, %lld, %lld, %lld], \"pairs\": %lld, \"penta_elo\": ",
+                (long long)pn->n[0], (long long)pn->n[1], (long long)pn->n[2], (long long)pn->n[3],
+                (long long)pn->n[4], (long long)pe.pairs);
+        json_num(&b, pe.elo);
+        sb_add(&b, ", \"penta_elo_error\": ");
+        json_num(&b, pe.error);
+        sb_add(&b, ", \"nelo\": ");
+        json_num(&b, pe.nelo);
+        sb_add(&b, ", \"nelo_error\": ");
+        json_num(&b, pe.nelo_error);
+        sb_add(&b, ", \"penta_los\": ");
+        json_num(&b, pe.los);
         sb_addf(&b, "}%s\n", i + 1 < s->pairings_nb ? "," : "");
     }
     sb_add(&b, "  ],\n  \"sprt\": ");
     if (cfg->sprt.on) {
-        sb_addf(&b, "{\"elo0\": %g, \"elo1\": %g, \"alpha\": %g, \"beta\": %g, \"llr\": ", cfg->sprt.elo0,
-                cfg->sprt.elo1, cfg->sprt.alpha, cfg->sprt.beta);
+        sb_addf(&b, "{\"stats\": \"%s\", \"elo0\": %g, \"elo1\": %g, \"alpha\": %g, \"beta\": %g, \"llr\": ",
+                cfg->sprt.trinomial ? "trinomial" : "pentanomial", cfg->sprt.elo0, cfg->sprt.elo1, cfg->sprt.alpha,
+                cfg->sprt.beta);
         json_num(&b, s->llr);
         sb_add(&b, ", \"lower\": ");
         json_num(&b, s->lower);

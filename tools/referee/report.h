@@ -15,6 +15,7 @@ typedef struct {
 
 typedef struct {
     wld_t as[SIDE_NB]; /* a's results when a played goats, tigers */
+    penta_t penta;     /* a's points in the pairs (both colours of one opening) counted whole */
 } pair_stats_t;
 
 typedef struct {

@@ -1,5 +1,5 @@
 /* Match statistics: logistic Elo with its 95% error, likelihood of superiority, and the
- * sequential probability ratio test (the trinomial GSPRT approximation). */
+ * sequential probability ratio test (trinomial and pentanomial generalized SPRT). */
 #ifndef REFEREE_STATS_H
 #define REFEREE_STATS_H
 
@@ -23,13 +23,36 @@ double elo_from_score(double s);
 double score_from_elo(double elo);
 elo_t elo_estimate(wld_t r);
 
+/* Pentanomial counts: n[k] pairs (an opening played with both colours) in which the engine
+ * scored k/2 points, k = 0..4 (0, 0.5, 1, 1.5, 2). */
+typedef struct {
+    int64_t n[5];
+} penta_t;
+
+typedef struct {
+    int64_t pairs;
+    double score;      /* mean score per game, 0.5 without pairs */
+    double elo;        /* logistic Elo of that score */
+    double error;      /* 95% half-width from the variance of the pair scores; INFINITY when unbounded */
+    double nelo;       /* normalized Elo: (score - 1/2) / sqrt(2 var) * 800 / ln 10, var per pair */
+    double nelo_error; /* its 95% half-width */
+    double los;        /* likelihood of superiority from the pair variance */
+} penta_elo_t;
+
+penta_elo_t penta_estimate(penta_t p);
+
 typedef enum { SPRT_CONTINUE = 0, SPRT_H0, SPRT_H1 } sprt_verdict_t;
 
 /* log(beta / (1 - alpha)) and log((1 - beta) / alpha). */
 void sprt_bounds(double alpha, double beta, double *lower, double *upper);
-/* N (s1 - s0) (2 s - s0 - s1) / (2 var), with s0, s1 the scores of elo0 and elo1 and var
- * the variance of one game's score; 0 without games or without variance. */
+/* The generalized SPRT of fishtest and fastchess for logistic Elo: the log-likelihood ratio
+ * of the maximum-likelihood outcome distributions whose mean score is s0 (elo0) and s1
+ * (elo1), given the observed frequencies (a count of 0 counts as 0.001, as fastchess does);
+ * 0 without games. Trinomial: games scored 0, 1/2, 1. */
 double sprt_llr(wld_t r, double elo0, double elo1);
+/* The same over pairs scored 0, 1/4, 1/2, 3/4, 1 per game (a pair 1-1 and a pair of two
+ * draws both count as 1/2, as in fastchess). */
+double sprt_llr_penta(penta_t p, double elo0, double elo1);
 sprt_verdict_t sprt_decide(double llr, double lower, double upper);
 const char *sprt_verdict_name(sprt_verdict_t v);
 

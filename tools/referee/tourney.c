@@ -17,6 +17,7 @@
 #include "adjudicate.h"
 #include "openings.h"
 #include "play.h"
+#include "record.h"
 #include "report.h"
 
 /* Signal handling needs these two: a handler can reach nothing else. */
@@ -72,12 +73,19 @@ struct run {
     bool failed;
     char fatal[256];
 
+    /* -resume: the games of the records file, counted before the workers start. */
+    record_entry_t *resumed;
+    size_t resumed_nb;
+    bool replaying;
+
     /* The main thread's. */
     int64_t processed;
     int64_t decided_at; /* index of the game that decided the SPRT, -1: none */
+    int pair_first;     /* half points of the first engine in the last counted even game */
+    int64_t pair_index; /* the index of the last counted game, -1: none */
     pair_stats_t *pairs;
     summary_t sum;
-    FILE *records;
+    FILE *records, *pgn;
 
     /* Output, under ui. */
     pthread_mutex_t ui;
@@ -197,10 +205,9 @@ static void assign(player_t slots[SIDE_NB], const game_spec_t *s, player_t *play
             }
 }
 
-static void post(run_t *r, int64_t index, const game_spec_t *s, outcome_t *o)
+/* Hands a finished game to the main thread. */
+static void post(run_t *r, int64_t index, outcome_t *o)
 {
-    char notes[SIDE_NB][800];
-    notes[0][0] = notes[1][0] = '\0';
     pthread_mutex_lock(&r->lock);
     if (r->done_nb == r->done_cap) {
         size_t cap = r->done_cap ? r->done_cap * 2 : 16;
@@ -219,30 +226,8 @@ static void post(run_t *r, int64_t index, const game_spec_t *s, outcome_t *o)
         r->done_cap = cap;
     }
     r->done[r->done_nb++] = (done_t){index, o};
-    for (int side = 0; side < SIDE_NB && !o->aborted && !o->unplayed; side++) {
-        engine_state_t *st = &r->engines[s->engine[side]];
-        const char *name = r->cfg->engines[s->engine[side]].name;
-        if (!o->failed[side]) {
-            st->failures = 0;
-            continue;
-        }
-        st->failures++;
-        if (st->failures >= r->cfg->max_failures && !st->dropped) {
-            st->dropped = true;
-            snprintf(notes[side], sizeof notes[side],
-                     "game %lld: %s; %s dropped after %d consecutive failures, its remaining games are not played",
-                     (long long)index + 1, o->reason, name, st->failures);
-        } else if (!st->dropped) {
-            st->restarts++;
-            snprintf(notes[side], sizeof notes[side], "game %lld: %s; %s will be restarted", (long long)index + 1,
-                     o->reason, name);
-        }
-    }
     pthread_cond_broadcast(&r->cond);
     pthread_mutex_unlock(&r->lock);
-    for (int side = 0; side < SIDE_NB; side++)
-        if (notes[side][0])
-            ui_note(r, "%s", notes[side]);
 }
 
 /* The wake pipe turns readable for good when the run stops (Ctrl-C, SPRT, failure). */
@@ -259,6 +244,18 @@ static void *worker_main(void *arg)
     player_t slots[SIDE_NB];
     player_init(&slots[0]);
     player_init(&slots[1]);
+    /* Engines whose process failed in this worker: their next start here is a restart. */
+    bool *owed = calloc((size_t)r->cfg->engines_nb, sizeof *owed);
+    if (!owed) {
+        pthread_mutex_lock(&r->lock);
+        r->failed = true;
+        snprintf(r->fatal, sizeof r->fatal, "out of memory");
+        r->workers_alive--;
+        pthread_cond_broadcast(&r->cond);
+        pthread_mutex_unlock(&r->lock);
+        wake_all(r);
+        return NULL;
+    }
     for (;;) {
         pthread_mutex_lock(&r->lock);
         bool stop = atomic_load(&r->stop) || r->failed || r->next >= r->total || woken(r);
@@ -283,7 +280,7 @@ static void *worker_main(void *arg)
         }
         if (dropped) {
             o->unplayed = true;
-            post(r, i, &s, o);
+            post(r, i, o);
             continue;
         }
         player_t *players[SIDE_NB];
@@ -295,7 +292,7 @@ static void *worker_main(void *arg)
                      (long long)i + 1);
             pthread_mutex_unlock(&r->lock);
             o->aborted = true;
-            post(r, i, &s, o);
+            post(r, i, o);
             wake_all(r);
             break;
         }
@@ -305,7 +302,10 @@ static void *worker_main(void *arg)
                 if (!pl->running)
                     continue;
                 fault_t f = player_resync(pl, &r->env);
-                if (f != FAULT_NONE && f != FAULT_ABORT && !o->failed[side]) {
+                if (f == FAULT_PROTOCOL) {
+                    size_t n = strlen(o->reason);
+                    snprintf(o->reason + n, sizeof o->reason - n, "; then %s", pl->detail);
+                } else if (f != FAULT_NONE && f != FAULT_ABORT && !o->failed[side]) {
                     /* Lost the game some other way (on time) and then stayed silent. */
                     o->failed[side] = true;
                     size_t n = strlen(o->reason);
@@ -315,8 +315,18 @@ static void *worker_main(void *arg)
                     player_quit(pl, &r->env);
             }
         }
-        post(r, i, &s, o);
+        for (int side = 0; side < SIDE_NB; side++) {
+            int e = s.engine[side];
+            if (o->started[side] && owed[e]) {
+                o->restarted[side] = true;
+                owed[e] = false;
+            }
+            if (!players[side]->running && players[side]->died)
+                owed[e] = true;
+        }
+        post(r, i, o);
     }
+    free(owed);
     player_quit(&slots[0], &r->env);
     player_quit(&slots[1], &r->env);
     pthread_mutex_lock(&r->lock);
@@ -328,15 +338,75 @@ static void *worker_main(void *arg)
 
 /* ---- counting (main thread) ---- */
 
+static void output_failed(run_t *r, const char *what)
+{
+    int e = errno;
+    pthread_mutex_lock(&r->lock);
+    if (!r->failed) {
+        r->failed = true;
+        snprintf(r->fatal, sizeof r->fatal, "cannot write %s: %s", what, strerror(e));
+    }
+    pthread_mutex_unlock(&r->lock);
+    wake_all(r);
+}
+
+/* A game of the schedule without a record gets a note line in its place, so that --check
+ * can tell a missing game from one that was never to be there. */
+static void note_missing(run_t *r, int64_t index, const char *why)
+{
+    if (r->records && !r->replaying && (fprintf(r->records, "; game %lld %s\n\n", (long long)index + 1, why) < 0 ||
+                       fflush(r->records) != 0))
+        output_failed(r, "the records file");
+}
+
+/* Consecutive failures, in game order: an engine that fails in -maxfailures games in a row is
+ * dropped at that game, and every later game of it is not played, even one a worker had
+ * already started, so the count does not depend on the concurrency. */
+static bool drop_check(run_t *r, int64_t index, outcome_t *o)
+{
+    game_spec_t s = spec_of(r, index);
+    for (int side = 0; side < SIDE_NB; side++)
+        if (r->engines[s.engine[side]].dropped)
+            return false;
+    for (int side = 0; side < SIDE_NB; side++) {
+        engine_state_t *st = &r->engines[s.engine[side]];
+        const char *name = r->cfg->engines[s.engine[side]].name;
+        /* Counted with the game, so a game not counted brings no restart either. */
+        st->restarts += o->restarted[side];
+        if (!o->failed[side]) {
+            st->failures = 0;
+            continue;
+        }
+        st->failures++;
+        if (st->failures >= r->cfg->max_failures) {
+            pthread_mutex_lock(&r->lock);
+            st->dropped = true;
+            pthread_mutex_unlock(&r->lock);
+            ui_note(r, "game %lld: %s; %s dropped after %d consecutive failures, its remaining games are not played",
+                    (long long)index + 1, o->reason, name, st->failures);
+        } else if (!r->replaying) {
+            ui_note(r, "game %lld: %s; %s will be restarted", (long long)index + 1, o->reason, name);
+        }
+    }
+    return true;
+}
+
 static void count(run_t *r, int64_t index, outcome_t *o)
 {
+    if (!o->unplayed && !o->aborted && r->decided_at < 0 && !drop_check(r, index, o)) {
+        o->unplayed = true; /* played after its engine was dropped at an earlier game */
+        outcome_free(o);
+    }
     if (o->unplayed) {
         r->sum.unplayed++;
+        note_missing(r, index, "not played: an engine was dropped");
         return;
     }
     if (o->aborted) {
-        if (r->decided_at < 0)
+        if (r->decided_at < 0) {
             r->sum.aborted++;
+            note_missing(r, index, "aborted: the run stopped during the game");
+        }
         return;
     }
     if (r->decided_at >= 0) {
@@ -347,31 +417,34 @@ static void count(run_t *r, int64_t index, outcome_t *o)
     const pairing_t *p = &r->pairings[s.pairing];
     int a_side = s.engine[GOATS] == p->a ? GOATS : TIGERS;
     wld_t *w = &r->pairs[s.pairing].as[a_side];
+    int half_points = o->winner < 0 ? 1 : o->winner == a_side ? 2 : 0;
     if (o->winner < 0)
         w->draws++;
     else if (o->winner == a_side)
         w->wins++;
     else
         w->losses++;
+    /* Games 2k and 2k+1 are a pair; one that is not counted leaves its pair out. */
+    if (index % 2 == 0)
+        r->pair_first = half_points;
+    else if (r->pair_first >= 0 && r->pair_index == index - 1)
+        r->pairs[s.pairing].penta.n[r->pair_first + half_points]++;
+    r->pair_index = index;
     r->sum.terms[o->term]++;
     r->sum.counted++;
-    if (r->records && o->record && (fputs(o->record, r->records) < 0 || fflush(r->records) != 0)) {
-        int e = errno;
-        pthread_mutex_lock(&r->lock);
-        if (!r->failed) {
-            r->failed = true;
-            snprintf(r->fatal, sizeof r->fatal, "cannot write the records file: %s", strerror(e));
-        }
-        pthread_mutex_unlock(&r->lock);
-        wake_all(r);
-    }
-    if (r->cfg->verbose)
+    if (r->records && o->record && (fputs(o->record, r->records) < 0 || fflush(r->records) != 0))
+        output_failed(r, "the records file");
+    if (r->pgn && o->pgn && (fputs(o->pgn, r->pgn) < 0 || fflush(r->pgn) != 0))
+        output_failed(r, "the PGN file");
+    if (r->cfg->verbose && !r->replaying)
         ui_note(r, "Game %lld: %s (goats) vs %s (tigers): %s, %s (%zu plies)", (long long)index + 1,
                 r->cfg->engines[s.engine[GOATS]].name, r->cfg->engines[s.engine[TIGERS]].name,
                 o->winner < 0 ? "draw" : o->winner == GOATS ? "goats win" : "tigers win", o->reason, o->plies);
     /* The SPRT looks at whole pairs, so both colours of an opening are always in. */
     if (r->cfg->sprt.on && index % 2 == 1) {
-        r->sum.llr = sprt_llr(pair_total(&r->pairs[0]), r->cfg->sprt.elo0, r->cfg->sprt.elo1);
+        r->sum.llr = r->cfg->sprt.trinomial
+                         ? sprt_llr(pair_total(&r->pairs[0]), r->cfg->sprt.elo0, r->cfg->sprt.elo1)
+                         : sprt_llr_penta(r->pairs[0].penta, r->cfg->sprt.elo0, r->cfg->sprt.elo1);
         r->sum.verdict = sprt_decide(r->sum.llr, r->sum.lower, r->sum.upper);
         if (r->sum.verdict != SPRT_CONTINUE) {
             r->decided_at = index;
@@ -424,10 +497,10 @@ static void main_loop(run_t *r)
             count(r, r->processed + k, batch[k]);
             outcome_free(batch[k]);
             free(batch[k]);
+            /* After each game: a batch that crosses a multiple of -progress still shows it. */
+            ui_progress(r, false);
         }
         r->processed += nb;
-        if (nb > 0)
-            ui_progress(r, false);
         if (finished && nb == 0)
             break;
     }
@@ -435,11 +508,63 @@ static void main_loop(run_t *r)
 
 /* ---- setup ---- */
 
+/* The byte offset of the (k+1)-th game of a PGN file (its size when it has k games or fewer). */
+static long pgn_cut(const char *path, int64_t k)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    long pos = 0, cut = -1;
+    int64_t games = 0;
+    while ((n = getline(&line, &cap, f)) >= 0) {
+        if (strncmp(line, "[Event ", 7) == 0 && games++ == k) {
+            cut = pos;
+            break;
+        }
+        pos += (long)n;
+    }
+    free(line);
+    fclose(f);
+    return cut >= 0 ? cut : pos;
+}
+
+/* -resume: the records file keeps its games up to the first one that must be played again;
+ * the rest (an aborted or unfinished game and what follows) is cut, and so is the PGN. */
+static int cut_for_resume(run_t *r, char *msg, size_t msglen)
+{
+    const config_t *cfg = r->cfg;
+    long keep = r->resumed_nb ? r->resumed[r->resumed_nb - 1].end : 0;
+    if (truncate(cfg->records_file, keep) < 0 && errno != ENOENT) {
+        snprintf(msg, msglen, "cannot cut %s for -resume: %s", cfg->records_file, strerror(errno));
+        return -1;
+    }
+    if (cfg->pgn_file) {
+        int64_t played = 0;
+        for (size_t k = 0; k < r->resumed_nb; k++)
+            played += r->resumed[k].played;
+        if (truncate(cfg->pgn_file, pgn_cut(cfg->pgn_file, played)) < 0 && errno != ENOENT) {
+            snprintf(msg, msglen, "cannot cut %s for -resume: %s", cfg->pgn_file, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int open_outputs(run_t *r, char *msg, size_t msglen)
 {
     const config_t *cfg = r->cfg;
-    if (cfg->records_file && !(r->records = fopen(cfg->records_file, "we"))) {
+    const char *mode = cfg->resume ? "ae" : "we";
+    if (cfg->resume && cut_for_resume(r, msg, msglen) < 0)
+        return -1;
+    if (cfg->records_file && !(r->records = fopen(cfg->records_file, mode))) {
         snprintf(msg, msglen, "cannot write %s: %s", cfg->records_file, strerror(errno));
+        return -1;
+    }
+    if (cfg->pgn_file && !(r->pgn = fopen(cfg->pgn_file, mode))) {
+        snprintf(msg, msglen, "cannot write %s: %s", cfg->pgn_file, strerror(errno));
         return -1;
     }
     if (cfg->log_file &&
@@ -448,6 +573,66 @@ static int open_outputs(run_t *r, char *msg, size_t msglen)
         return -1;
     }
     return 0;
+}
+
+/* -resume: the games read must be this run's (engines, openings, rule), in its schedule. */
+static bool resume_read(run_t *r, char *msg, size_t msglen)
+{
+    const config_t *cfg = r->cfg;
+    if (!record_scan(cfg->records_file, &r->resumed, &r->resumed_nb, msg, msglen))
+        return false;
+    if ((int64_t)r->resumed_nb > r->total) {
+        snprintf(msg, msglen, "-resume: %s holds %zu games, this run has %lld", cfg->records_file, r->resumed_nb,
+                 (long long)r->total);
+        return false;
+    }
+    for (size_t k = 0; k < r->resumed_nb; k++) {
+        const record_entry_t *e = &r->resumed[k];
+        if (!e->played)
+            continue;
+        game_spec_t s = spec_of(r, (int64_t)k);
+        opening_t op;
+        if (!openings_get(&r->openings, s.round, &op)) {
+            snprintf(msg, msglen, "out of memory");
+            return false;
+        }
+        const char *why = strcmp(e->goats, cfg->engines[s.engine[GOATS]].name) != 0 ||
+                                  strcmp(e->tigers, cfg->engines[s.engine[TIGERS]].name) != 0
+                              ? "other engines"
+                          : strcmp(e->opening, op.obx) != 0 ? "another opening (give the run's -seed and -openings)"
+                          : strcmp(e->rule, rule_name(cfg->rule)) != 0 ? "another repetition rule"
+                                                                        : NULL;
+        if (why) {
+            snprintf(msg, msglen, "-resume: game %lld of %s was played with %s than this run's", (long long)k + 1,
+                     cfg->records_file, why);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Counts the games read for -resume as if they had just been played. */
+static void resume_count(run_t *r)
+{
+    r->replaying = true;
+    for (size_t k = 0; k < r->resumed_nb; k++) {
+        const record_entry_t *e = &r->resumed[k];
+        outcome_t o;
+        memset(&o, 0, sizeof o);
+        o.unplayed = !e->played;
+        o.winner = e->winner;
+        o.term = e->term;
+        o.plies = e->plies;
+        snprintf(o.reason, sizeof o.reason, "%s", e->reason);
+        /* The failures of a process, as far as the record tells. */
+        int side = record_fault_side(e->reason);
+        if (side >= 0 && (e->term == TERM_CRASH || e->term == TERM_STALL || e->term == TERM_DISCONNECT ||
+                          strstr(e->reason, "; then ")))
+            o.failed[side] = true;
+        count(r, (int64_t)k, &o);
+    }
+    r->processed = r->next = (int64_t)r->resumed_nb;
+    r->replaying = false;
 }
 
 static void install_signals(struct sigaction old[3])
@@ -485,8 +670,15 @@ static void print_header(run_t *r)
     printf("baghchal-referee: %s of %d engines (", format_name(cfg->format), cfg->engines_nb);
     for (int k = 0; k < cfg->engines_nb; k++)
         printf("%s%s", k ? ", " : "", cfg->engines[k].name);
-    printf("), %lld games, %s, repetition %s, concurrency %d, seed %llu\n", (long long)r->total, lim,
-           rule_name(cfg->rule), cfg->concurrency, (unsigned long long)cfg->seed);
+    printf("), %lld games, %s, repetition %s, concurrency %d%s, seed %llu\n", (long long)r->total, lim,
+           rule_name(cfg->rule), cfg->concurrency, cfg->concurrency_auto ? " (auto)" : "",
+           (unsigned long long)cfg->seed);
+    int cores = cli_cores();
+    if (cfg->concurrency * 2 > cores)
+        printf("warning: %d game%s at once run %d engines on %d core%s: under clocks, engines starved of CPU "
+               "lose on time (-concurrency auto plays %d at once here)\n",
+               cfg->concurrency, cfg->concurrency == 1 ? "" : "s", cfg->concurrency * 2, cores, cores == 1 ? "" : "s",
+               cores / 2 > 0 ? cores / 2 : 1);
     fflush(stdout);
 }
 
@@ -500,6 +692,8 @@ int tourney_run(const config_t *cfg)
     r->cfg = cfg;
     r->log_fd = -1;
     r->decided_at = -1;
+    r->pair_first = -1;
+    r->pair_index = -1;
     r->wake_r = r->wake_w = -1;
     r->t0 = now_us();
     r->tty = isatty(STDOUT_FILENO);
@@ -521,6 +715,9 @@ int tourney_run(const config_t *cfg)
         snprintf(msg, sizeof msg, "out of memory");
         goto out;
     }
+    r->total = cfg->rounds * 2 * r->pairings_nb;
+    if (cfg->resume && !resume_read(r, msg, sizeof msg))
+        goto out;
     if (open_outputs(r, msg, sizeof msg) < 0)
         goto out;
     int fds[2];
@@ -539,7 +736,6 @@ int tourney_run(const config_t *cfg)
     pthread_condattr_destroy(&ca);
     locks = true;
 
-    r->total = cfg->rounds * 2 * r->pairings_nb;
     status = 2;
     r->env = (player_env_t){cfg->init_timeout_ms * 1000, cfg->ready_timeout_ms * 1000, cfg->quit_timeout_ms * 1000,
                             cfg->rule, r->wake_r, &r->stop, r->log_fd};
@@ -548,12 +744,19 @@ int tourney_run(const config_t *cfg)
                          .engines = r->engines, .scheduled = r->total};
     if (cfg->sprt.on)
         sprt_bounds(cfg->sprt.alpha, cfg->sprt.beta, &r->sum.lower, &r->sum.upper);
+    if (cfg->resume) {
+        resume_count(r);
+        printf("baghchal-referee: resuming from %s: %zu games read, the run goes on at game %zu\n",
+               cfg->records_file, r->resumed_nb, r->resumed_nb + 1);
+    }
 
     g_signals = 0;
     g_wake_w = r->wake_w;
     install_signals(old);
     signals = true;
     proc_become_subreaper();
+    if (!proc_guard_start()) /* without it only a SIGKILL of the referee could leave processes */
+        ui_note(r, "warning: cannot start the process guard: %s", strerror(errno));
     print_header(r);
 
     /* Workers leave SIGINT and SIGTERM to the main thread. */
@@ -584,6 +787,7 @@ int tourney_run(const config_t *cfg)
     for (int k = 0; k < cfg->concurrency; k++)
         if (workers[k].started)
             pthread_join(workers[k].thread, NULL);
+    proc_guard_stop();
     /* Anything still posted (nothing, unless a worker failed mid-way) is counted in order. */
     while (r->done_nb > 0) {
         size_t best = 0;
@@ -613,6 +817,11 @@ int tourney_run(const config_t *cfg)
         status = 2;
     }
     r->records = NULL;
+    if (r->pgn && fclose(r->pgn) != 0) {
+        fprintf(stderr, "baghchal-referee: cannot write %s: %s\n", cfg->pgn_file, strerror(errno));
+        status = 2;
+    }
+    r->pgn = NULL;
     if (cfg->json_file && !report_json(&r->sum, cfg->json_file, msg, sizeof msg)) {
         fprintf(stderr, "baghchal-referee: %s\n", msg);
         status = 2;
@@ -632,6 +841,8 @@ out:
     }
     if (r->records)
         fclose(r->records);
+    if (r->pgn)
+        fclose(r->pgn);
     if (r->log_fd >= 0)
         close(r->log_fd);
     if (r->wake_r >= 0)
@@ -643,6 +854,7 @@ out:
         free(r->done[k].out);
     }
     free(r->done);
+    free(r->resumed);
     free(workers);
     free(r->pairs);
     free(r->engines);

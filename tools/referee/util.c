@@ -96,14 +96,16 @@ char *sb_take(sbuf_t *b)
 
 static const char *const TERM_NAMES[TERM_COUNT] = {
     "none",          "five goats captured", "tigers trapped", "goats without a move",
-    "repetition",    "move limit",          "database adjudication", "time forfeit",
-    "illegal move",  "crash",               "stall",          "disconnect",
+    "repetition",    "move limit",          "database adjudication", "score adjudication",
+    "time forfeit",  "illegal move",        "crash",          "stall",
+    "disconnect",    "protocol fault",
 };
 
 static const char *const TERM_KEYS[TERM_COUNT] = {
-    "none",       "five_goats_captured", "tigers_trapped", "goats_without_a_move",
-    "repetition", "move_limit",          "database",       "time_forfeit",
-    "illegal_move", "crash",             "stall",          "disconnect",
+    "none",         "five_goats_captured", "tigers_trapped", "goats_without_a_move",
+    "repetition",   "move_limit",          "database",       "score",
+    "time_forfeit", "illegal_move",        "crash",          "stall",
+    "disconnect",   "protocol_fault",
 };
 
 const char *term_name(term_t t) { return t >= 0 && t < TERM_COUNT ? TERM_NAMES[t] : "?"; }

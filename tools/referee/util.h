@@ -33,11 +33,13 @@ typedef enum {
     TERM_REPETITION,
     TERM_MOVE_LIMIT,
     TERM_DATABASE,
+    TERM_SCORE,
     TERM_TIME_FORFEIT,
     TERM_ILLEGAL_MOVE,
     TERM_CRASH,
     TERM_STALL,
     TERM_DISCONNECT,
+    TERM_PROTOCOL,
     TERM_COUNT
 } term_t;
 
@@ -47,7 +49,7 @@ const char *term_name(term_t t);
 const char *term_key(term_t t);
 /* The termination named by name (term_name form); TERM_NONE if none. */
 term_t term_parse(const char *name);
-/* Is t a fault of an engine (time, illegal move, crash, stall, disconnect)? */
+/* Is t a fault of an engine (time, illegal move, crash, stall, disconnect, protocol)? */
 bool term_is_fault(term_t t);
 
 /* splitmix64: a seeded, reproducible stream. */
