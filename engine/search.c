@@ -148,9 +148,12 @@ static uint64_t total_tbhits(const search_shared_t *s)
 }
 
 /* The database's value as a search score at this ply: a win or loss d plies away is a mate
- * score at ply + d; a draw is 0. */
+ * score at ply + d; a placement-phase win or loss (no distance) is SCORE_TB_WIN - ply; a
+ * draw is 0. */
 static inline int tb_score(tb_value_t v, int ply)
 {
+    if (v.wdl != TB_DRAW && v.distance == TB_DISTANCE_UNKNOWN)
+        return v.wdl == TB_WIN ? SCORE_TB_WIN - ply : -SCORE_TB_WIN + ply;
     if (v.wdl == TB_WIN)
         return SCORE_MATE - ply - v.distance;
     if (v.wdl == TB_LOSS)
@@ -165,7 +168,7 @@ static inline bool tb_cut(worker_t *w, int *score)
 {
     const search_shared_t *s = w->s;
     tb_value_t v;
-    if (!s->tb || w->pos.in_hand || !tb_probe(s->tb, &w->pos, &v))
+    if (!s->tb || !tb_probe(s->tb, &w->pos, &v))
         return false;
     atomic_store_explicit(&w->tbhits, atomic_load_explicit(&w->tbhits, memory_order_relaxed) + 1,
                           memory_order_relaxed);
@@ -716,13 +719,31 @@ static move_t ponder_move(search_shared_t *s, const root_move_t *best)
     return MOVE_NONE;
 }
 
+/* The share (in 1/65536) of the opponent's replies after move m that lose for the
+ * opponent: how many ways the move leaves them to go wrong. */
+static uint32_t wrong_reply_share(const tb_t *tb, const position_t *p, move_t m)
+{
+    position_t child = *p;
+    position_make(&child, m);
+    move_t replies[MAX_MOVES];
+    int n = gen_moves(&child, replies), losing = 0;
+    for (int i = 0; i < n; i++) {
+        position_t next = child;
+        position_make(&next, replies[i]);
+        tb_value_t v;
+        losing += tb_probe(tb, &next, &v) && v.wdl == TB_WIN;
+    }
+    return n ? (uint32_t)((uint64_t)losing * 65536 / (uint64_t)n) : 0;
+}
+
 /* At a database root only the moves that keep the value are searched: the fastest wins,
- * the slowest losses, or every drawing move (the search then picks among them). */
+ * the slowest losses, or among the drawing moves those that leave the opponent the largest
+ * share of losing replies (the search then picks among them). */
 static void filter_root_by_tb(search_shared_t *s, root_move_t *root, int *nroot)
 {
     s->root_in_tb = false;
     const position_t *p = game_position(s->game);
-    if (!s->tb || p->in_hand || !tb_probe(s->tb, p, &s->root_tb))
+    if (!s->tb || !tb_probe(s->tb, p, &s->root_tb))
         return;
     move_t moves[MAX_MOVES];
     tb_move_value_t ranked[MAX_MOVES];
@@ -736,6 +757,18 @@ static void filter_root_by_tb(search_shared_t *s, root_move_t *root, int *nroot)
     /* With history (repetition rules, searchmoves) the root's best move may be gone: the
      * value the remaining moves keep is what counts. */
     s->root_tb = ranked[0].value;
+    if (s->root_tb.wdl == TB_DRAW && keep > 1) {
+        uint32_t share[MAX_MOVES], top = 0;
+        for (int i = 0; i < keep; i++) {
+            share[i] = wrong_reply_share(s->tb, p, ranked[i].move);
+            top = share[i] > top ? share[i] : top;
+        }
+        int k = 0;
+        for (int i = 0; i < keep; i++)
+            if (share[i] == top)
+                ranked[k++] = ranked[i];
+        keep = k;
+    }
     for (int i = 0; i < keep; i++)
         root[i] = (root_move_t){.move = ranked[i].move, .score = -SCORE_INF, .prev_score = -SCORE_INF,
                                 .pv_len = 1, .pv = {ranked[i].move}};

@@ -17,6 +17,9 @@ enum {
     SCORE_MATE = 32000,
     /* Database wins lie up to MAX_PLY + TB_MAX_DISTANCE plies away. */
     SCORE_MATE_IN_MAX = SCORE_MATE - 1000,
+    /* A placement-phase database win, whose distance is not stored: SCORE_TB_WIN - ply. */
+    SCORE_TB_WIN = 20000,
+    SCORE_TB_WIN_IN_MAX = SCORE_TB_WIN - 1000,
     SCORE_INF = 32001,
     SCORE_NONE = 32002
 };

@@ -433,6 +433,8 @@ static void format_tb_value(char *buf, size_t len, tb_value_t v)
 {
     if (v.wdl == TB_DRAW)
         snprintf(buf, len, "draw");
+    else if (v.distance == TB_DISTANCE_UNKNOWN)
+        snprintf(buf, len, "%s", v.wdl == TB_WIN ? "win" : "loss");
     else
         snprintf(buf, len, "%s in %d", v.wdl == TB_WIN ? "win" : "loss", v.distance);
 }
@@ -455,7 +457,7 @@ static void cmd_tbprobe(uci_t *u)
     }
     tb_value_t v;
     if (!tb_probe(tb, p, &v)) {
-        out(u, "Value: not covered (goats in hand)");
+        out(u, "Value: not covered (goats in hand and no placement file)");
         return;
     }
     format_tb_value(text, sizeof text, v);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "baghchal.h"
+#include "pipe.h"
 #include "reference.h"
 #include "tb_build.h"
 
@@ -292,6 +293,137 @@ Test(tb_place, small_game_both_phases_every_position, .timeout = 600)
     tb_close(movement);
 }
 
+/* ---- The engine over pipes with the placement file ----------------------------------------- */
+
+#define ENGINE BAGHCHAL_BIN_DIR "/baghchal"
+enum { REPLY_MS = 20000 };
+
+/* Sends the line and collects what the engine prints up to the line starting with until
+ * (kept in matched) and up to readyok. */
+static char matched[1024];
+
+static void talk(pipe_proc_t *e, const char *cmd, const char *until, pipe_lines_t *out)
+{
+    char *line;
+    cr_assert_eq(pipe_send(e, "%s", cmd), 0);
+    matched[0] = '\0';
+    if (until) {
+        cr_assert_eq(pipe_read_until(e, until, REPLY_MS, out, &line), PIPE_LINE, "no '%s' after '%s'", until, cmd);
+        snprintf(matched, sizeof matched, "%s", line);
+    }
+    cr_assert_eq(pipe_send(e, "isready"), 0);
+    cr_assert_eq(pipe_read_until(e, "readyok", REPLY_MS, out, &line), PIPE_LINE);
+}
+
+static const char *last_with(const pipe_lines_t *l, const char *prefix)
+{
+    for (size_t i = l->count; i-- > 0;)
+        if (strncmp(l->line[i], prefix, strlen(prefix)) == 0)
+            return l->line[i];
+    return NULL;
+}
+
+/* The share of the opponent's replies that lose for them after m (out of 1). */
+static double losing_share(const tb_t *tb, const position_t *p, move_t m)
+{
+    position_t c = *p;
+    position_make(&c, m);
+    move_t r[MAX_MOVES];
+    int n = gen_moves(&c, r), lose = 0;
+    for (int i = 0; i < n; i++) {
+        position_t x = c;
+        position_make(&x, r[i]);
+        tb_value_t v;
+        cr_assert(tb_probe(tb, &x, &v));
+        lose += v.wdl == TB_WIN;
+    }
+    return n ? (double)lose / n : 0;
+}
+
+/* Drawn and won positions two goats from the movement phase: the engine keeps the value,
+ * prefers the draw that leaves the most losing replies, scores a placement win as
+ * SCORE_TB_WIN less the plies, and tbprobe lists every move's value. */
+static void check_engine(const char *dir, const pgame_t *g)
+{
+    tb_t *tb;
+    char msg[256];
+    cr_assert_eq(tb_open_game(dir, &tb, msg, sizeof msg), TB_OK, "%s", msg);
+    char *argv[] = {(char *)ENGINE, NULL};
+    pipe_proc_t *e = pipe_start(argv, 0);
+    cr_assert_not_null(e);
+    pipe_lines_t out = {0};
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "setoption name TablebasePath value %s", dir);
+    talk(e, cmd, "info string tablebase loaded", &out);
+    pipe_lines_free(&out);
+    const tbp_layer_t *l = &g->layer[GOATS][2][0];
+    int found_draw = 0, found_win = 0;
+    for (uint64_t i = 0; i < (uint64_t)l->ng * TB_TIGER_CLASSES && (found_draw < 3 || found_win < 2); i += 997) {
+        position_t p = {.side = GOATS, .in_hand = 2};
+        tbp_entry_points(g->ix, &g->rk, l->goats, i, &p.tigers, &p.goats);
+        p.key = position_compute_key(&p);
+        tb_value_t v;
+        cr_assert(tb_probe(tb, &p, &v));
+        move_t moves[MAX_MOVES];
+        tb_move_value_t ranked[MAX_MOVES];
+        int n = gen_moves(&p, moves), keep = tb_rank_moves(tb, &p, moves, n, ranked);
+        cr_assert_gt(keep, 0);
+        double best_share = -1, share[MAX_MOVES];
+        for (int k = 0; k < keep; k++) {
+            share[k] = losing_share(tb, &p, ranked[k].move);
+            best_share = share[k] > best_share ? share[k] : best_share;
+        }
+        bool distinct = false;
+        for (int k = 0; k < keep; k++)
+            distinct |= share[k] != best_share;
+        if (v.wdl == TB_DRAW ? (found_draw >= 3 || !distinct) : (v.wdl != TB_WIN || found_win >= 2))
+            continue;
+        char obx[128];
+        obx_format(&p, NULL, 2, obx, sizeof obx);
+        snprintf(cmd, sizeof cmd, "position obx %s", obx);
+        talk(e, cmd, NULL, &out);
+        pipe_lines_free(&out);
+        talk(e, "go depth 4", "bestmove", &out);
+        const char *bm = matched;
+        move_t played = MOVE_NONE;
+        for (int k = 0; k < n; k++) {
+            char text[MOVE_TEXT_LEN];
+            move_format(moves[k], text);
+            if (strncmp(bm + 9, text, strlen(text)) == 0 && (bm[9 + strlen(text)] == ' ' || !bm[9 + strlen(text)]))
+                played = moves[k];
+        }
+        bool kept = false;
+        for (int k = 0; k < keep; k++)
+            if (ranked[k].move == played)
+                kept = v.wdl != TB_DRAW || share[k] == best_share;
+        cr_assert(kept, "%s: '%s' does not keep the value (or is not the draw with the most losing replies)", obx, bm);
+        const char *info = last_with(&out, "info depth");
+        cr_assert_not_null(info);
+        if (v.wdl == TB_DRAW) {
+            cr_assert_not_null(strstr(info, " score cp 0 "), "%s: drawn, but '%s'", obx, info);
+            found_draw++;
+        } else {
+            cr_assert_not_null(strstr(info, " score cp 19999 "), "%s: a placement win one ply away, but '%s'", obx, info);
+            found_win++;
+        }
+        pipe_lines_free(&out);
+        talk(e, "tbprobe", "Moves (", &out);
+        const char *value = last_with(&out, "Value: ");
+        cr_assert_not_null(value);
+        cr_assert_str_eq(value, v.wdl == TB_DRAW ? "Value: draw" : "Value: win");
+        char want[32];
+        snprintf(want, sizeof want, "Moves (%d):", n);
+        cr_assert_str_eq(matched, want);
+        pipe_lines_free(&out);
+    }
+    cr_assert_eq(found_draw, 3, "drawn positions with drawing moves of different chances");
+    cr_assert_eq(found_win, 2);
+    cr_assert_eq(pipe_send(e, "quit"), 0);
+    pipe_exit_t x = pipe_finish(e, REPLY_MS);
+    cr_assert(x.exited && x.code == 0);
+    tb_close(tb);
+}
+
 /* ---- The real game's last placement layers -------------------------------------------- */
 
 static tb_t *real_movement(char *dir_out, size_t len)
@@ -360,6 +492,7 @@ Test(tb_place, real_game_last_layers_every_entry, .timeout = 900)
         cr_assert_eq(symlink(from, to), 0);
     }
     check_file(g, dir);
+    check_engine(dir, g);
     free_layers(g);
     free(g);
     tb_close(movement);
