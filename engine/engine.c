@@ -131,16 +131,11 @@ const tb_t *engine_tablebase(engine_t *e) { return e->tb; }
 bool engine_set_game(engine_t *e, const game_t *g)
 {
     engine_wait(e);
+    /* A copy, not a replay: linear in the game's length, and true to a game whose moves
+     * the repetition rule now in force would refuse. */
     game_t copy;
-    if (!game_init(&copy, &g->history[0], &g->start_meta, g->rule))
+    if (!game_copy(&copy, g))
         return false;
-    for (size_t i = 0; i < g->count; i++) {
-        /* Moves of a valid game replay without error; only memory can fail here. */
-        if (game_play(&copy, g->moves[i], NULL, 0) != BC_OK) {
-            game_free(&copy);
-            return false;
-        }
-    }
     game_swap(&e->game, &copy);
     game_free(&copy);
     return true;

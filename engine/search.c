@@ -109,6 +109,19 @@ static inline bool key_seen(const worker_t *w, uint64_t key, int start)
     return false;
 }
 
+/* Under `draw`, is the current position the third occurrence (the game is over)? */
+static inline bool third_occurrence(const worker_t *w)
+{
+    if (w->s->rule != REP_DRAW)
+        return false;
+    int floor = w->irr[w->nkeys - 1], seen = 0;
+    uint64_t key = w->pos.key;
+    for (int i = w->nkeys - 3; i >= floor; i -= 2)
+        if (w->keys[i] == key && ++seen == 2)
+            return true;
+    return false;
+}
+
 /* Under `forbid`, a step that recreates an earlier position is not a legal move. */
 static int filter_forbidden(const worker_t *w, move_t *moves, int n)
 {
@@ -277,6 +290,9 @@ static int qsearch(worker_t *w, int alpha, int beta, int qply)
         w->seldepth = ply;
     if (p->captured >= BC_CAPTURES_TO_WIN)
         return -SCORE_MATE + ply;
+    /* The game's verdict before the database's value: a third occurrence has ended it. */
+    if (third_occurrence(w))
+        return 0;
     int tb;
     if (tb_cut(w, &tb))
         return tb;
@@ -343,7 +359,10 @@ static int search(worker_t *w, int alpha, int beta, int depth, bool pv_node)
         return 0;
     if (p->captured >= BC_CAPTURES_TO_WIN)
         return -SCORE_MATE + ply;
-    /* The database first: a won or lost position stays so whatever the path (the winner
+    /* A third occurrence has ended the game, whatever the database says of the position. */
+    if (third_occurrence(w))
+        return 0;
+    /* Then the database: a won or lost position stays so whatever the path (the winner
      * can always avoid a repetition), while the search counts a repeated position as a draw. */
     int tb;
     if (tb_cut(w, &tb))
@@ -495,24 +514,23 @@ static int root_search(worker_t *w, int alpha, int beta, int depth, int pv_idx)
 }
 
 /* Does next (reached from a position with no goat in hand) repeat a position of the game
- * or of the line so far? Only reported lines use this: the search has its own key stack. */
+ * or of the line so far (line[0] is the game's current position)? Only reported lines use
+ * this: the search has its own key stack. */
 static bool line_repeats(const game_t *g, const position_t *line, int n, const position_t *next)
 {
-    for (size_t i = 0; i < g->count; i++)
-        if (position_same(&g->history[i], next))
-            return true;
-    for (int i = 0; i < n; i++)
+    if (game_count_position(g, next) > 0)
+        return true;
+    for (int i = 1; i < n; i++)
         if (position_same(&line[i], next))
             return true;
     return false;
 }
 
+/* Occurrences of line[n] in the game and along the line. */
 static int line_occurrences(const game_t *g, const position_t *line, int n)
 {
-    int k = 0;
-    for (size_t i = 0; i < g->count; i++)
-        k += position_same(&g->history[i], &line[n]);
-    for (int i = 0; i <= n; i++)
+    int k = game_count_position(g, &line[n]);
+    for (int i = 1; i <= n; i++)
         k += position_same(&line[i], &line[n]);
     return k;
 }
@@ -540,6 +558,9 @@ static void settle_pv(const search_shared_t *s, search_info_t *info, bool extend
     while (info->pv_len < MAX_PLY) {
         position_t *p = &line[info->pv_len];
         tb_value_t v;
+        /* A line that ended by a third occurrence has nothing after it. */
+        if (s->rule == REP_DRAW && line_occurrences(g, line, info->pv_len) >= 3)
+            return;
         if (p->in_hand || !tb_probe(s->tb, p, &v) || v.wdl == TB_DRAW || v.distance == 0)
             return;
         move_t moves[MAX_MOVES], legal[MAX_MOVES];
@@ -704,16 +725,37 @@ static void report_game_over(search_shared_t *s)
         s->report.bestmove(s->report.ctx, MOVE_NONE, MOVE_NONE, &info);
 }
 
-static move_t ponder_move(search_shared_t *s, const root_move_t *best)
+/* Is m, made after best, a legal move of the game (not over, no repetition under forbid)? */
+static bool ponder_is_legal(const search_shared_t *s, move_t best, move_t m)
 {
-    if (best->pv_len >= 2)
-        return best->pv[1];
-    position_t p = *game_position(s->game);
-    position_make(&p, best->move);
-    tt_hit_t hit;
-    if (tt_probe(s->tt, position_hash(&p), &hit) && hit.move && move_is_pseudo_legal(&p, hit.move))
-        return hit.move;
-    return MOVE_NONE;
+    const game_t *g = s->game;
+    position_t after = *game_position(g);
+    position_make(&after, best);
+    if (m == MOVE_NONE || after.captured >= BC_CAPTURES_TO_WIN || game_move_draws(g, best) ||
+        !move_is_pseudo_legal(&after, m))
+        return false;
+    if (s->rule == REP_FORBID && !after.in_hand) {
+        position_t next = after;
+        position_make(&next, m);
+        if (game_count_position(g, &next) > 0)
+            return false;
+    }
+    return true;
+}
+
+static move_t ponder_move(search_shared_t *s, const root_move_t *best, const search_info_t *final)
+{
+    move_t m = MOVE_NONE;
+    if (final->pv_len >= 2 && final->pv[0] == best->move) {
+        m = final->pv[1];
+    } else {
+        position_t p = *game_position(s->game);
+        position_make(&p, best->move);
+        tt_hit_t hit;
+        if (tt_probe(s->tt, position_hash(&p), &hit))
+            m = hit.move;
+    }
+    return ponder_is_legal(s, best->move, m) ? m : MOVE_NONE;
 }
 
 /* At a database root only the moves that keep the value are searched: the fastest wins,
@@ -731,6 +773,25 @@ static void filter_root_by_tb(search_shared_t *s, root_move_t *root, int *nroot)
     int keep = tb_rank_moves(s->tb, p, moves, *nroot, ranked);
     if (keep <= 0)
         return;
+    /* The game's history before the database: a move that makes a third occurrence ends
+     * the game in a draw, whatever the database says of the position it reaches. */
+    bool changed = false;
+    for (int i = 0; i < *nroot; i++)
+        if (game_move_draws(s->game, ranked[i].move) && ranked[i].value.wdl != TB_DRAW) {
+            ranked[i].value = (tb_value_t){.wdl = TB_DRAW, .distance = 0};
+            changed = true;
+        }
+    if (changed) {
+        for (int i = 1; i < *nroot; i++) /* stable: equal values keep the database's order */
+            for (int j = i; j > 0 && tb_value_order(ranked[j - 1].value) < tb_value_order(ranked[j].value); j--) {
+                tb_move_value_t t = ranked[j];
+                ranked[j] = ranked[j - 1];
+                ranked[j - 1] = t;
+            }
+        keep = 1;
+        while (keep < *nroot && tb_value_order(ranked[keep].value) == tb_value_order(ranked[0].value))
+            keep++;
+    }
     s->root_tbhits = (uint64_t)*nroot + 1;
     s->root_in_tb = true;
     /* With history (repetition rules, searchmoves) the root's best move may be gone: the
@@ -829,6 +890,5 @@ void search_run(search_shared_t *s)
     }
     move_t best = best_rm->move;
     if (s->report.bestmove)
-        s->report.bestmove(s->report.ctx, best,
-                           final.pv_len >= 2 && final.pv[0] == best ? final.pv[1] : ponder_move(s, best_rm), &final);
+        s->report.bestmove(s->report.ctx, best, ponder_move(s, best_rm, &final), &final);
 }

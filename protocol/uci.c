@@ -568,6 +568,26 @@ static bool is_go_keyword(const char *w)
     return false;
 }
 
+/* A move legal in the game as it stands: by the rules of the position, not after the end of
+ * the game, and not recreating an earlier position under `forbid`. */
+static bool parse_game_move(const game_t *g, const char *text, move_t *m, char *msg, size_t len)
+{
+    if (move_parse(game_position(g), text, m, msg, len) != BC_OK)
+        return false;
+    char t[MOVE_TEXT_LEN];
+    move_format(*m, t);
+    game_result_t r = game_result(g);
+    if (r.reason != RESULT_NONE) {
+        snprintf(msg, len, "%s: the game is over (%s)", t, result_describe(r));
+        return false;
+    }
+    if (game_move_repeats(g, *m)) {
+        snprintf(msg, len, "%s recreates an earlier position (Repetition forbid)", t);
+        return false;
+    }
+    return true;
+}
+
 /* Reads the go line into limits; false (with a message printed) if any word is wrong. */
 static bool parse_go(uci_t *u, words_t *ws, search_limits_t *l)
 {
@@ -587,7 +607,7 @@ static bool parse_go(uci_t *u, words_t *ws, search_limits_t *l)
             for (i++; i < ws->n && !is_go_keyword(ws->w[i]); i++) {
                 move_t m;
                 char msg[160];
-                if (move_parse(game_position(&u->game), ws->w[i], &m, msg, sizeof msg) != BC_OK) {
+                if (!parse_game_move(&u->game, ws->w[i], &m, msg, sizeof msg)) {
                     ERR(u, "searchmoves: %s", msg);
                     return false;
                 }

@@ -1530,3 +1530,33 @@ Test(tbengine, search_without_a_database)
     game_free(&g);
     end_engine();
 }
+
+/* The game's history comes before the database: under `draw` the only legal move makes the
+ * third occurrence, so it draws (cp 0), the pv ends with it and there is no ponder move;
+ * deeper in the search, a third occurrence is a draw even where the database says more. */
+Test(tbengine, third_occurrence_beats_the_database)
+{
+    start_with_database();
+    expect_silent("setoption name Repetition value draw");
+    expect_silent("position obx GTGGX/GGGGT/GGGGG/GGGGG/TGTGG g @0 c0 moves D2E1 E2D2 E1E2 D2E1 E2D2 E1E2 D2E1 "
+                  "E2D2 E1E2 D2E1 E2D2");
+    const char *const limits[] = {"depth 1", "depth 3", "depth 8", "nodes 2000"};
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+        go_t r;
+        go(limits[i], true, &r);
+        cr_assert_str_eq(r.best, "E1E2", "go %s", limits[i]);
+        cr_assert(!r.last.mate && r.last.score == 0, "go %s: score %s %d", limits[i], r.last.mate ? "mate" : "cp",
+                  r.last.score);
+        cr_assert_eq(r.last.npv, 1, "go %s: the pv runs past the end of the game (%d moves)", limits[i], r.last.npv);
+        cr_assert_str_eq(r.ponder, "", "go %s: ponder move %s in a finished game", limits[i], r.ponder);
+    }
+    /* One move earlier the goats choose: E2D2 walks into the third occurrence next move.
+     * Whatever they play, no reported line may score past that draw. */
+    expect_silent("position obx GTGGX/GGGGT/GGGGG/GGGGG/TGTGG g @0 c0 moves D2E1 E2D2 E1E2 D2E1 E2D2 E1E2 D2E1 "
+                  "E2D2 E1E2 D2E1");
+    go_t r;
+    go("depth 6", true, &r);
+    if (strcmp(r.best, "E2D2") == 0)
+        cr_assert(!r.last.mate || r.last.score > 0, "E2D2 leads to a draw at best: mate %d", r.last.score);
+    end_engine();
+}

@@ -445,12 +445,7 @@ static void game_from(game_t *g, const char *obx, rep_rule_t rule)
     cr_assert(game_init(g, &p, &meta, rule));
 }
 
-static void game_clone(const game_t *src, game_t *dst)
-{
-    cr_assert(game_init(dst, &src->history[0], &src->start_meta, src->rule));
-    for (size_t i = 0; i < src->count; i++)
-        cr_assert_eq(game_play(dst, src->moves[i], NULL, 0), BC_OK);
-}
+static void game_clone(const game_t *src, game_t *dst) { cr_assert(game_copy(dst, src)); }
 
 static void play_text(game_t *g, const char *text)
 {
@@ -1733,5 +1728,64 @@ Test(uci, hash_1_and_clear_hash)
     run_go(&a, REPLY_MS, "go depth 6");
     check_go_shape(&a);
     go_free(&a);
+    finish_engine();
+}
+
+/* ---- one go, one bestmove: the history and the rule in force ---- */
+
+/* A game that repeated under `draw` and goes on under `forbid`: its moves stay (the rule
+ * applies from the next move on), and every kind of go answers with a legal move. */
+Test(uci, a_game_repeated_under_draw_searches_under_forbid)
+{
+    static const char OBX[] = "GTGGX/GGGGT/GGGGG/GGGGG/TGTGG g @0 c0";
+    static const char *const MOVES[] = {"D2E1", "E2D2", "E1E2", "D2E1", "E2D2", "E1E2"};
+    start_engine();
+    game_t gm;
+    game_from(&gm, OBX, REP_DRAW);
+    for (size_t i = 0; i < sizeof MOVES / sizeof MOVES[0]; i++)
+        play_text(&gm, MOVES[i]);
+    gm.rule = REP_FORBID;
+    cr_assert_gt(game_legal_moves(&gm, (move_t[MAX_MOVES]){0}), 0, "the game must go on under forbid");
+    expect_silent("setoption name Repetition value draw");
+    expect_silent("position obx GTGGX/GGGGT/GGGGG/GGGGG/TGTGG g @0 c0 moves D2E1 E2D2 E1E2 D2E1 E2D2 E1E2");
+    expect_silent("setoption name Repetition value forbid");
+    go_t g;
+    const char *const gos[] = {"go depth 2", "go movetime 100", "go nodes 500"};
+    for (size_t i = 0; i < sizeof gos / sizeof gos[0]; i++) {
+        run_go(&g, REPLY_MS, "%s", gos[i]);
+        cr_assert_eq(g.nstrings, 0, "%s printed '%s'", gos[i], g.lines.count ? g.lines.line[0] : "");
+        check_go_shape(&g);
+        check_go_legal(&g, &gm);
+        go_free(&g);
+        settle();
+    }
+    send_line("go infinite");
+    char *line;
+    pipe_status_t st = pipe_read_until(eng, "info depth", REPLY_MS, NULL, &line);
+    cr_assert_eq(st, PIPE_LINE, "go infinite: no info line (%s)", pipe_status_name(st));
+    send_line("stop");
+    collect_go(&g, pipe_sent_at(eng), REPLY_MS);
+    cr_assert_eq(g.nstrings, 0);
+    check_go_legal(&g, &gm);
+    go_free(&g);
+    game_free(&gm);
+    finish_engine();
+}
+
+/* searchmoves takes only moves legal in the game: under `forbid` a move that recreates an
+ * earlier position is refused like any illegal move, alone or beside a legal one. */
+Test(uci, searchmoves_refuses_a_move_illegal_by_repetition)
+{
+    start_engine();
+    expect_silent("position obx GGGGX/GTGTG/XGXGX/GTGTG/XGGGG t @0 c4 moves B2A3 A4A5 A3B2");
+    expect_one_line("go depth 2 searchmoves A5A4",
+                    "info string error: searchmoves: A5A4 recreates an earlier position (Repetition forbid)");
+    expect_one_line("go depth 2 searchmoves C4C3 A5A4",
+                    "info string error: searchmoves: A5A4 recreates an earlier position (Repetition forbid)");
+    expect_quiet("rejected searchmoves");
+    go_t g;
+    run_go(&g, REPLY_MS, "go depth 2 searchmoves C4C3");
+    cr_assert_str_eq(g.best.best, "C4C3");
+    go_free(&g);
     finish_engine();
 }
