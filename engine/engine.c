@@ -17,6 +17,10 @@ struct engine {
     pthread_t thread;
     bool thread_live;     /* a search thread exists and has not been joined */
     atomic_bool running;  /* until the search thread has reported bestmove */
+    engine_t *bench;      /* the private engine of bench, made at its first run */
+    int bench_depth;
+    void (*bench_done)(void *ctx, const bench_result_t *r);
+    void *bench_ctx;
 };
 
 engine_t *engine_new(void)
@@ -53,6 +57,7 @@ void engine_free(engine_t *e)
     engine_wait(e);
     for (int i = 0; i < e->nthreads; i++)
         worker_free(e->workers[i]);
+    engine_free(e->bench);
     tt_free(&e->tt);
     tb_close(e->tb);
     game_free(&e->game);
@@ -209,8 +214,79 @@ void engine_search_sync(engine_t *e, const search_limits_t *limits, const search
 
 void engine_stop(engine_t *e)
 {
-    if (e->thread_live)
+    if (e->thread_live) {
         atomic_store(&e->shared.stop, true);
+        /* A bench searches with its private engine: its search stops too. */
+        if (e->bench)
+            atomic_store(&e->bench->shared.stop, true);
+    }
+}
+
+static void bench_count(void *ctx, move_t best, move_t ponder, const search_info_t *final)
+{
+    (void)best, (void)ponder;
+    *(uint64_t *)ctx = final->nodes;
+}
+
+static void *bench_thread(void *arg)
+{
+    engine_t *e = arg, *b = e->bench;
+    bench_result_t r = {.depth = e->bench_depth};
+    int64_t start = search_now_ms();
+    for (int i = 0; i < BENCH_POSITIONS_COUNT && !atomic_load(&e->shared.stop); i++) {
+        position_t p;
+        obx_meta_t meta;
+        game_t g;
+        if (obx_parse(BENCH_POSITIONS[i], &p, &meta, NULL, 0) != BC_OK || !game_init(&g, &p, &meta, REP_FORBID))
+            continue;
+        engine_clear(b);
+        uint64_t nodes = 0;
+        if (engine_set_game(b, &g)) {
+            search_limits_t l;
+            search_limits_init(&l);
+            l.depth = e->bench_depth;
+            prepare(b, &l, &(search_report_t){NULL, bench_count, &nodes});
+            /* prepare clears the private stop flag: a stop that came before it must count. */
+            if (atomic_load(&e->shared.stop))
+                atomic_store(&b->shared.stop, true);
+            search_run(&b->shared);
+        }
+        game_free(&g);
+        if (atomic_load(&e->shared.stop))
+            break;
+        r.searched++;
+        r.nodes += nodes;
+    }
+    r.ms = search_now_ms() - start;
+    r.stopped = r.searched < BENCH_POSITIONS_COUNT;
+    atomic_store(&e->running, false);
+    e->bench_done(e->bench_ctx, &r);
+    return NULL;
+}
+
+bool engine_bench(engine_t *e, int depth, void (*done)(void *ctx, const bench_result_t *r), void *ctx)
+{
+    engine_stop(e);
+    engine_wait(e);
+    if (!e->bench) {
+        e->bench = engine_new();
+        if (!e->bench || !engine_set_hash(e->bench, 16)) {
+            engine_free(e->bench);
+            e->bench = NULL;
+            return false;
+        }
+    }
+    e->bench_depth = depth < 1 ? 1 : depth > MAX_PLY - 1 ? MAX_PLY - 1 : depth;
+    e->bench_done = done;
+    e->bench_ctx = ctx;
+    atomic_store(&e->shared.stop, false);
+    atomic_store(&e->running, true);
+    if (pthread_create(&e->thread, NULL, bench_thread, e) != 0) {
+        atomic_store(&e->running, false);
+        return false;
+    }
+    e->thread_live = true;
+    return true;
 }
 
 void engine_ponderhit(engine_t *e)

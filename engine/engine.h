@@ -60,4 +60,19 @@ extern const char *const BENCH_POSITIONS[];
 extern const int BENCH_POSITIONS_COUNT;
 enum { BENCH_DEFAULT_DEPTH = 12 };
 
+typedef struct {
+    int depth;
+    int searched;   /* positions searched to the end */
+    uint64_t nodes; /* over the positions searched to the end */
+    int64_t ms;
+    bool stopped;   /* engine_stop (or a new go) ended it early */
+} bench_result_t;
+
+/* Runs the bench like a search: on the search thread, returning at once; engine_stop ends
+ * it, engine_searching is true until done has been called (on that thread). Each position
+ * is searched to depth by one thread with a fresh 16 MB table, whatever the options, so
+ * the node count depends only on the program. Returns false (nothing is reported) when
+ * memory or a thread is lacking. */
+bool engine_bench(engine_t *e, int depth, void (*done)(void *ctx, const bench_result_t *r), void *ctx);
+
 #endif

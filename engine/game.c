@@ -199,18 +199,23 @@ bc_error_t game_play(game_t *g, move_t m, char *msg, size_t msglen)
     const position_t *p = game_position(g);
     char t[MOVE_TEXT_LEN];
     move_format(m, t);
-    if (game_result(g).reason != RESULT_NONE) {
-        snprintf(msg, msglen, "%s: the game is over (%s)", t, result_describe(game_result(g)));
-        return MOVE_ERR_GAME_OVER;
-    }
-    if (!move_is_pseudo_legal(p, m)) {
-        snprintf(msg, msglen, "%s is not a legal move for the %s in this position", t,
-                 p->side == GOATS ? "goats" : "tigers");
-        return MOVE_ERR_ILLEGAL;
-    }
-    if (game_move_repeats(g, m)) {
-        snprintf(msg, msglen, "%s recreates an earlier position (Repetition forbid)", t);
-        return MOVE_ERR_REPETITION;
+    /* A legal move proves the game goes on, so the full result (every move generated) is
+     * only worked out for the message of a refused move: replay stays linear and cheap. */
+    bool over = p->captured >= BC_CAPTURES_TO_WIN || game_is_over_by_draw(g);
+    bc_error_t err = over                           ? MOVE_ERR_GAME_OVER
+                     : !move_is_pseudo_legal(p, m) ? MOVE_ERR_ILLEGAL
+                     : game_move_repeats(g, m)     ? MOVE_ERR_REPETITION
+                                                   : BC_OK;
+    if (err != BC_OK) {
+        game_result_t r = game_result(g);
+        if (r.reason != RESULT_NONE)
+            snprintf(msg, msglen, "%s: the game is over (%s)", t, result_describe(r));
+        else if (err == MOVE_ERR_ILLEGAL)
+            snprintf(msg, msglen, "%s is not a legal move for the %s in this position", t,
+                     p->side == GOATS ? "goats" : "tigers");
+        else
+            snprintf(msg, msglen, "%s recreates an earlier position (Repetition forbid)", t);
+        return r.reason != RESULT_NONE ? MOVE_ERR_GAME_OVER : err;
     }
     if (g->count + 1 >= g->cap && !game_grow(g)) {
         snprintf(msg, msglen, "out of memory");

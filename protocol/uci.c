@@ -678,14 +678,21 @@ static void cmd_go(uci_t *u, words_t *ws)
 
 /* ---- bench --------------------------------------------------------------------- */
 
-static void bench_info(void *ctx, const search_info_t *info) { (void)ctx, (void)info; }
-
-static void bench_best(void *ctx, move_t best, move_t ponder, const search_info_t *final)
+static void bench_done(void *ctx, const bench_result_t *r)
 {
-    (void)best, (void)ponder;
-    *(uint64_t *)ctx += final->nodes;
+    uci_t *u = ctx;
+    if (r->stopped) {
+        out(u, "info string bench stopped after %d of %d positions", r->searched, BENCH_POSITIONS_COUNT);
+        return;
+    }
+    out(u, "Positions: %d", r->searched);
+    out(u, "Depth: %d", r->depth);
+    out(u, "Total time (ms): %" PRId64, r->ms);
+    out(u, "Nodes searched: %" PRIu64, r->nodes);
+    out(u, "Nodes/second: %" PRIu64, r->ms > 0 ? r->nodes * 1000 / (uint64_t)r->ms : r->nodes * 1000);
 }
 
+/* Runs on the search thread like a go: isready is answered meanwhile, stop and quit end it. */
 static void cmd_bench(uci_t *u, words_t *ws)
 {
     long long depth = BENCH_DEFAULT_DEPTH;
@@ -697,38 +704,8 @@ static void cmd_bench(uci_t *u, words_t *ws)
         ERR(u, "cannot run bench while searching");
         return;
     }
-    /* A private engine: one thread, a fresh table per position, whatever the options. */
-    engine_t *e = engine_new();
-    if (!e || !engine_set_hash(e, 16)) {
-        engine_free(e);
+    if (!engine_bench(u->engine, (int)depth, bench_done, u))
         ERR(u, "out of memory");
-        return;
-    }
-    uint64_t nodes = 0;
-    int64_t start = search_now_ms();
-    for (int i = 0; i < BENCH_POSITIONS_COUNT; i++) {
-        position_t p;
-        obx_meta_t meta;
-        game_t g;
-        if (obx_parse(BENCH_POSITIONS[i], &p, &meta, NULL, 0) != BC_OK || !game_init(&g, &p, &meta, REP_FORBID))
-            continue;
-        engine_clear(e);
-        if (engine_set_game(e, &g)) {
-            search_limits_t l;
-            search_limits_init(&l);
-            l.depth = (int)depth;
-            search_report_t r = {bench_info, bench_best, &nodes};
-            engine_search_sync(e, &l, &r);
-        }
-        game_free(&g);
-    }
-    int64_t elapsed = search_now_ms() - start;
-    engine_free(e);
-    out(u, "Positions: %d", BENCH_POSITIONS_COUNT);
-    out(u, "Depth: %lld", depth);
-    out(u, "Total time (ms): %" PRId64, elapsed);
-    out(u, "Nodes searched: %" PRIu64, nodes);
-    out(u, "Nodes/second: %" PRIu64, elapsed > 0 ? nodes * 1000 / (uint64_t)elapsed : nodes * 1000);
 }
 
 /* ---- dispatch ------------------------------------------------------------------ */

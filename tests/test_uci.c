@@ -1789,3 +1789,117 @@ Test(uci, searchmoves_refuses_a_move_illegal_by_repetition)
     go_free(&g);
     finish_engine();
 }
+
+/* ---- the reading thread never waits long ---- */
+
+#define LONGGAME BAGHCHAL_BIN_DIR "/longgame"
+
+/* A position command holding a legal game of the given plies, made by tools/longgame. */
+static char *long_position(int plies)
+{
+    char n[16];
+    snprintf(n, sizeof n, "%d", plies);
+    char *argv[] = {(char *)LONGGAME, "plies", n, NULL};
+    pipe_proc_t *gen = pipe_start(argv, 0);
+    cr_assert_not_null(gen, "cannot start %s: %s", LONGGAME, strerror(errno));
+    char *line;
+    cr_assert_eq(pipe_read_line(gen, 60000, &line), PIPE_LINE, "no line from longgame");
+    char *copy = strdup(line);
+    cr_assert_not_null(copy);
+    pipe_exit_t e = pipe_finish(gen, 10000);
+    cr_assert(e.exited && e.code == 0, "longgame ended with code %d", e.code);
+    pipe_free(gen);
+    return copy;
+}
+
+/* Sends isready and returns the ms until readyok; nothing but info lines may come between. */
+static double ready_ms(void)
+{
+    pipe_lines_t out = {0};
+    char *line;
+    send_line("isready");
+    double sent = pipe_sent_at(eng);
+    cr_assert_eq(pipe_read_until(eng, "readyok", 60000 * SLOW, &out, &line), PIPE_LINE, "no readyok");
+    for (size_t i = 0; i < out.count; i++)
+        cr_assert(starts_with(out.line[i], "info ") && !starts_with(out.line[i], "info string"), "'%s' before readyok",
+                  out.line[i]);
+    pipe_lines_free(&out);
+    return pipe_line_at(eng) - sent;
+}
+
+/* A 30,000-ply game is taken in time linear in its length, and a go on it does not replay
+ * it on the reading thread: isready answers at once during the search. */
+Test(uci, a_30000_ply_game_keeps_the_engine_responsive)
+{
+    char *cmd = long_position(30000);
+    const char *moves = strstr(cmd, " moves ");
+    cr_assert_not_null(moves);
+    game_t gm;
+    game_from(&gm, NULL, REP_FORBID);
+    char *copy = strdup(moves + 7), *save = NULL;
+    cr_assert_not_null(copy);
+    for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save))
+        play_text(&gm, t);
+    free(copy);
+    cr_assert_eq(gm.count, 30000);
+    char obx[OBX_MAX_LEN], want[OBX_MAX_LEN + 8];
+    obx_meta_t meta = game_meta(&gm);
+    obx_format(game_position(&gm), &meta, OBX_V2, obx, sizeof obx);
+    snprintf(want, sizeof want, "OBX: %s", obx);
+
+    start_engine();
+    cr_assert_eq(pipe_send(eng, "%s", cmd), 0);
+    double ms = ready_ms();
+    cr_assert_leq(ms, 1000.0 * SLOW, "position with 30,000 plies: readyok %.0f ms after isready", ms);
+    pipe_lines_t out = {0};
+    send_line("d");
+    sync_collect(&out);
+    bool found = false;
+    for (size_t i = 0; i < out.count; i++)
+        found |= strcmp(out.line[i], want) == 0;
+    cr_assert(found, "d does not show '%s'", want);
+    pipe_lines_free(&out);
+
+    send_line("go infinite");
+    await_search();
+    ms = ready_ms();
+    cr_assert_leq(ms, 4.0 * LATENCY_MS, "readyok %.0f ms after isready during a search of a 30,000-ply game", ms);
+    send_line("stop");
+    go_t g;
+    collect_go(&g, pipe_sent_at(eng), REPLY_MS);
+    cr_assert_leq(go_ms(&g), 4.0 * LATENCY_MS, "bestmove %.0f ms after stop", go_ms(&g));
+    check_go_legal(&g, &gm);
+    go_free(&g);
+    game_free(&gm);
+    free(cmd);
+    finish_engine();
+}
+
+/* bench runs like a search: isready is answered during it, stop ends it with a message,
+ * quit ends it and the program. */
+Test(uci, bench_runs_like_a_search)
+{
+    start_engine();
+    send_line("bench 40");
+    double ms = ready_ms();
+    cr_assert_leq(ms, 4.0 * LATENCY_MS, "readyok %.0f ms after isready during bench 40", ms);
+    expect_one_line("bench 3", "info string error: cannot run bench while searching");
+    expect_one_line("setoption name Hash value 8", "info string error: cannot change Hash while searching");
+    send_line("stop");
+    double sent = pipe_sent_at(eng);
+    char *line;
+    cr_assert_eq(pipe_read_line(eng, REPLY_MS, &line), PIPE_LINE, "bench 40 went on after stop");
+    cr_assert(starts_with(line, "info string bench stopped after ") && strstr(line, " of 50 positions"), "'%s'",
+              line);
+    cr_assert_leq(pipe_line_at(eng) - sent, 4.0 * LATENCY_MS, "bench stopped %.0f ms after stop",
+                  pipe_line_at(eng) - sent);
+    expect_silent("setoption name Hash value 8");
+
+    send_line("bench 40");
+    ms = ready_ms();
+    cr_assert_leq(ms, 4.0 * LATENCY_MS, "readyok %.0f ms after isready during bench 40", ms);
+    send_line("quit");
+    pipe_exit_t e = pipe_wait(eng, REPLY_MS);
+    cr_assert(!e.killed && e.exited && e.code == 0, "quit during bench: code %d, killed %d", e.code, e.killed);
+    cr_assert_leq(e.ms, 4.0 * LATENCY_MS + 100, "quit during bench took %.0f ms", e.ms);
+}
