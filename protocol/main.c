@@ -46,8 +46,9 @@ int main(int argc, char **argv)
     char *line = NULL;
     size_t cap = 0;
     bool open = true;
-    while (open && getline(&line, &cap, stdin) >= 0)
-        open = uci_handle_line(u, line);
+    ssize_t n;
+    while (open && (n = getline(&line, &cap, stdin)) >= 0)
+        open = uci_handle_input(u, line, (size_t)n);
     /* End of input is quit: a search still running stops and reports its bestmove. */
     if (open)
         uci_handle_line(u, "quit");

@@ -726,6 +726,15 @@ static void cmd_ucinewgame(uci_t *u)
     game_free(&g);
 }
 
+bool uci_handle_input(uci_t *u, const char *line, size_t len)
+{
+    if (memchr(line, '\0', len)) {
+        ERR(u, "the line contains a NUL byte");
+        return true;
+    }
+    return uci_handle_line(u, line);
+}
+
 bool uci_handle_line(uci_t *u, const char *line)
 {
     words_t ws;

@@ -979,3 +979,30 @@ Test(protocol, one_shot_other_commands)
     cr_assert(e.exited && e.code == 0, "exit: code %d, signal %d, killed %d", e.code, e.signal, e.killed);
     cr_assert_eq(pipe_read_line(eng, 0, &line), PIPE_EOF, "position printed '%s'", line ? line : "");
 }
+
+/* A NUL byte inside a line makes the whole line an error: it is never cut at the NUL. */
+Test(protocol, a_line_with_a_nul_byte_is_refused)
+{
+    start_engine();
+    static const struct {
+        const char *bytes;
+        size_t len;
+    } lines[] = {
+        {"go\0 depth 3\n", 12},
+        {"position startpos moves C3\0 B1 B1\n", 34},
+        {"isready\0\n", 9},
+        {"\0\n", 2},
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        cr_assert_eq(pipe_write(eng, lines[i].bytes, lines[i].len), 0);
+        pipe_lines_t out = {0};
+        sync_collect(&out);
+        cr_assert_eq(out.count, 1, "line %zu printed %zu lines", i + 1, out.count);
+        cr_assert_str_eq(out.line[0], "info string error: the line contains a NUL byte", "line %zu", i + 1);
+        pipe_lines_free(&out);
+    }
+    /* Nothing changed: still the start position, and no search runs. */
+    cr_assert_str_eq(display().obx, START_OBX);
+    char *line;
+    cr_assert_eq(pipe_read_line(eng, QUIET_MS, &line), PIPE_TIMEOUT, "'%s' after the refused lines", line);
+}
