@@ -1,9 +1,12 @@
 /* The engine facade: owns the game copy, the table, the workers and the search thread. */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include "engine.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct engine {
     game_t game;
@@ -11,6 +14,7 @@ struct engine {
     tb_t *tb;
     worker_t *workers[MAX_THREADS];
     int nthreads, multipv;
+    int processors; /* the processors this process may run on: the most threads searched */
     int64_t move_overhead;
     search_shared_t shared;
     search_report_t user; /* the caller's callbacks; bestmove passes through engine_bestmove */
@@ -23,6 +27,16 @@ struct engine {
     void *bench_ctx;
 };
 
+/* How many processors the process may use (its affinity mask, else the online count). */
+static int count_processors(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
 engine_t *engine_new(void)
 {
     engine_t *e = calloc(1, sizeof *e);
@@ -33,6 +47,7 @@ engine_t *engine_new(void)
     tt_init(&e->tt);
     e->multipv = 1;
     e->move_overhead = ENGINE_DEFAULT_OVERHEAD_MS;
+    e->processors = count_processors();
     if (!game_init(&e->game, &start, NULL, REP_FORBID) || !tt_resize(&e->tt, ENGINE_DEFAULT_HASH_MB) ||
         !engine_set_threads(e, 1)) {
         engine_free(e);
@@ -175,7 +190,9 @@ static void prepare(engine_t *e, const search_limits_t *limits, const search_rep
     s->report = (search_report_t){engine_info, engine_bestmove, e};
     s->multipv = e->multipv;
     s->move_overhead = e->move_overhead;
-    s->nthreads = e->nthreads;
+    /* More threads than processors only take turns: every thread then runs a fraction of
+     * the time, the time and node limits lag, and the reading thread waits for its turn. */
+    s->nthreads = e->nthreads < e->processors ? e->nthreads : e->processors;
     s->workers = e->workers;
     atomic_store(&s->stop, false);
     atomic_store(&s->pondering, limits->ponder);
@@ -299,6 +316,8 @@ void engine_ponderhit(engine_t *e)
 }
 
 bool engine_searching(engine_t *e) { return atomic_load(&e->running); }
+
+int engine_search_threads(engine_t *e) { return e->nthreads < e->processors ? e->nthreads : e->processors; }
 
 int engine_hashfull(engine_t *e)
 {

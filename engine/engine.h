@@ -49,6 +49,9 @@ void engine_ponderhit(engine_t *e);
 /* Waits until the current search (if any) has reported bestmove. */
 void engine_wait(engine_t *e);
 bool engine_searching(engine_t *e);
+/* The threads a search runs: the Threads setting, at most the processors the process may
+ * use. */
+int engine_search_threads(engine_t *e);
 /* Permille of the table in use by the latest search. */
 int engine_hashfull(engine_t *e);
 

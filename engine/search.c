@@ -193,18 +193,24 @@ static inline bool stopped(const worker_t *w)
     return atomic_load_explicit(&w->s->stop, memory_order_relaxed);
 }
 
-/* Counts a node; the main thread also checks the node and time limits here. */
+/* Counts a node and checks the limits. Every thread looks at the clock (one thread among
+ * many may run seldom when there are more threads than processors); with several threads
+ * the node limit is checked on a shared count that each thread adds to in small batches. */
 static inline void count_node(worker_t *w)
 {
     uint64_t n = atomic_load_explicit(&w->nodes, memory_order_relaxed) + 1;
     atomic_store_explicit(&w->nodes, n, memory_order_relaxed);
-    if (w->id != 0)
-        return;
     search_shared_t *s = w->s;
     if (s->limits.nodes) {
-        uint64_t total = s->nthreads == 1 ? n : (n & 1023) ? 0 : total_nodes(s);
-        if (total >= s->limits.nodes)
-            atomic_store_explicit(&s->stop, true, memory_order_relaxed);
+        if (s->nthreads == 1) {
+            if (n >= s->limits.nodes)
+                atomic_store_explicit(&s->stop, true, memory_order_relaxed);
+        } else if (n % s->node_batch == 0) {
+            uint64_t total =
+                atomic_fetch_add_explicit(&s->nodes_shared, s->node_batch, memory_order_relaxed) + s->node_batch;
+            if (total >= s->limits.nodes)
+                atomic_store_explicit(&s->stop, true, memory_order_relaxed);
+        }
     }
     if ((n & 1023) == 0 && s->maximum_ms && !atomic_load_explicit(&s->pondering, memory_order_relaxed) &&
         search_now_ms() - s->start_ms >= s->maximum_ms)
@@ -427,10 +433,11 @@ static int search(worker_t *w, int alpha, int beta, int depth, bool pv_node)
                 if (r < 0)
                     r = 0;
             }
+            /* No re-search once stopped: it would count nodes past a node limit. */
             score = -search(w, -alpha - 1, -alpha, depth - 1 - r, false);
-            if (r && score > alpha)
+            if (r && score > alpha && !stopped(w))
                 score = -search(w, -alpha - 1, -alpha, depth - 1, false);
-            if (pv_node && score > alpha && score < beta)
+            if (pv_node && score > alpha && score < beta && !stopped(w))
                 score = -search(w, -beta, -alpha, depth - 1, true);
         }
         undo_move(w, m);
@@ -485,7 +492,7 @@ static int root_search(worker_t *w, int alpha, int beta, int depth, int pv_idx)
             score = -search(w, -beta, -alpha, depth - 1, true);
         } else {
             score = -search(w, -alpha - 1, -alpha, depth - 1, false);
-            if (score > alpha && score < beta)
+            if (score > alpha && score < beta && !stopped(w))
                 score = -search(w, -beta, -alpha, depth - 1, true);
         }
         undo_move(w, rm->move);
@@ -852,6 +859,11 @@ void search_run(search_shared_t *s)
     if (s->limits.movetime > 0)
         s->optimum_ms = 0; /* a fixed time is spent whole: only the maximum applies */
 
+    /* Batches small enough that all threads together overshoot a node limit by a few
+     * percent at most. */
+    atomic_store(&s->nodes_shared, 0);
+    s->node_batch = s->limits.nodes / (32 * (uint64_t)s->nthreads);
+    s->node_batch = s->node_batch < 1 ? 1 : s->node_batch > 1024 ? 1024 : s->node_batch;
     for (int i = 0; i < s->nthreads; i++)
         setup_worker(s->workers[i], s, root, nroot);
     pthread_t threads[MAX_THREADS];

@@ -85,6 +85,10 @@ struct search_shared {
     uint64_t root_tbhits;           /* probes made to rank the root moves */
     int nthreads;
     worker_t **workers;
+    /* With several threads and a node limit, each thread adds its nodes here every
+     * node_batch nodes, so that the limit holds whatever the number of threads. */
+    _Atomic uint64_t nodes_shared;
+    uint64_t node_batch;
 };
 
 /* Per-thread state, allocated once when the thread count is set: no allocation while

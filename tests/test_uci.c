@@ -1903,3 +1903,73 @@ Test(uci, bench_runs_like_a_search)
     cr_assert(!e.killed && e.exited && e.code == 0, "quit during bench: code %d, killed %d", e.code, e.killed);
     cr_assert_leq(e.ms, 4.0 * LATENCY_MS + 100, "quit during bench took %.0f ms", e.ms);
 }
+
+/* ---- limits hold whatever the thread count ---- */
+
+/* go nodes N with one thread searches exactly N nodes, from any position and any N. */
+Test(uci, nodes_limit_is_exact_with_one_thread)
+{
+    static const char *const POSITIONS[] = {"position startpos", "position startpos moves C3 A1B2 D4 E5D5",
+                                            "position obx GGGGG/GXXTG/GTXGG/GXTGG/GGTGG g @0 c3"};
+    static const int NODES[] = {1000, 2345, 5000, 12345, 40000, 77777};
+    start_engine();
+    for (size_t p = 0; p < sizeof POSITIONS / sizeof POSITIONS[0]; p++) {
+        expect_silent(POSITIONS[p]);
+        for (size_t i = 0; i < sizeof NODES / sizeof NODES[0]; i++) {
+            go_t g;
+            run_go(&g, REPLY_MS, "go nodes %d", NODES[i]);
+            cr_assert_eq(go_last(&g)->nodes, (unsigned long long)NODES[i], "%s, go nodes %d: %llu nodes",
+                         POSITIONS[p], NODES[i], go_last(&g)->nodes);
+            go_free(&g);
+        }
+    }
+    finish_engine();
+}
+
+/* Threads 256 on a machine with a few processors: the time and node limits hold, and
+ * isready and stop are answered at once during the search. */
+Test(uci, threads_256_keep_the_limits)
+{
+    start_engine();
+    expect_silent("setoption name Threads value 256");
+    expect_silent("position startpos moves C3 A1B2 D4 E5D5");
+    double t[3];
+    for (int i = 0; i < 3; i++) {
+        go_t g;
+        run_go(&g, REPLY_MS, "go movetime 100");
+        t[i] = go_ms(&g);
+        go_free(&g);
+    }
+    double m = median(t, 3);
+    cr_assert_leq(m, 100 + TIMED_SLACK_MS, "Threads 256, go movetime 100: median answer after %.0f ms", m);
+    for (int i = 0; i < 3; i++) {
+        go_t g;
+        run_go(&g, REPLY_MS, "go gtime 60 ttime 60");
+        t[i] = go_ms(&g);
+        go_free(&g);
+    }
+    m = median(t, 3);
+    cr_assert_leq(m, 60 + TIMED_SLACK_MS, "Threads 256, a 60 ms clock: median answer after %.0f ms", m);
+    static const int NODES[] = {5000, 20000, 100000};
+    for (size_t i = 0; i < sizeof NODES / sizeof NODES[0]; i++) {
+        go_t g;
+        run_go(&g, REPLY_MS, "go nodes %d", NODES[i]);
+        unsigned long long n = go_last(&g)->nodes;
+        cr_assert(n >= (unsigned long long)NODES[i] && n <= (unsigned long long)NODES[i] * 9 / 8,
+                  "Threads 256, go nodes %d: %llu nodes", NODES[i], n);
+        go_free(&g);
+    }
+    send_line("go infinite");
+    await_search();
+    double r[5];
+    for (int i = 0; i < 5; i++)
+        r[i] = ready_ms();
+    m = median(r, 5);
+    cr_assert_leq(m, LATENCY_MS, "Threads 256: readyok %.1f ms after isready (median)", m);
+    send_line("stop");
+    go_t g;
+    collect_go(&g, pipe_sent_at(eng), REPLY_MS);
+    cr_assert_leq(go_ms(&g), 4.0 * LATENCY_MS, "Threads 256: bestmove %.0f ms after stop", go_ms(&g));
+    go_free(&g);
+    finish_engine();
+}
