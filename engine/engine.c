@@ -85,6 +85,8 @@ bool engine_set_hash(engine_t *e, size_t mb)
     return tt_resize(&e->tt, mb);
 }
 
+size_t engine_hash_mb(engine_t *e) { return e->tt.count * sizeof(tt_bucket_t) >> 20; }
+
 bool engine_set_threads(engine_t *e, int n)
 {
     engine_wait(e);

@@ -23,6 +23,8 @@ void engine_free(engine_t *e);
 /* Options. Each waits for a running search to end first. Return false when memory runs
  * out (the old setting stays). */
 bool engine_set_hash(engine_t *e, size_t mb);
+/* The table's size in MB: the size asked for, rounded down to a power of two. */
+size_t engine_hash_mb(engine_t *e);
 bool engine_set_threads(engine_t *e, int n);
 void engine_set_multipv(engine_t *e, int n);
 void engine_set_move_overhead(engine_t *e, int ms);

@@ -37,11 +37,10 @@ int main(int argc, char **argv)
             if (i + 1 < argc)
                 strcat(line, " ");
         }
-        uci_handle_line(u, line);
-        uci_wait(u);
+        int status = uci_run_command(u, line);
         free(line);
         uci_free(u);
-        return 0;
+        return status;
     }
     char *line = NULL;
     size_t cap = 0;

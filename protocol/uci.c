@@ -24,6 +24,8 @@ struct uci {
     size_t hash_mb;
     int threads, multipv, overhead;
     bool ponder;
+    bool failed;   /* the line being handled was refused (an error line was printed) */
+    bool one_shot; /* running one command from the command line: a search must end alone */
 };
 
 typedef struct {
@@ -54,7 +56,7 @@ static void out(uci_t *u, const char *fmt, ...)
         free(line);
 }
 
-#define ERR(u, ...) out(u, "info string error: " __VA_ARGS__)
+#define ERR(u, ...) ((u)->failed = true, out(u, "info string error: " __VA_ARGS__))
 
 static bool words_split(const char *line, words_t *ws)
 {
@@ -80,12 +82,13 @@ static void words_free(words_t *ws)
     free(ws->w);
 }
 
+/* An integer, clamped to lo..hi: any run of digits is a number, also one beyond 64 bits. */
 static bool parse_long(const char *s, long long lo, long long hi, long long *v)
 {
     char *end;
     errno = 0;
     long long x = strtoll(s, &end, 10);
-    if (end == s || *end || errno)
+    if (end == s || *end || (errno && errno != ERANGE))
         return false;
     *v = x < lo ? lo : x > hi ? hi : x;
     return true;
@@ -204,21 +207,33 @@ static bool combo_has(const option_t *o, const char *value)
     return false;
 }
 
-static void apply_option(uci_t *u, const option_t *o, const char *value, long long num)
+/* Applies a checked value. A spin value was clamped from `given` (the text as written) when
+ * clamped is set; the command prints one line at most: the error, or else what was changed
+ * from what was asked. */
+static void apply_option(uci_t *u, const option_t *o, const char *value, long long num, const char *given,
+                         bool clamped)
 {
     const char *name = o->name;
+    char note[160] = "";
+    if (clamped)
+        snprintf(note, sizeof note, "%s %.40s is out of range, using %lld", name, given, num);
     if (strcmp(name, "Hash") == 0) {
-        if (engine_set_hash(u->engine, (size_t)num))
-            u->hash_mb = (size_t)num;
-        else
+        if (!engine_set_hash(u->engine, (size_t)num)) {
             ERR(u, "not enough memory for Hash %lld MB; keeping %zu MB", num, u->hash_mb);
+            return;
+        }
+        u->hash_mb = engine_hash_mb(u->engine);
+        /* The table holds a power of two of entries: other sizes are rounded down. */
+        if ((long long)u->hash_mb != num)
+            snprintf(note, sizeof note, "Hash %.40s MB is not a power of two: using %zu MB", given, u->hash_mb);
     } else if (strcmp(name, "Clear Hash") == 0) {
         engine_clear(u->engine);
     } else if (strcmp(name, "Threads") == 0) {
-        if (engine_set_threads(u->engine, (int)num))
-            u->threads = (int)num;
-        else
+        if (!engine_set_threads(u->engine, (int)num)) {
             ERR(u, "not enough memory for %lld threads; keeping %d", num, u->threads);
+            return;
+        }
+        u->threads = (int)num;
     } else if (strcmp(name, "MultiPV") == 0) {
         u->multipv = (int)num;
         engine_set_multipv(u->engine, u->multipv);
@@ -233,78 +248,89 @@ static void apply_option(uci_t *u, const option_t *o, const char *value, long lo
     } else if (strcmp(name, "OBXVersion") == 0) {
         u->obx_version = strcmp(value, "1") == 0 ? OBX_V1 : OBX_V2;
     } else if (strcmp(name, "TablebasePath") == 0) {
-        /* "<empty>" (the UCI way to say nothing) or no value unloads the database. */
-        const char *dir = strcmp(value, "<empty>") == 0 ? "" : value;
+        /* "<empty>" (the UCI way to say nothing, in any case) or no value unloads it. */
+        const char *dir = strcasecmp(value, "<empty>") == 0 ? "" : value;
         char msg[256] = "";
         if (engine_set_tablebase(u->engine, dir, msg, sizeof msg) != TB_OK)
             ERR(u, "tablebase not loaded: %s", msg);
         else if (*dir)
             out(u, "info string tablebase loaded from %s", dir);
+        return;
     }
+    if (note[0])
+        out(u, "info string %s", note);
+}
+
+/* Joins words [from, to) with single spaces into a new string ("" when none). */
+static char *join_words(const words_t *ws, int from, int to)
+{
+    size_t len = 1;
+    for (int i = from; i < to; i++)
+        len += strlen(ws->w[i]) + 1;
+    char *s = malloc(len);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    for (int i = from; i < to; i++) {
+        if (i > from)
+            strcat(s, " ");
+        strcat(s, ws->w[i]);
+    }
+    return s;
 }
 
 /* "setoption name <name...> [value <value...>]": names match whole, without case. */
 static void cmd_setoption(uci_t *u, words_t *ws)
 {
-    char name[128] = "", value[256] = "";
     int i = 1;
     if (i >= ws->n || strcasecmp(ws->w[i], "name") != 0) {
         ERR(u, "setoption needs 'name <option>'");
         return;
     }
-    for (i++; i < ws->n && strcasecmp(ws->w[i], "value") != 0; i++) {
-        if (name[0])
-            strncat(name, " ", sizeof name - strlen(name) - 1);
-        strncat(name, ws->w[i], sizeof name - strlen(name) - 1);
-    }
+    int name_from = ++i;
+    while (i < ws->n && strcasecmp(ws->w[i], "value") != 0)
+        i++;
     bool has_value = i < ws->n;
-    for (i++; i < ws->n; i++) {
-        if (value[0])
-            strncat(value, " ", sizeof value - strlen(value) - 1);
-        strncat(value, ws->w[i], sizeof value - strlen(value) - 1);
+    char *name = join_words(ws, name_from, i), *value = join_words(ws, has_value ? i + 1 : i, ws->n);
+    if (!name || !value) {
+        ERR(u, "out of memory");
+        free(name);
+        free(value);
+        return;
     }
     const option_t *o = NULL;
     for (int k = 0; k < OPTION_COUNT && !o; k++)
         if (strcasecmp(OPTIONS[k].name, name) == 0)
             o = &OPTIONS[k];
-    if (!o) {
-        ERR(u, "unknown option '%s'", name);
-        return;
-    }
-    if (engine_searching(u->engine) && strcmp(o->name, "OBXVersion") != 0 && strcmp(o->name, "Ponder") != 0) {
-        ERR(u, "cannot change %s while searching", o->name);
-        return;
-    }
     long long num = 0;
-    switch (o->type) {
-    case OPT_SPIN:
-        if (!has_value || !parse_long(value, INT64_MIN / 2, INT64_MAX / 2, &num)) {
+    bool ok = true, clamped = false;
+    if (!o) {
+        ERR(u, "unknown option '%.64s'", name);
+        ok = false;
+    } else if (engine_searching(u->engine) && strcmp(o->name, "OBXVersion") != 0 &&
+               strcmp(o->name, "Ponder") != 0) {
+        ERR(u, "cannot change %s while searching", o->name);
+        ok = false;
+    } else if (o->type == OPT_SPIN) {
+        if (!has_value || !parse_long(value, INT64_MIN, INT64_MAX, &num)) {
             ERR(u, "option %s needs an integer value from %lld to %lld", o->name, o->min, o->max);
-            return;
+            ok = false;
+        } else if (num < o->min || num > o->max) {
+            num = num < o->min ? o->min : o->max;
+            clamped = true;
         }
-        if (num < o->min || num > o->max) {
-            long long clamped = num < o->min ? o->min : o->max;
-            out(u, "info string %s %lld is out of range, using %lld", o->name, num, clamped);
-            num = clamped;
-        }
-        break;
-    case OPT_COMBO:
-        if (!has_value || !combo_has(o, value)) {
-            ERR(u, "invalid value '%s' for option %s (one of: %s)", value, o->name, o->vars);
-            return;
-        }
-        break;
-    case OPT_CHECK:
-        if (!has_value || (strcasecmp(value, "true") != 0 && strcasecmp(value, "false") != 0)) {
-            ERR(u, "option %s needs true or false", o->name);
-            return;
-        }
-        break;
-    case OPT_BUTTON:
-    case OPT_STRING:
-        break;
+    } else if (o->type == OPT_COMBO && (!has_value || !combo_has(o, value))) {
+        ERR(u, "invalid value '%.64s' for option %s (one of: %s)", value, o->name, o->vars);
+        ok = false;
+    } else if (o->type == OPT_CHECK &&
+               (!has_value || (strcasecmp(value, "true") != 0 && strcasecmp(value, "false") != 0))) {
+        ERR(u, "option %s needs true or false", o->name);
+        ok = false;
     }
-    apply_option(u, o, value, num);
+    if (ok)
+        apply_option(u, o, value, num, value, clamped);
+    free(name);
+    free(value);
 }
 
 /* ---- position ------------------------------------------------------------------ */
@@ -338,6 +364,12 @@ static void cmd_position(uci_t *u, words_t *ws)
         free(text);
         if (e != BC_OK) {
             ERR(u, "invalid OBX: %s", msg);
+            return;
+        }
+        /* Valid notation, but no game reaches it: the side to move would have won already. */
+        if (start.side == TIGERS && start.captured >= BC_CAPTURES_TO_WIN) {
+            ERR(u, "invalid OBX: tigers to move with five goats captured cannot occur (the fifth capture ends "
+                   "the game with the goats to move)");
             return;
         }
     } else {
@@ -664,16 +696,26 @@ static void cmd_go(uci_t *u, words_t *ws)
     search_limits_t limits;
     if (!parse_go(u, ws, &limits))
         return;
+    bool limited = limits.depth > 0 || limits.nodes > 0 || limits.movetime > 0 || limits.time[GOATS] >= 0 ||
+                   limits.time[TIGERS] >= 0;
+    if (u->one_shot && (!limited || limits.infinite || limits.ponder)) {
+        ERR(u, "go as one command needs a limit that ends it: depth, nodes, movetime, mate or a clock");
+        return;
+    }
     /* The previous search, if any, ends (with its bestmove) before this one starts. */
     engine_stop(u->engine);
     engine_wait(u->engine);
+    /* An accepted go always ends with a bestmove, even when the search cannot start. */
     if (!engine_set_game(u->engine, &u->game)) {
-        ERR(u, "out of memory");
+        ERR(u, "out of memory: no search");
+        out(u, "bestmove (none)");
         return;
     }
     search_report_t report = {report_info, report_bestmove, u};
-    if (!engine_go(u->engine, &limits, &report))
-        ERR(u, "could not start the search thread");
+    if (!engine_go(u->engine, &limits, &report)) {
+        ERR(u, "could not start the search thread: no search");
+        out(u, "bestmove (none)");
+    }
 }
 
 /* ---- bench --------------------------------------------------------------------- */
@@ -728,6 +770,7 @@ static void cmd_ucinewgame(uci_t *u)
 
 bool uci_handle_input(uci_t *u, const char *line, size_t len)
 {
+    u->failed = false;
     if (memchr(line, '\0', len)) {
         ERR(u, "the line contains a NUL byte");
         return true;
@@ -735,9 +778,30 @@ bool uci_handle_input(uci_t *u, const char *line, size_t len)
     return uci_handle_line(u, line);
 }
 
+/* Commands that take no arguments: given any, they are refused whole. */
+static bool takes_no_arguments(const char *cmd)
+{
+    static const char *const NONE[] = {"uci", "isready", "ucinewgame", "stop", "ponderhit", "d", "eval", "tbprobe",
+                                       "quit"};
+    for (size_t i = 0; i < sizeof NONE / sizeof NONE[0]; i++)
+        if (strcmp(cmd, NONE[i]) == 0)
+            return true;
+    return false;
+}
+
+int uci_run_command(uci_t *u, const char *line)
+{
+    u->one_shot = true;
+    uci_handle_line(u, line);
+    bool failed = u->failed;
+    uci_wait(u);
+    return failed ? 1 : 0;
+}
+
 bool uci_handle_line(uci_t *u, const char *line)
 {
     words_t ws;
+    u->failed = false;
     if (!words_split(line, &ws)) {
         ERR(u, "out of memory");
         return true;
@@ -746,6 +810,8 @@ bool uci_handle_line(uci_t *u, const char *line)
     const char *cmd = ws.n ? ws.w[0] : "";
     if (ws.n == 0)
         ;
+    else if (ws.n > 1 && takes_no_arguments(cmd))
+        ERR(u, "%s takes no arguments: '%.40s' and what follows are not understood", cmd, ws.w[1]);
     else if (strcmp(cmd, "uci") == 0)
         cmd_uci(u);
     else if (strcmp(cmd, "isready") == 0)

@@ -12,6 +12,7 @@
 #include <criterion/hooks.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1559,4 +1560,52 @@ Test(tbengine, third_occurrence_beats_the_database)
     if (strcmp(r.best, "E2D2") == 0)
         cr_assert(!r.last.mate || r.last.score > 0, "E2D2 leads to a draw at best: mate %d", r.last.score);
     end_engine();
+}
+
+/* A TablebasePath of any length is taken whole, and <empty> unloads in any case. */
+Test(tbengine, long_path_and_empty_in_any_case)
+{
+    need_database();
+    char base[] = "/tmp/tbengine_long.XXXXXX";
+    cr_assert_not_null(mkdtemp(base));
+    char dir[1024], file[1100], target[PATH_MAX + 64], real[PATH_MAX];
+    int n = snprintf(dir, sizeof dir, "%s/", base);
+    memset(dir + n, 'd', 150);
+    dir[n + 150] = '\0';
+    cr_assert_eq(mkdir(dir, 0700), 0, "%s", strerror(errno));
+    n = (int)strlen(dir);
+    dir[n] = '/';
+    memset(dir + n + 1, 'e', 150);
+    dir[n + 151] = '\0';
+    cr_assert_eq(mkdir(dir, 0700), 0, "%s", strerror(errno));
+    cr_assert_gt(strlen(dir), 300);
+    /* The link needs the database's absolute path. */
+    if (tb_dir[0] == '/')
+        snprintf(real, sizeof real, "%s", tb_dir);
+    else {
+        cr_assert_not_null(getcwd(real, sizeof real - strlen(tb_dir) - 2));
+        strcat(strcat(real, "/"), tb_dir);
+    }
+    snprintf(target, sizeof target, "%s/%s", real, TB_FILE_NAME);
+    snprintf(file, sizeof file, "%s/%s", dir, TB_FILE_NAME);
+    cr_assert_eq(symlink(target, file), 0, "%s", strerror(errno));
+
+    start_engine();
+    char cmd[1200], want[1200];
+    snprintf(cmd, sizeof cmd, "setoption name TablebasePath value %s", dir);
+    snprintf(want, sizeof want, "info string tablebase loaded from %s", dir);
+    expect_line(cmd, want);
+    expect_one_line_starting("tbprobe", "Value: ");
+    expect_silent("setoption name TablebasePath value <EMPTY>");
+    expect_line("tbprobe", NO_TB_ERROR);
+    expect_line(cmd, want);
+    expect_silent("setoption name TablebasePath value <Empty>");
+    expect_line("tbprobe", NO_TB_ERROR);
+    end_engine();
+
+    unlink(file);
+    rmdir(dir);
+    dir[strlen(dir) - 151] = '\0';
+    rmdir(dir);
+    rmdir(base);
 }
