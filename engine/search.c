@@ -614,6 +614,22 @@ static void fill_info(const search_shared_t *s, const root_move_t *rm, int pv_id
 
 static bool use_time(const search_shared_t *s) { return s->optimum_ms > 0; }
 
+/* Is every reported line's value proven, so that deeper iterations cannot change it? A mate
+ * the search found within its depth is, and so is every value at a won or lost database
+ * root (the moves there are the database's, their values exact). */
+static bool root_proven(const search_shared_t *s, const worker_t *w, int multipv, int depth)
+{
+    for (int i = 0; i < multipv; i++) {
+        const root_move_t *rm = &w->root[i];
+        if (rm->bound != BOUND_EXACT || !score_is_mate(rm->score))
+            return false;
+        int plies = SCORE_MATE - (rm->score > 0 ? rm->score : -rm->score);
+        if (plies > depth && !(s->root_in_tb && s->root_tb.wdl != TB_DRAW))
+            return false;
+    }
+    return true;
+}
+
 static void iterate(worker_t *w)
 {
     search_shared_t *s = w->s;
@@ -664,6 +680,10 @@ static void iterate(worker_t *w)
                 fill_info(s, &w->root[i], i, depth, &info);
                 s->report.info(s->report.ctx, &info);
             }
+        /* A proven value ends the iterations; under infinite or ponder the bestmove still
+         * waits for stop or ponderhit. */
+        if (root_proven(s, w, multipv, depth))
+            break;
         /* Time: stop early when the best move is settled, keep going when it changes. */
         stability = w->root[0].move == last_best ? stability + 1 : 0;
         last_best = w->root[0].move;

@@ -1609,3 +1609,17 @@ Test(tbengine, long_path_and_empty_in_any_case)
     rmdir(dir);
     rmdir(base);
 }
+
+/* At a won or lost database root the values are exact from the first iteration on: the
+ * search does not iterate to depth 100 to print the same line again. */
+Test(tbengine, a_database_win_ends_the_iterations)
+{
+    start_with_database();
+    expect_silent("position obx GGGGX/GTGTG/XGXGX/GTGTG/XGGGG t @0 c4");
+    go_t r;
+    go("depth 100", true, &r);
+    cr_assert(r.last.mate && r.last.score == 2, "score %s %d", r.last.mate ? "mate" : "cp", r.last.score);
+    cr_assert_leq(r.ninfo, 2, "%d info lines at a database root won in 3", r.ninfo);
+    cr_assert_leq(r.last.depth, 1, "searched to depth %d", r.last.depth);
+    end_engine();
+}

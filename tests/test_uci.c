@@ -1973,3 +1973,31 @@ Test(uci, threads_256_keep_the_limits)
     go_free(&g);
     finish_engine();
 }
+
+/* A proven value ends the iterations: a mate found within the depth searched does not change
+ * deeper, so go depth 60 stops at the depth of the mate. */
+Test(uci, a_proven_mate_ends_the_iterations)
+{
+    start_engine();
+    expect_silent("position obx GGGGX/GTGTG/XGXGX/GTGTG/XGGGG t @0 c4");
+    go_t g;
+    run_go(&g, REPLY_MS, "go depth 60");
+    const info_t *last = go_last(&g);
+    cr_assert(last->mate && last->score == 2, "score %s %lld", last->mate ? "mate" : "cp", last->score);
+    cr_assert_leq(last->depth, 3, "a mate in 3 plies searched on to depth %d", last->depth);
+    cr_assert_leq(g.ninfo, 4, "%d info lines for a mate in 3 plies", g.ninfo);
+    go_free(&g);
+    /* go infinite still waits for stop. */
+    send_line("go infinite");
+    pipe_lines_t before = {0};
+    char *line;
+    cr_assert_eq(pipe_read_until(eng, "bestmove", QUIET_MS, &before, &line), PIPE_TIMEOUT,
+                 "go infinite on a proven mate answered without stop");
+    cr_assert_leq(before.count, 4, "go infinite printed %zu lines for a mate in 3 plies", before.count);
+    pipe_lines_free(&before);
+    send_line("stop");
+    collect_go(&g, pipe_sent_at(eng), REPLY_MS);
+    cr_assert_str_eq(g.best.best, "B2A3");
+    go_free(&g);
+    finish_engine();
+}
