@@ -1623,3 +1623,49 @@ Test(tbengine, a_database_win_ends_the_iterations)
     cr_assert_leq(r.last.depth, 1, "searched to depth %d", r.last.depth);
     end_engine();
 }
+
+#define TBVERIFY BAGHCHAL_BIN_DIR "/baghchal-tbverify"
+
+/* Runs a tool to its end and returns its exit status. */
+static int run_tool(char *const argv[])
+{
+    pipe_proc_t *p = pipe_start(argv, 0);
+    cr_assert_not_null(p, "cannot start %s: %s", argv[0], strerror(errno));
+    char *line;
+    while (pipe_read_line(p, BUILD_MS, &line) == PIPE_LINE)
+        ;
+    pipe_exit_t x = pipe_wait(p, EXIT_MS);
+    pipe_free(p);
+    cr_assert(x.exited, "%s ended by signal %d", argv[0], x.signal);
+    return x.code;
+}
+
+/* The tools' exit statuses are what tools/tbgen/README.md says: 2 for usage, 1 for a missing
+ * or damaged database; and baghchal-tbgen makes the directory it is given. */
+Test(tbengine, tool_exit_statuses_and_tbgen_makes_its_directory)
+{
+    need_database();
+    char dir[64], nested[128], file[160];
+    make_tmp_dir(dir, sizeof dir);
+    char *usage[] = {(char *)TBVERIFY, "--bogus", NULL};
+    cr_assert_eq(run_tool(usage), 2, "tbverify --bogus");
+    char *missing[] = {(char *)TBVERIFY, dir, NULL};
+    cr_assert_eq(run_tool(missing), 1, "tbverify on a directory without a database");
+    snprintf(file, sizeof file, "%s/%s", dir, TB_FILE_NAME);
+    copy_prefix(file, 100000);
+    cr_assert_eq(run_tool(missing), 1, "tbverify on a truncated database");
+    unlink(file);
+
+    snprintf(nested, sizeof nested, "%s/new/deeper", dir);
+    char *gen[] = {(char *)TBGEN, nested, "--captures-to-win", "1", NULL};
+    cr_assert_eq(run_tool(gen), 0, "tbgen into a directory that does not exist");
+    snprintf(file, sizeof file, "%s/%s", nested, TB_FILE_NAME);
+    struct stat st;
+    cr_assert_eq(stat(file, &st), 0, "%s: %s", file, strerror(errno));
+    cr_assert_gt(st.st_size, 0);
+    unlink(file);
+    rmdir(nested);
+    snprintf(nested, sizeof nested, "%s/new", dir);
+    rmdir(nested);
+    rmdir(dir);
+}
