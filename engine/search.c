@@ -785,6 +785,33 @@ static move_t ponder_move(search_shared_t *s, const root_move_t *best, const sea
     return ponder_is_legal(s, best->move, m) ? m : MOVE_NONE;
 }
 
+int search_rank_tb_moves(const tb_t *tb, const game_t *g, const move_t *moves, int n, tb_move_value_t *out)
+{
+    int keep = tb_rank_moves(tb, game_position(g), moves, n, out);
+    if (keep <= 0)
+        return keep;
+    /* The game's history before the database: a move that makes a third occurrence ends
+     * the game in a draw, whatever the database says of the position it reaches. */
+    bool changed = false;
+    for (int i = 0; i < n; i++)
+        if (out[i].value.wdl != TB_DRAW && game_move_draws(g, out[i].move)) {
+            out[i].value = (tb_value_t){.wdl = TB_DRAW, .distance = 0};
+            changed = true;
+        }
+    if (!changed)
+        return keep;
+    for (int i = 1; i < n; i++) /* stable: equal values keep the database's order */
+        for (int j = i; j > 0 && tb_value_order(out[j - 1].value) < tb_value_order(out[j].value); j--) {
+            tb_move_value_t t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+        }
+    keep = 1;
+    while (keep < n && tb_value_order(out[keep].value) == tb_value_order(out[0].value))
+        keep++;
+    return keep;
+}
+
 /* At a database root only the moves that keep the value are searched: the fastest wins,
  * the slowest losses, or every drawing move (the search then picks among them). */
 static void filter_root_by_tb(search_shared_t *s, root_move_t *root, int *nroot)
@@ -797,28 +824,9 @@ static void filter_root_by_tb(search_shared_t *s, root_move_t *root, int *nroot)
     tb_move_value_t ranked[MAX_MOVES];
     for (int i = 0; i < *nroot; i++)
         moves[i] = root[i].move;
-    int keep = tb_rank_moves(s->tb, p, moves, *nroot, ranked);
+    int keep = search_rank_tb_moves(s->tb, s->game, moves, *nroot, ranked);
     if (keep <= 0)
         return;
-    /* The game's history before the database: a move that makes a third occurrence ends
-     * the game in a draw, whatever the database says of the position it reaches. */
-    bool changed = false;
-    for (int i = 0; i < *nroot; i++)
-        if (game_move_draws(s->game, ranked[i].move) && ranked[i].value.wdl != TB_DRAW) {
-            ranked[i].value = (tb_value_t){.wdl = TB_DRAW, .distance = 0};
-            changed = true;
-        }
-    if (changed) {
-        for (int i = 1; i < *nroot; i++) /* stable: equal values keep the database's order */
-            for (int j = i; j > 0 && tb_value_order(ranked[j - 1].value) < tb_value_order(ranked[j].value); j--) {
-                tb_move_value_t t = ranked[j];
-                ranked[j] = ranked[j - 1];
-                ranked[j - 1] = t;
-            }
-        keep = 1;
-        while (keep < *nroot && tb_value_order(ranked[keep].value) == tb_value_order(ranked[0].value))
-            keep++;
-    }
     s->root_tbhits = (uint64_t)*nroot + 1;
     s->root_in_tb = true;
     /* With history (repetition rules, searchmoves) the root's best move may be gone: the

@@ -104,4 +104,9 @@ void search_run(search_shared_t *s);
 
 int64_t search_now_ms(void);
 
+/* tb_rank_moves for the moves of a game: under `draw` a move that makes a third occurrence
+ * is a draw whatever the database says of the position it reaches. Same results as
+ * tb_rank_moves otherwise. */
+int search_rank_tb_moves(const tb_t *tb, const game_t *g, const move_t *moves, int n, tb_move_value_t *out);
+
 #endif

@@ -495,7 +495,7 @@ static void cmd_tbprobe(uci_t *u)
     move_t moves[MAX_MOVES];
     tb_move_value_t ranked[MAX_MOVES];
     int n = game_legal_moves(&u->game, moves);
-    if (n > 0 && tb_rank_moves(tb, p, moves, n, ranked) < 0)
+    if (n > 0 && search_rank_tb_moves(tb, &u->game, moves, n, ranked) < 0)
         n = 0;
     out(u, "Moves (%d):", n);
     for (int i = 0; i < n; i++) {

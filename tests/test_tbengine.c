@@ -424,6 +424,32 @@ static void expected_tbprobe(const game_t *g, pipe_lines_t *want)
     }
     if (n)
         cr_assert_geq(tb_rank_moves(tb, p, moves, n, ranked), 1);
+    /* Under draw a move that makes a third occurrence ends the game: a draw, ranked as one
+     * (best first: wins, then draws, then losses; the database's order among equals). */
+    if (g->rule == REP_DRAW) {
+        tb_move_value_t wins[MAX_MOVES], draws[MAX_MOVES], losses[MAX_MOVES];
+        int nw = 0, nd = 0, nl = 0;
+        for (int i = 0; i < n; i++) {
+            tb_move_value_t mv = ranked[i];
+            position_t next = *p;
+            position_make(&next, mv.move);
+            int seen = 0;
+            for (size_t k = 0; k <= g->count; k++)
+                seen += position_same(&g->history[k], &next);
+            if (seen >= 2)
+                mv.value = (tb_value_t){TB_DRAW, 0};
+            if (mv.value.wdl == TB_WIN)
+                wins[nw++] = mv;
+            else if (mv.value.wdl == TB_DRAW)
+                draws[nd++] = mv;
+            else
+                losses[nl++] = mv;
+        }
+        /* Values that changed are draws now; the wins and losses keep their order. */
+        memcpy(ranked, wins, (size_t)nw * sizeof *ranked);
+        memcpy(ranked + nw, draws, (size_t)nd * sizeof *ranked);
+        memcpy(ranked + nw + nd, losses, (size_t)nl * sizeof *ranked);
+    }
     want->line = realloc(want->line, (size_t)(n + 2) * sizeof *want->line);
     cr_assert_not_null(want->line);
     snprintf(buf, sizeof buf, "Value: %s", value_text(value, v, sizeof v));
@@ -1541,6 +1567,14 @@ Test(tbengine, third_occurrence_beats_the_database)
     expect_silent("setoption name Repetition value draw");
     expect_silent("position obx GTGGX/GGGGT/GGGGG/GGGGG/TGTGG g @0 c0 moves D2E1 E2D2 E1E2 D2E1 E2D2 E1E2 D2E1 "
                   "E2D2 E1E2 D2E1 E2D2");
+    /* tbprobe: the database's value of the position, the move's value in this game. */
+    pipe_lines_t out = {0};
+    exchange(&out, "tbprobe");
+    cr_assert_eq(out.count, 3, "tbprobe printed %zu lines", out.count);
+    cr_assert(strncmp(out.line[0], "Value: ", 7) == 0, "'%s'", out.line[0]);
+    cr_assert_str_eq(out.line[1], "Moves (1):");
+    cr_assert_str_eq(out.line[2], "E1E2: draw");
+    pipe_lines_free(&out);
     const char *const limits[] = {"depth 1", "depth 3", "depth 8", "nodes 2000"};
     for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
         go_t r;
