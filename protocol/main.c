@@ -31,12 +31,15 @@ int main(int argc, char **argv)
             uci_free(u);
             return 1;
         }
-        line[0] = '\0';
+        char *end = line;
         for (int i = 1; i < argc; i++) {
-            strcat(line, argv[i]);
+            size_t n = strlen(argv[i]);
+            memcpy(end, argv[i], n);
+            end += n;
             if (i + 1 < argc)
-                strcat(line, " ");
+                *end++ = ' ';
         }
+        *end = '\0';
         int status = uci_run_command(u, line);
         free(line);
         uci_free(u);

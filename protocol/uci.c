@@ -261,21 +261,24 @@ static void apply_option(uci_t *u, const option_t *o, const char *value, long lo
         out(u, "info string %s", note);
 }
 
-/* Joins words [from, to) with single spaces into a new string ("" when none). */
+/* Joins words [from, to) with single spaces into a new string ("" when none), in time
+ * linear in their length whatever their number. */
 static char *join_words(const words_t *ws, int from, int to)
 {
     size_t len = 1;
     for (int i = from; i < to; i++)
         len += strlen(ws->w[i]) + 1;
-    char *s = malloc(len);
+    char *s = malloc(len), *end = s;
     if (!s)
         return NULL;
-    s[0] = '\0';
     for (int i = from; i < to; i++) {
         if (i > from)
-            strcat(s, " ");
-        strcat(s, ws->w[i]);
+            *end++ = ' ';
+        size_t n = strlen(ws->w[i]);
+        memcpy(end, ws->w[i], n);
+        end += n;
     }
+    *end = '\0';
     return s;
 }
 
@@ -347,18 +350,12 @@ static void cmd_position(uci_t *u, words_t *ws)
         i++;
     } else if (i < ws->n && strcasecmp(ws->w[i], "obx") == 0) {
         int first = ++i;
-        size_t len = 1;
-        for (; i < ws->n && strcasecmp(ws->w[i], "moves") != 0; i++)
-            len += strlen(ws->w[i]) + 1;
-        char *text = malloc(len);
+        while (i < ws->n && strcasecmp(ws->w[i], "moves") != 0)
+            i++;
+        char *text = join_words(ws, first, i);
         if (!text) {
             ERR(u, "out of memory");
             return;
-        }
-        text[0] = '\0';
-        for (int k = first; k < i; k++) {
-            strcat(text, ws->w[k]);
-            strcat(text, " ");
         }
         bc_error_t e = obx_parse(text, &start, &meta, msg, sizeof msg);
         free(text);

@@ -1165,3 +1165,31 @@ Test(protocol, tigers_to_move_after_the_fifth_capture_is_refused)
     expect_silent("position obx TGGGT/GGGGG/GGXGG/GGGXX/TXXXT g @0 c5");
     cr_assert_str_eq(display().result, "tigers win: five goats captured");
 }
+
+/* Lines of many words are taken in time linear in their length: a setoption value or an OBX
+ * of 200,000 words is refused as quickly as a short one, and isready answers right after. */
+Test(protocol, many_words_are_taken_in_linear_time)
+{
+    enum { WORDS = 200000 };
+    static const char *const HEADS[] = {"setoption name TablebasePath value", "position obx"};
+    start_engine();
+    for (size_t h = 0; h < sizeof HEADS / sizeof HEADS[0]; h++) {
+        size_t len = strlen(HEADS[h]) + (size_t)WORDS * 5 + 2;
+        char *line = malloc(len), *end = line;
+        cr_assert_not_null(line);
+        end += sprintf(end, "%s", HEADS[h]);
+        for (int i = 0; i < WORDS; i++)
+            end += sprintf(end, " abcd");
+        *end++ = '\n';
+        double sent = pipe_now_ms();
+        cr_assert_eq(pipe_write(eng, line, (size_t)(end - line)), 0);
+        free(line);
+        pipe_lines_t out = {0};
+        sync_collect(&out);
+        double ms = pipe_line_at(eng) - sent;
+        cr_assert_eq(out.count, 1, "'%s ...' printed %zu lines", HEADS[h], out.count);
+        cr_assert(strncmp(out.line[0], "info string error: ", 19) == 0, "'%.80s'", out.line[0]);
+        cr_assert_leq(ms, 2000, "'%s' with %d words: readyok after %.0f ms", HEADS[h], WORDS, ms);
+        pipe_lines_free(&out);
+    }
+}
