@@ -1703,3 +1703,42 @@ Test(tbengine, tool_exit_statuses_and_tbgen_makes_its_directory)
     rmdir(nested);
     rmdir(dir);
 }
+
+/* One changed byte in a slice's data: the engine refuses the file when it loads it (every
+ * slice's checksum is checked then) and keeps the database it had. */
+Test(tbengine, a_changed_data_byte_is_refused_at_load)
+{
+    need_database();
+    char dir[64], src[600], dst[160];
+    make_tmp_dir(dir, sizeof dir);
+    snprintf(src, sizeof src, "%s/%s", tb_dir, TB_FILE_NAME);
+    snprintf(dst, sizeof dst, "%s/%s", dir, TB_FILE_NAME);
+    FILE *in = fopen(src, "rb"), *out = fopen(dst, "wb");
+    cr_assert(in && out);
+    static char buf[1 << 16];
+    size_t n, total = 0;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0) {
+        cr_assert_eq(fwrite(buf, 1, n, out), n);
+        total += n;
+    }
+    fclose(in);
+    cr_assert_eq(fclose(out), 0);
+    /* The last slice (4 captured) fills the second half of the file. */
+    int fd = open(dst, O_RDWR);
+    cr_assert_geq(fd, 0);
+    unsigned char b;
+    off_t at = (off_t)(total * 3 / 4);
+    cr_assert_eq(pread(fd, &b, 1, at), 1);
+    b ^= 0x10;
+    cr_assert_eq(pwrite(fd, &b, 1, at), 1);
+    close(fd);
+
+    start_with_database();
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "setoption name TablebasePath value %s", dir);
+    expect_line(cmd, "info string error: tablebase not loaded: slice 4: data checksum mismatch");
+    expect_one_line_starting("tbprobe", "Value: "); /* the database loaded before stays */
+    end_engine();
+    unlink(dst);
+    rmdir(dir);
+}
