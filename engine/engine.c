@@ -194,7 +194,7 @@ static void prepare(engine_t *e, const search_limits_t *limits, const search_rep
     s->move_overhead = e->move_overhead;
     /* More threads than processors only take turns: every thread then runs a fraction of
      * the time, the time and node limits lag, and the reading thread waits for its turn. */
-    s->nthreads = e->nthreads < e->processors ? e->nthreads : e->processors;
+    s->nthreads = engine_search_threads(e);
     s->workers = e->workers;
     atomic_store(&s->stop, false);
     atomic_store(&s->pondering, limits->ponder);
