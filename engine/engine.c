@@ -1,9 +1,12 @@
 /* The engine facade: owns the game copy, the table, the workers and the search thread. */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include "engine.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct engine {
     game_t game;
@@ -11,13 +14,28 @@ struct engine {
     tb_t *tb;
     worker_t *workers[MAX_THREADS];
     int nthreads, multipv;
+    int processors; /* the processors this process may run on: the most threads searched */
     int64_t move_overhead;
     search_shared_t shared;
     search_report_t user; /* the caller's callbacks; bestmove passes through engine_bestmove */
     pthread_t thread;
     bool thread_live;     /* a search thread exists and has not been joined */
     atomic_bool running;  /* until the search thread has reported bestmove */
+    engine_t *bench;      /* the private engine of bench, made at its first run */
+    int bench_depth;
+    void (*bench_done)(void *ctx, const bench_result_t *r);
+    void *bench_ctx;
 };
+
+/* How many processors the process may use (its affinity mask, else the online count). */
+static int count_processors(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
 
 engine_t *engine_new(void)
 {
@@ -29,6 +47,7 @@ engine_t *engine_new(void)
     tt_init(&e->tt);
     e->multipv = 1;
     e->move_overhead = ENGINE_DEFAULT_OVERHEAD_MS;
+    e->processors = count_processors();
     if (!game_init(&e->game, &start, NULL, REP_FORBID) || !tt_resize(&e->tt, ENGINE_DEFAULT_HASH_MB) ||
         !engine_set_threads(e, 1)) {
         engine_free(e);
@@ -53,6 +72,7 @@ void engine_free(engine_t *e)
     engine_wait(e);
     for (int i = 0; i < e->nthreads; i++)
         worker_free(e->workers[i]);
+    engine_free(e->bench);
     tt_free(&e->tt);
     tb_close(e->tb);
     game_free(&e->game);
@@ -64,6 +84,8 @@ bool engine_set_hash(engine_t *e, size_t mb)
     engine_wait(e);
     return tt_resize(&e->tt, mb);
 }
+
+size_t engine_hash_mb(engine_t *e) { return e->tt.count * sizeof(tt_bucket_t) >> 20; }
 
 bool engine_set_threads(engine_t *e, int n)
 {
@@ -131,16 +153,11 @@ const tb_t *engine_tablebase(engine_t *e) { return e->tb; }
 bool engine_set_game(engine_t *e, const game_t *g)
 {
     engine_wait(e);
+    /* A copy, not a replay: linear in the game's length, and true to a game whose moves
+     * the repetition rule now in force would refuse. */
     game_t copy;
-    if (!game_init(&copy, &g->history[0], &g->start_meta, g->rule))
+    if (!game_copy(&copy, g))
         return false;
-    for (size_t i = 0; i < g->count; i++) {
-        /* Moves of a valid game replay without error; only memory can fail here. */
-        if (game_play(&copy, g->moves[i], NULL, 0) != BC_OK) {
-            game_free(&copy);
-            return false;
-        }
-    }
     game_swap(&e->game, &copy);
     game_free(&copy);
     return true;
@@ -175,7 +192,9 @@ static void prepare(engine_t *e, const search_limits_t *limits, const search_rep
     s->report = (search_report_t){engine_info, engine_bestmove, e};
     s->multipv = e->multipv;
     s->move_overhead = e->move_overhead;
-    s->nthreads = e->nthreads;
+    /* More threads than processors only take turns: every thread then runs a fraction of
+     * the time, the time and node limits lag, and the reading thread waits for its turn. */
+    s->nthreads = engine_search_threads(e);
     s->workers = e->workers;
     atomic_store(&s->stop, false);
     atomic_store(&s->pondering, limits->ponder);
@@ -214,8 +233,79 @@ void engine_search_sync(engine_t *e, const search_limits_t *limits, const search
 
 void engine_stop(engine_t *e)
 {
-    if (e->thread_live)
+    if (e->thread_live) {
         atomic_store(&e->shared.stop, true);
+        /* A bench searches with its private engine: its search stops too. */
+        if (e->bench)
+            atomic_store(&e->bench->shared.stop, true);
+    }
+}
+
+static void bench_count(void *ctx, move_t best, move_t ponder, const search_info_t *final)
+{
+    (void)best, (void)ponder;
+    *(uint64_t *)ctx = final->nodes;
+}
+
+static void *bench_thread(void *arg)
+{
+    engine_t *e = arg, *b = e->bench;
+    bench_result_t r = {.depth = e->bench_depth};
+    int64_t start = search_now_ms();
+    for (int i = 0; i < BENCH_POSITIONS_COUNT && !atomic_load(&e->shared.stop); i++) {
+        position_t p;
+        obx_meta_t meta;
+        game_t g;
+        if (obx_parse(BENCH_POSITIONS[i], &p, &meta, NULL, 0) != BC_OK || !game_init(&g, &p, &meta, REP_FORBID))
+            continue;
+        engine_clear(b);
+        uint64_t nodes = 0;
+        if (engine_set_game(b, &g)) {
+            search_limits_t l;
+            search_limits_init(&l);
+            l.depth = e->bench_depth;
+            prepare(b, &l, &(search_report_t){NULL, bench_count, &nodes});
+            /* prepare clears the private stop flag: a stop that came before it must count. */
+            if (atomic_load(&e->shared.stop))
+                atomic_store(&b->shared.stop, true);
+            search_run(&b->shared);
+        }
+        game_free(&g);
+        if (atomic_load(&e->shared.stop))
+            break;
+        r.searched++;
+        r.nodes += nodes;
+    }
+    r.ms = search_now_ms() - start;
+    r.stopped = r.searched < BENCH_POSITIONS_COUNT;
+    atomic_store(&e->running, false);
+    e->bench_done(e->bench_ctx, &r);
+    return NULL;
+}
+
+bool engine_bench(engine_t *e, int depth, void (*done)(void *ctx, const bench_result_t *r), void *ctx)
+{
+    engine_stop(e);
+    engine_wait(e);
+    if (!e->bench) {
+        e->bench = engine_new();
+        if (!e->bench || !engine_set_hash(e->bench, 16)) {
+            engine_free(e->bench);
+            e->bench = NULL;
+            return false;
+        }
+    }
+    e->bench_depth = depth < 1 ? 1 : depth > MAX_PLY - 1 ? MAX_PLY - 1 : depth;
+    e->bench_done = done;
+    e->bench_ctx = ctx;
+    atomic_store(&e->shared.stop, false);
+    atomic_store(&e->running, true);
+    if (pthread_create(&e->thread, NULL, bench_thread, e) != 0) {
+        atomic_store(&e->running, false);
+        return false;
+    }
+    e->thread_live = true;
+    return true;
 }
 
 void engine_ponderhit(engine_t *e)
@@ -228,6 +318,8 @@ void engine_ponderhit(engine_t *e)
 }
 
 bool engine_searching(engine_t *e) { return atomic_load(&e->running); }
+
+int engine_search_threads(engine_t *e) { return e->nthreads < e->processors ? e->nthreads : e->processors; }
 
 int engine_hashfull(engine_t *e)
 {

@@ -23,6 +23,8 @@ void engine_free(engine_t *e);
 /* Options. Each waits for a running search to end first. Return false when memory runs
  * out (the old setting stays). */
 bool engine_set_hash(engine_t *e, size_t mb);
+/* The table's size in MB: the size asked for, rounded down to a power of two. */
+size_t engine_hash_mb(engine_t *e);
 bool engine_set_threads(engine_t *e, int n);
 void engine_set_multipv(engine_t *e, int n);
 void engine_set_move_overhead(engine_t *e, int ms);
@@ -49,6 +51,9 @@ void engine_ponderhit(engine_t *e);
 /* Waits until the current search (if any) has reported bestmove. */
 void engine_wait(engine_t *e);
 bool engine_searching(engine_t *e);
+/* The threads a search runs: the Threads setting, at most the processors the process may
+ * use. */
+int engine_search_threads(engine_t *e);
 /* Permille of the table in use by the latest search. */
 int engine_hashfull(engine_t *e);
 
@@ -59,5 +64,20 @@ void engine_search_sync(engine_t *e, const search_limits_t *limits, const search
 extern const char *const BENCH_POSITIONS[];
 extern const int BENCH_POSITIONS_COUNT;
 enum { BENCH_DEFAULT_DEPTH = 12 };
+
+typedef struct {
+    int depth;
+    int searched;   /* positions searched to the end */
+    uint64_t nodes; /* over the positions searched to the end */
+    int64_t ms;
+    bool stopped;   /* engine_stop (or a new go) ended it early */
+} bench_result_t;
+
+/* Runs the bench like a search: on the search thread, returning at once; engine_stop ends
+ * it, engine_searching is true until done has been called (on that thread). Each position
+ * is searched to depth by one thread with a fresh 16 MB table, whatever the options, so
+ * the node count depends only on the program. Returns false (nothing is reported) when
+ * memory or a thread is lacking. */
+bool engine_bench(engine_t *e, int depth, void (*done)(void *ctx, const bench_result_t *r), void *ctx);
 
 #endif

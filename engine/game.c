@@ -7,19 +7,69 @@
 
 #include "movegen.h"
 
+/* ---- the table of positions seen ----------------------------------------------- */
+
+/* The slot holding p, or the empty slot where it would go. */
+static size_t seen_slot(const game_seen_t *seen, size_t cap, const position_t *history, const position_t *p)
+{
+    size_t i = (size_t)p->key & (cap - 1);
+    while (seen[i].first && !position_same(&history[seen[i].first - 1], p))
+        i = (i + 1) & (cap - 1);
+    return i;
+}
+
+static bool seen_resize(game_t *g, size_t cap)
+{
+    game_seen_t *t = calloc(cap, sizeof *t);
+    if (!t)
+        return false;
+    for (size_t i = 0; i < g->seen_cap; i++)
+        if (g->seen[i].first)
+            t[seen_slot(t, cap, g->history, &g->history[g->seen[i].first - 1])] = g->seen[i];
+    free(g->seen);
+    g->seen = t;
+    g->seen_cap = cap;
+    return true;
+}
+
+/* Records history[index]; the table stays at most half full. */
+static bool seen_add(game_t *g, size_t index)
+{
+    if ((g->seen_used + 1) * 2 > g->seen_cap && !seen_resize(g, g->seen_cap * 2))
+        return false;
+    game_seen_t *e = &g->seen[seen_slot(g->seen, g->seen_cap, g->history, &g->history[index])];
+    if (!e->first) {
+        e->first = index + 1;
+        g->seen_used++;
+    }
+    e->count++;
+    return true;
+}
+
+int game_count_position(const game_t *g, const position_t *p)
+{
+    const game_seen_t *e = &g->seen[seen_slot(g->seen, g->seen_cap, g->history, p)];
+    return e->first ? (int)e->count : 0;
+}
+
+/* ---- games ---------------------------------------------------------------------- */
+
 bool game_init(game_t *g, const position_t *start, const obx_meta_t *meta, rep_rule_t rule)
 {
     memset(g, 0, sizeof *g);
     g->cap = 64;
+    g->seen_cap = 128;
     g->history = malloc(g->cap * sizeof *g->history);
     g->moves = malloc(g->cap * sizeof *g->moves);
-    if (!g->history || !g->moves) {
+    g->seen = calloc(g->seen_cap, sizeof *g->seen);
+    if (!g->history || !g->moves || !g->seen) {
         game_free(g);
         return false;
     }
     g->history[0] = *start;
     g->start_meta = meta ? *meta : (obx_meta_t){MOVE_NONE, 0};
     g->rule = rule;
+    seen_add(g, 0);
     return true;
 }
 
@@ -27,6 +77,7 @@ void game_free(game_t *g)
 {
     free(g->history);
     free(g->moves);
+    free(g->seen);
     memset(g, 0, sizeof *g);
 }
 
@@ -37,6 +88,22 @@ void game_swap(game_t *a, game_t *b)
     *b = t;
 }
 
+bool game_copy(game_t *dst, const game_t *src)
+{
+    *dst = *src;
+    dst->history = malloc(src->cap * sizeof *dst->history);
+    dst->moves = malloc(src->cap * sizeof *dst->moves);
+    dst->seen = malloc(src->seen_cap * sizeof *dst->seen);
+    if (!dst->history || !dst->moves || !dst->seen) {
+        game_free(dst);
+        return false;
+    }
+    memcpy(dst->history, src->history, (src->count + 1) * sizeof *dst->history);
+    memcpy(dst->moves, src->moves, src->count * sizeof *dst->moves);
+    memcpy(dst->seen, src->seen, src->seen_cap * sizeof *dst->seen);
+    return true;
+}
+
 bool game_move_repeats(const game_t *g, move_t m)
 {
     const position_t *cur = game_position(g);
@@ -44,19 +111,18 @@ bool game_move_repeats(const game_t *g, move_t m)
         return false;
     position_t next = *cur;
     position_make(&next, m);
-    for (size_t i = 0; i < g->count; i++)
-        if (position_same(&g->history[i], &next))
-            return true;
-    return false;
+    return game_count_position(g, &next) > 0;
 }
 
-int game_occurrences(const game_t *g)
+int game_occurrences(const game_t *g) { return game_count_position(g, game_position(g)); }
+
+bool game_move_draws(const game_t *g, move_t m)
 {
-    const position_t *cur = game_position(g);
-    int n = 0;
-    for (size_t i = 0; i <= g->count; i++)
-        n += position_same(&g->history[i], cur);
-    return n;
+    if (g->rule != REP_DRAW)
+        return false;
+    position_t next = *game_position(g);
+    position_make(&next, m);
+    return game_count_position(g, &next) >= 2;
 }
 
 static bool game_is_over_by_draw(const game_t *g)
@@ -133,18 +199,23 @@ bc_error_t game_play(game_t *g, move_t m, char *msg, size_t msglen)
     const position_t *p = game_position(g);
     char t[MOVE_TEXT_LEN];
     move_format(m, t);
-    if (game_result(g).reason != RESULT_NONE) {
-        snprintf(msg, msglen, "%s: the game is over (%s)", t, result_describe(game_result(g)));
-        return MOVE_ERR_GAME_OVER;
-    }
-    if (!move_is_pseudo_legal(p, m)) {
-        snprintf(msg, msglen, "%s is not a legal move for the %s in this position", t,
-                 p->side == GOATS ? "goats" : "tigers");
-        return MOVE_ERR_ILLEGAL;
-    }
-    if (game_move_repeats(g, m)) {
-        snprintf(msg, msglen, "%s recreates an earlier position (Repetition forbid)", t);
-        return MOVE_ERR_REPETITION;
+    /* A legal move proves the game goes on, so the full result (every move generated) is
+     * only worked out for the message of a refused move: replay stays linear and cheap. */
+    bool over = p->captured >= BC_CAPTURES_TO_WIN || game_is_over_by_draw(g);
+    bc_error_t err = over                           ? MOVE_ERR_GAME_OVER
+                     : !move_is_pseudo_legal(p, m) ? MOVE_ERR_ILLEGAL
+                     : game_move_repeats(g, m)     ? MOVE_ERR_REPETITION
+                                                   : BC_OK;
+    if (err != BC_OK) {
+        game_result_t r = game_result(g);
+        if (r.reason != RESULT_NONE)
+            snprintf(msg, msglen, "%s: the game is over (%s)", t, result_describe(r));
+        else if (err == MOVE_ERR_ILLEGAL)
+            snprintf(msg, msglen, "%s is not a legal move for the %s in this position", t,
+                     p->side == GOATS ? "goats" : "tigers");
+        else
+            snprintf(msg, msglen, "%s recreates an earlier position (Repetition forbid)", t);
+        return r.reason != RESULT_NONE ? MOVE_ERR_GAME_OVER : err;
     }
     if (g->count + 1 >= g->cap && !game_grow(g)) {
         snprintf(msg, msglen, "out of memory");
@@ -152,6 +223,10 @@ bc_error_t game_play(game_t *g, move_t m, char *msg, size_t msglen)
     }
     g->history[g->count + 1] = g->history[g->count];
     position_make(&g->history[g->count + 1], m);
+    if (!seen_add(g, g->count + 1)) {
+        snprintf(msg, msglen, "out of memory");
+        return BC_ERR_NO_MEMORY;
+    }
     g->moves[g->count++] = m;
     return BC_OK;
 }

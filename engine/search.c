@@ -109,6 +109,19 @@ static inline bool key_seen(const worker_t *w, uint64_t key, int start)
     return false;
 }
 
+/* Under `draw`, is the current position the third occurrence (the game is over)? */
+static inline bool third_occurrence(const worker_t *w)
+{
+    if (w->s->rule != REP_DRAW)
+        return false;
+    int floor = w->irr[w->nkeys - 1], seen = 0;
+    uint64_t key = w->pos.key;
+    for (int i = w->nkeys - 3; i >= floor; i -= 2)
+        if (w->keys[i] == key && ++seen == 2)
+            return true;
+    return false;
+}
+
 /* Under `forbid`, a step that recreates an earlier position is not a legal move. */
 static int filter_forbidden(const worker_t *w, move_t *moves, int n)
 {
@@ -183,18 +196,24 @@ static inline bool stopped(const worker_t *w)
     return atomic_load_explicit(&w->s->stop, memory_order_relaxed);
 }
 
-/* Counts a node; the main thread also checks the node and time limits here. */
+/* Counts a node and checks the limits. Every thread looks at the clock (one thread among
+ * many may run seldom when there are more threads than processors); with several threads
+ * the node limit is checked on a shared count that each thread adds to in small batches. */
 static inline void count_node(worker_t *w)
 {
     uint64_t n = atomic_load_explicit(&w->nodes, memory_order_relaxed) + 1;
     atomic_store_explicit(&w->nodes, n, memory_order_relaxed);
-    if (w->id != 0)
-        return;
     search_shared_t *s = w->s;
     if (s->limits.nodes) {
-        uint64_t total = s->nthreads == 1 ? n : (n & 1023) ? 0 : total_nodes(s);
-        if (total >= s->limits.nodes)
-            atomic_store_explicit(&s->stop, true, memory_order_relaxed);
+        if (s->nthreads == 1) {
+            if (n >= s->limits.nodes)
+                atomic_store_explicit(&s->stop, true, memory_order_relaxed);
+        } else if (n % s->node_batch == 0) {
+            uint64_t total =
+                atomic_fetch_add_explicit(&s->nodes_shared, s->node_batch, memory_order_relaxed) + s->node_batch;
+            if (total >= s->limits.nodes)
+                atomic_store_explicit(&s->stop, true, memory_order_relaxed);
+        }
     }
     if ((n & 1023) == 0 && s->maximum_ms && !atomic_load_explicit(&s->pondering, memory_order_relaxed) &&
         search_now_ms() - s->start_ms >= s->maximum_ms)
@@ -280,6 +299,9 @@ static int qsearch(worker_t *w, int alpha, int beta, int qply)
         w->seldepth = ply;
     if (p->captured >= BC_CAPTURES_TO_WIN)
         return -SCORE_MATE + ply;
+    /* The game's verdict before the database's value: a third occurrence has ended it. */
+    if (third_occurrence(w))
+        return 0;
     int tb;
     if (tb_cut(w, &tb))
         return tb;
@@ -346,7 +368,10 @@ static int search(worker_t *w, int alpha, int beta, int depth, bool pv_node)
         return 0;
     if (p->captured >= BC_CAPTURES_TO_WIN)
         return -SCORE_MATE + ply;
-    /* The database first: a won or lost position stays so whatever the path (the winner
+    /* A third occurrence has ended the game, whatever the database says of the position. */
+    if (third_occurrence(w))
+        return 0;
+    /* Then the database: a won or lost position stays so whatever the path (the winner
      * can always avoid a repetition), while the search counts a repeated position as a draw. */
     int tb;
     if (tb_cut(w, &tb))
@@ -411,10 +436,11 @@ static int search(worker_t *w, int alpha, int beta, int depth, bool pv_node)
                 if (r < 0)
                     r = 0;
             }
+            /* No re-search once stopped: it would count nodes past a node limit. */
             score = -search(w, -alpha - 1, -alpha, depth - 1 - r, false);
-            if (r && score > alpha)
+            if (r && score > alpha && !stopped(w))
                 score = -search(w, -alpha - 1, -alpha, depth - 1, false);
-            if (pv_node && score > alpha && score < beta)
+            if (pv_node && score > alpha && score < beta && !stopped(w))
                 score = -search(w, -beta, -alpha, depth - 1, true);
         }
         undo_move(w, m);
@@ -469,7 +495,7 @@ static int root_search(worker_t *w, int alpha, int beta, int depth, int pv_idx)
             score = -search(w, -beta, -alpha, depth - 1, true);
         } else {
             score = -search(w, -alpha - 1, -alpha, depth - 1, false);
-            if (score > alpha && score < beta)
+            if (score > alpha && score < beta && !stopped(w))
                 score = -search(w, -beta, -alpha, depth - 1, true);
         }
         undo_move(w, rm->move);
@@ -498,24 +524,23 @@ static int root_search(worker_t *w, int alpha, int beta, int depth, int pv_idx)
 }
 
 /* Does next (reached from a position with no goat in hand) repeat a position of the game
- * or of the line so far? Only reported lines use this: the search has its own key stack. */
+ * or of the line so far (line[0] is the game's current position)? Only reported lines use
+ * this: the search has its own key stack. */
 static bool line_repeats(const game_t *g, const position_t *line, int n, const position_t *next)
 {
-    for (size_t i = 0; i < g->count; i++)
-        if (position_same(&g->history[i], next))
-            return true;
-    for (int i = 0; i < n; i++)
+    if (game_count_position(g, next) > 0)
+        return true;
+    for (int i = 1; i < n; i++)
         if (position_same(&line[i], next))
             return true;
     return false;
 }
 
+/* Occurrences of line[n] in the game and along the line. */
 static int line_occurrences(const game_t *g, const position_t *line, int n)
 {
-    int k = 0;
-    for (size_t i = 0; i < g->count; i++)
-        k += position_same(&g->history[i], &line[n]);
-    for (int i = 0; i <= n; i++)
+    int k = game_count_position(g, &line[n]);
+    for (int i = 1; i <= n; i++)
         k += position_same(&line[i], &line[n]);
     return k;
 }
@@ -543,6 +568,9 @@ static void settle_pv(const search_shared_t *s, search_info_t *info, bool extend
     while (info->pv_len < MAX_PLY) {
         position_t *p = &line[info->pv_len];
         tb_value_t v;
+        /* A line that ended by a third occurrence has nothing after it. */
+        if (s->rule == REP_DRAW && line_occurrences(g, line, info->pv_len) >= 3)
+            return;
         if (p->in_hand || !tb_probe(s->tb, p, &v) || v.wdl == TB_DRAW || v.distance == 0)
             return;
         move_t moves[MAX_MOVES], legal[MAX_MOVES];
@@ -588,6 +616,22 @@ static void fill_info(const search_shared_t *s, const root_move_t *rm, int pv_id
 }
 
 static bool use_time(const search_shared_t *s) { return s->optimum_ms > 0; }
+
+/* Is every reported line's value proven, so that deeper iterations cannot change it? A mate
+ * the search found within its depth is, and so is every value at a won or lost database
+ * root (the moves there are the database's, their values exact). */
+static bool root_proven(const search_shared_t *s, const worker_t *w, int multipv, int depth)
+{
+    for (int i = 0; i < multipv; i++) {
+        const root_move_t *rm = &w->root[i];
+        if (rm->bound != BOUND_EXACT || !score_is_mate(rm->score))
+            return false;
+        int plies = SCORE_MATE - (rm->score > 0 ? rm->score : -rm->score);
+        if (plies > depth && !(s->root_in_tb && s->root_tb.wdl != TB_DRAW))
+            return false;
+    }
+    return true;
+}
 
 static void iterate(worker_t *w)
 {
@@ -639,6 +683,10 @@ static void iterate(worker_t *w)
                 fill_info(s, &w->root[i], i, depth, &info);
                 s->report.info(s->report.ctx, &info);
             }
+        /* A proven value ends the iterations; under infinite or ponder the bestmove still
+         * waits for stop or ponderhit. */
+        if (root_proven(s, w, multipv, depth))
+            break;
         /* Time: stop early when the best move is settled, keep going when it changes. */
         stability = w->root[0].move == last_best ? stability + 1 : 0;
         last_best = w->root[0].move;
@@ -707,16 +755,64 @@ static void report_game_over(search_shared_t *s)
         s->report.bestmove(s->report.ctx, MOVE_NONE, MOVE_NONE, &info);
 }
 
-static move_t ponder_move(search_shared_t *s, const root_move_t *best)
+/* Is m, made after best, a legal move of the game (not over, no repetition under forbid)? */
+static bool ponder_is_legal(const search_shared_t *s, move_t best, move_t m)
 {
-    if (best->pv_len >= 2)
-        return best->pv[1];
-    position_t p = *game_position(s->game);
-    position_make(&p, best->move);
-    tt_hit_t hit;
-    if (tt_probe(s->tt, position_hash(&p), &hit) && hit.move && move_is_pseudo_legal(&p, hit.move))
-        return hit.move;
-    return MOVE_NONE;
+    const game_t *g = s->game;
+    position_t after = *game_position(g);
+    position_make(&after, best);
+    if (m == MOVE_NONE || after.captured >= BC_CAPTURES_TO_WIN || game_move_draws(g, best) ||
+        !move_is_pseudo_legal(&after, m))
+        return false;
+    if (s->rule == REP_FORBID && !after.in_hand) {
+        position_t next = after;
+        position_make(&next, m);
+        if (game_count_position(g, &next) > 0)
+            return false;
+    }
+    return true;
+}
+
+static move_t ponder_move(search_shared_t *s, const root_move_t *best, const search_info_t *final)
+{
+    move_t m = MOVE_NONE;
+    if (final->pv_len >= 2 && final->pv[0] == best->move) {
+        m = final->pv[1];
+    } else {
+        position_t p = *game_position(s->game);
+        position_make(&p, best->move);
+        tt_hit_t hit;
+        if (tt_probe(s->tt, position_hash(&p), &hit))
+            m = hit.move;
+    }
+    return ponder_is_legal(s, best->move, m) ? m : MOVE_NONE;
+}
+
+int search_rank_tb_moves(const tb_t *tb, const game_t *g, const move_t *moves, int n, tb_move_value_t *out)
+{
+    int keep = tb_rank_moves(tb, game_position(g), moves, n, out);
+    if (keep <= 0)
+        return keep;
+    /* The game's history before the database: a move that makes a third occurrence ends
+     * the game in a draw, whatever the database says of the position it reaches. */
+    bool changed = false;
+    for (int i = 0; i < n; i++)
+        if (out[i].value.wdl != TB_DRAW && game_move_draws(g, out[i].move)) {
+            out[i].value = (tb_value_t){.wdl = TB_DRAW, .distance = 0};
+            changed = true;
+        }
+    if (!changed)
+        return keep;
+    for (int i = 1; i < n; i++) /* stable: equal values keep the database's order */
+        for (int j = i; j > 0 && tb_value_order(out[j - 1].value) < tb_value_order(out[j].value); j--) {
+            tb_move_value_t t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+        }
+    keep = 1;
+    while (keep < n && tb_value_order(out[keep].value) == tb_value_order(out[0].value))
+        keep++;
+    return keep;
 }
 
 /* The share (in 1/65536) of the opponent's replies after move m that lose for the
@@ -749,7 +845,7 @@ static void filter_root_by_tb(search_shared_t *s, root_move_t *root, int *nroot)
     tb_move_value_t ranked[MAX_MOVES];
     for (int i = 0; i < *nroot; i++)
         moves[i] = root[i].move;
-    int keep = tb_rank_moves(s->tb, p, moves, *nroot, ranked);
+    int keep = search_rank_tb_moves(s->tb, s->game, moves, *nroot, ranked);
     if (keep <= 0)
         return;
     s->root_tbhits = (uint64_t)*nroot + 1;
@@ -824,6 +920,11 @@ void search_run(search_shared_t *s)
     if (s->limits.movetime > 0)
         s->optimum_ms = 0; /* a fixed time is spent whole: only the maximum applies */
 
+    /* Batches small enough that all threads together overshoot a node limit by a few
+     * percent at most. */
+    atomic_store(&s->nodes_shared, 0);
+    s->node_batch = s->limits.nodes / (32 * (uint64_t)s->nthreads);
+    s->node_batch = s->node_batch < 1 ? 1 : s->node_batch > 1024 ? 1024 : s->node_batch;
     for (int i = 0; i < s->nthreads; i++)
         setup_worker(s->workers[i], s, root, nroot);
     pthread_t threads[MAX_THREADS];
@@ -862,6 +963,5 @@ void search_run(search_shared_t *s)
     }
     move_t best = best_rm->move;
     if (s->report.bestmove)
-        s->report.bestmove(s->report.ctx, best,
-                           final.pv_len >= 2 && final.pv[0] == best ? final.pv[1] : ponder_move(s, best_rm), &final);
+        s->report.bestmove(s->report.ctx, best, ponder_move(s, best_rm, &final), &final);
 }

@@ -88,6 +88,10 @@ struct search_shared {
     uint64_t root_tbhits;           /* probes made to rank the root moves */
     int nthreads;
     worker_t **workers;
+    /* With several threads and a node limit, each thread adds its nodes here every
+     * node_batch nodes, so that the limit holds whatever the number of threads. */
+    _Atomic uint64_t nodes_shared;
+    uint64_t node_batch;
 };
 
 /* Per-thread state, allocated once when the thread count is set: no allocation while
@@ -102,5 +106,10 @@ void worker_clear(worker_t *w);
 void search_run(search_shared_t *s);
 
 int64_t search_now_ms(void);
+
+/* tb_rank_moves for the moves of a game: under `draw` a move that makes a third occurrence
+ * is a draw whatever the database says of the position it reaches. Same results as
+ * tb_rank_moves otherwise. */
+int search_rank_tb_moves(const tb_t *tb, const game_t *g, const move_t *moves, int n, tb_move_value_t *out);
 
 #endif

@@ -31,23 +31,26 @@ int main(int argc, char **argv)
             uci_free(u);
             return 1;
         }
-        line[0] = '\0';
+        char *end = line;
         for (int i = 1; i < argc; i++) {
-            strcat(line, argv[i]);
+            size_t n = strlen(argv[i]);
+            memcpy(end, argv[i], n);
+            end += n;
             if (i + 1 < argc)
-                strcat(line, " ");
+                *end++ = ' ';
         }
-        uci_handle_line(u, line);
-        uci_wait(u);
+        *end = '\0';
+        int status = uci_run_command(u, line);
         free(line);
         uci_free(u);
-        return 0;
+        return status;
     }
     char *line = NULL;
     size_t cap = 0;
     bool open = true;
-    while (open && getline(&line, &cap, stdin) >= 0)
-        open = uci_handle_line(u, line);
+    ssize_t n;
+    while (open && (n = getline(&line, &cap, stdin)) >= 0)
+        open = uci_handle_input(u, line, (size_t)n);
     /* End of input is quit: a search still running stops and reports its bestmove. */
     if (open)
         uci_handle_line(u, "quit");

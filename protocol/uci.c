@@ -24,6 +24,8 @@ struct uci {
     size_t hash_mb;
     int threads, multipv, overhead;
     bool ponder;
+    bool failed;   /* the line being handled was refused (an error line was printed) */
+    bool one_shot; /* running one command from the command line: a search must end alone */
 };
 
 typedef struct {
@@ -54,7 +56,7 @@ static void out(uci_t *u, const char *fmt, ...)
         free(line);
 }
 
-#define ERR(u, ...) out(u, "info string error: " __VA_ARGS__)
+#define ERR(u, ...) ((u)->failed = true, out(u, "info string error: " __VA_ARGS__))
 
 static bool words_split(const char *line, words_t *ws)
 {
@@ -80,12 +82,13 @@ static void words_free(words_t *ws)
     free(ws->w);
 }
 
+/* An integer, clamped to lo..hi: any run of digits is a number, also one beyond 64 bits. */
 static bool parse_long(const char *s, long long lo, long long hi, long long *v)
 {
     char *end;
     errno = 0;
     long long x = strtoll(s, &end, 10);
-    if (end == s || *end || errno)
+    if (end == s || *end || (errno && errno != ERANGE))
         return false;
     *v = x < lo ? lo : x > hi ? hi : x;
     return true;
@@ -204,21 +207,33 @@ static bool combo_has(const option_t *o, const char *value)
     return false;
 }
 
-static void apply_option(uci_t *u, const option_t *o, const char *value, long long num)
+/* Applies a checked value. A spin value was clamped from `given` (the text as written) when
+ * clamped is set; the command prints one line at most: the error, or else what was changed
+ * from what was asked. */
+static void apply_option(uci_t *u, const option_t *o, const char *value, long long num, const char *given,
+                         bool clamped)
 {
     const char *name = o->name;
+    char note[160] = "";
+    if (clamped)
+        snprintf(note, sizeof note, "%s %.40s is out of range, using %lld", name, given, num);
     if (strcmp(name, "Hash") == 0) {
-        if (engine_set_hash(u->engine, (size_t)num))
-            u->hash_mb = (size_t)num;
-        else
+        if (!engine_set_hash(u->engine, (size_t)num)) {
             ERR(u, "not enough memory for Hash %lld MB; keeping %zu MB", num, u->hash_mb);
+            return;
+        }
+        u->hash_mb = engine_hash_mb(u->engine);
+        /* The table holds a power of two of entries: other sizes are rounded down. */
+        if ((long long)u->hash_mb != num)
+            snprintf(note, sizeof note, "Hash %.40s MB is not a power of two: using %zu MB", given, u->hash_mb);
     } else if (strcmp(name, "Clear Hash") == 0) {
         engine_clear(u->engine);
     } else if (strcmp(name, "Threads") == 0) {
-        if (engine_set_threads(u->engine, (int)num))
-            u->threads = (int)num;
-        else
+        if (!engine_set_threads(u->engine, (int)num)) {
             ERR(u, "not enough memory for %lld threads; keeping %d", num, u->threads);
+            return;
+        }
+        u->threads = (int)num;
     } else if (strcmp(name, "MultiPV") == 0) {
         u->multipv = (int)num;
         engine_set_multipv(u->engine, u->multipv);
@@ -233,78 +248,92 @@ static void apply_option(uci_t *u, const option_t *o, const char *value, long lo
     } else if (strcmp(name, "OBXVersion") == 0) {
         u->obx_version = strcmp(value, "1") == 0 ? OBX_V1 : OBX_V2;
     } else if (strcmp(name, "TablebasePath") == 0) {
-        /* "<empty>" (the UCI way to say nothing) or no value unloads the database. */
-        const char *dir = strcmp(value, "<empty>") == 0 ? "" : value;
+        /* "<empty>" (the UCI way to say nothing, in any case) or no value unloads it. */
+        const char *dir = strcasecmp(value, "<empty>") == 0 ? "" : value;
         char msg[256] = "";
         if (engine_set_tablebase(u->engine, dir, msg, sizeof msg) != TB_OK)
             ERR(u, "tablebase not loaded: %s", msg);
         else if (*dir)
             out(u, "info string tablebase loaded from %s", dir);
+        return;
     }
+    if (note[0])
+        out(u, "info string %s", note);
+}
+
+/* Joins words [from, to) with single spaces into a new string ("" when none), in time
+ * linear in their length whatever their number. */
+static char *join_words(const words_t *ws, int from, int to)
+{
+    size_t len = 1;
+    for (int i = from; i < to; i++)
+        len += strlen(ws->w[i]) + 1;
+    char *s = malloc(len), *end = s;
+    if (!s)
+        return NULL;
+    for (int i = from; i < to; i++) {
+        if (i > from)
+            *end++ = ' ';
+        size_t n = strlen(ws->w[i]);
+        memcpy(end, ws->w[i], n);
+        end += n;
+    }
+    *end = '\0';
+    return s;
 }
 
 /* "setoption name <name...> [value <value...>]": names match whole, without case. */
 static void cmd_setoption(uci_t *u, words_t *ws)
 {
-    char name[128] = "", value[256] = "";
     int i = 1;
     if (i >= ws->n || strcasecmp(ws->w[i], "name") != 0) {
         ERR(u, "setoption needs 'name <option>'");
         return;
     }
-    for (i++; i < ws->n && strcasecmp(ws->w[i], "value") != 0; i++) {
-        if (name[0])
-            strncat(name, " ", sizeof name - strlen(name) - 1);
-        strncat(name, ws->w[i], sizeof name - strlen(name) - 1);
-    }
+    int name_from = ++i;
+    while (i < ws->n && strcasecmp(ws->w[i], "value") != 0)
+        i++;
     bool has_value = i < ws->n;
-    for (i++; i < ws->n; i++) {
-        if (value[0])
-            strncat(value, " ", sizeof value - strlen(value) - 1);
-        strncat(value, ws->w[i], sizeof value - strlen(value) - 1);
+    char *name = join_words(ws, name_from, i), *value = join_words(ws, has_value ? i + 1 : i, ws->n);
+    if (!name || !value) {
+        ERR(u, "out of memory");
+        free(name);
+        free(value);
+        return;
     }
     const option_t *o = NULL;
     for (int k = 0; k < OPTION_COUNT && !o; k++)
         if (strcasecmp(OPTIONS[k].name, name) == 0)
             o = &OPTIONS[k];
-    if (!o) {
-        ERR(u, "unknown option '%s'", name);
-        return;
-    }
-    if (engine_searching(u->engine) && strcmp(o->name, "OBXVersion") != 0 && strcmp(o->name, "Ponder") != 0) {
-        ERR(u, "cannot change %s while searching", o->name);
-        return;
-    }
     long long num = 0;
-    switch (o->type) {
-    case OPT_SPIN:
-        if (!has_value || !parse_long(value, INT64_MIN / 2, INT64_MAX / 2, &num)) {
+    bool ok = true, clamped = false;
+    if (!o) {
+        ERR(u, "unknown option '%.64s'", name);
+        ok = false;
+    } else if (engine_searching(u->engine) && strcmp(o->name, "OBXVersion") != 0 &&
+               strcmp(o->name, "Ponder") != 0) {
+        ERR(u, "cannot change %s while searching", o->name);
+        ok = false;
+    } else if (o->type == OPT_SPIN) {
+        if (!has_value || !parse_long(value, INT64_MIN, INT64_MAX, &num)) {
             ERR(u, "option %s needs an integer value from %lld to %lld", o->name, o->min, o->max);
-            return;
+            ok = false;
+        } else if (num < o->min || num > o->max) {
+            num = num < o->min ? o->min : o->max;
+            clamped = true;
         }
-        if (num < o->min || num > o->max) {
-            long long clamped = num < o->min ? o->min : o->max;
-            out(u, "info string %s %lld is out of range, using %lld", o->name, num, clamped);
-            num = clamped;
-        }
-        break;
-    case OPT_COMBO:
-        if (!has_value || !combo_has(o, value)) {
-            ERR(u, "invalid value '%s' for option %s (one of: %s)", value, o->name, o->vars);
-            return;
-        }
-        break;
-    case OPT_CHECK:
-        if (!has_value || (strcasecmp(value, "true") != 0 && strcasecmp(value, "false") != 0)) {
-            ERR(u, "option %s needs true or false", o->name);
-            return;
-        }
-        break;
-    case OPT_BUTTON:
-    case OPT_STRING:
-        break;
+    } else if (o->type == OPT_COMBO && (!has_value || !combo_has(o, value))) {
+        ERR(u, "invalid value '%.64s' for option %s (one of: %s)", value, o->name, o->vars);
+        ok = false;
+    } else if (o->type == OPT_CHECK &&
+               (!has_value || (strcasecmp(value, "true") != 0 && strcasecmp(value, "false") != 0))) {
+        ERR(u, "option %s needs true or false", o->name);
+        ok = false;
     }
-    apply_option(u, o, value, num);
+    if (ok)
+        apply_option(u, o, value, num, value, clamped);
+    free(name);
+    free(value);
 }
 
 /* ---- position ------------------------------------------------------------------ */
@@ -321,23 +350,23 @@ static void cmd_position(uci_t *u, words_t *ws)
         i++;
     } else if (i < ws->n && strcasecmp(ws->w[i], "obx") == 0) {
         int first = ++i;
-        size_t len = 1;
-        for (; i < ws->n && strcasecmp(ws->w[i], "moves") != 0; i++)
-            len += strlen(ws->w[i]) + 1;
-        char *text = malloc(len);
+        while (i < ws->n && strcasecmp(ws->w[i], "moves") != 0)
+            i++;
+        char *text = join_words(ws, first, i);
         if (!text) {
             ERR(u, "out of memory");
             return;
-        }
-        text[0] = '\0';
-        for (int k = first; k < i; k++) {
-            strcat(text, ws->w[k]);
-            strcat(text, " ");
         }
         bc_error_t e = obx_parse(text, &start, &meta, msg, sizeof msg);
         free(text);
         if (e != BC_OK) {
             ERR(u, "invalid OBX: %s", msg);
+            return;
+        }
+        /* Valid notation, but no game reaches it: the side to move would have won already. */
+        if (start.side == TIGERS && start.captured >= BC_CAPTURES_TO_WIN) {
+            ERR(u, "invalid OBX: tigers to move with five goats captured cannot occur (the fifth capture ends "
+                   "the game with the goats to move)");
             return;
         }
     } else {
@@ -465,7 +494,7 @@ static void cmd_tbprobe(uci_t *u)
     move_t moves[MAX_MOVES];
     tb_move_value_t ranked[MAX_MOVES];
     int n = game_legal_moves(&u->game, moves);
-    if (n > 0 && tb_rank_moves(tb, p, moves, n, ranked) < 0)
+    if (n > 0 && search_rank_tb_moves(tb, &u->game, moves, n, ranked) < 0)
         n = 0;
     out(u, "Moves (%d):", n);
     for (int i = 0; i < n; i++) {
@@ -570,6 +599,26 @@ static bool is_go_keyword(const char *w)
     return false;
 }
 
+/* A move legal in the game as it stands: by the rules of the position, not after the end of
+ * the game, and not recreating an earlier position under `forbid`. */
+static bool parse_game_move(const game_t *g, const char *text, move_t *m, char *msg, size_t len)
+{
+    if (move_parse(game_position(g), text, m, msg, len) != BC_OK)
+        return false;
+    char t[MOVE_TEXT_LEN];
+    move_format(*m, t);
+    game_result_t r = game_result(g);
+    if (r.reason != RESULT_NONE) {
+        snprintf(msg, len, "%s: the game is over (%s)", t, result_describe(r));
+        return false;
+    }
+    if (game_move_repeats(g, *m)) {
+        snprintf(msg, len, "%s recreates an earlier position (Repetition forbid)", t);
+        return false;
+    }
+    return true;
+}
+
 /* Reads the go line into limits; false (with a message printed) if any word is wrong. */
 static bool parse_go(uci_t *u, words_t *ws, search_limits_t *l)
 {
@@ -589,7 +638,7 @@ static bool parse_go(uci_t *u, words_t *ws, search_limits_t *l)
             for (i++; i < ws->n && !is_go_keyword(ws->w[i]); i++) {
                 move_t m;
                 char msg[160];
-                if (move_parse(game_position(&u->game), ws->w[i], &m, msg, sizeof msg) != BC_OK) {
+                if (!parse_game_move(&u->game, ws->w[i], &m, msg, sizeof msg)) {
                     ERR(u, "searchmoves: %s", msg);
                     return false;
                 }
@@ -646,28 +695,45 @@ static void cmd_go(uci_t *u, words_t *ws)
     search_limits_t limits;
     if (!parse_go(u, ws, &limits))
         return;
+    bool limited = limits.depth > 0 || limits.nodes > 0 || limits.movetime > 0 || limits.time[GOATS] >= 0 ||
+                   limits.time[TIGERS] >= 0;
+    if (u->one_shot && (!limited || limits.infinite || limits.ponder)) {
+        ERR(u, "go as one command needs a limit that ends it: depth, nodes, movetime, mate or a clock");
+        return;
+    }
     /* The previous search, if any, ends (with its bestmove) before this one starts. */
     engine_stop(u->engine);
     engine_wait(u->engine);
+    /* An accepted go always ends with a bestmove, even when the search cannot start. */
     if (!engine_set_game(u->engine, &u->game)) {
-        ERR(u, "out of memory");
+        ERR(u, "out of memory: no search");
+        out(u, "bestmove (none)");
         return;
     }
     search_report_t report = {report_info, report_bestmove, u};
-    if (!engine_go(u->engine, &limits, &report))
-        ERR(u, "could not start the search thread");
+    if (!engine_go(u->engine, &limits, &report)) {
+        ERR(u, "could not start the search thread: no search");
+        out(u, "bestmove (none)");
+    }
 }
 
 /* ---- bench --------------------------------------------------------------------- */
 
-static void bench_info(void *ctx, const search_info_t *info) { (void)ctx, (void)info; }
-
-static void bench_best(void *ctx, move_t best, move_t ponder, const search_info_t *final)
+static void bench_done(void *ctx, const bench_result_t *r)
 {
-    (void)best, (void)ponder;
-    *(uint64_t *)ctx += final->nodes;
+    uci_t *u = ctx;
+    if (r->stopped) {
+        out(u, "info string bench stopped after %d of %d positions", r->searched, BENCH_POSITIONS_COUNT);
+        return;
+    }
+    out(u, "Positions: %d", r->searched);
+    out(u, "Depth: %d", r->depth);
+    out(u, "Total time (ms): %" PRId64, r->ms);
+    out(u, "Nodes searched: %" PRIu64, r->nodes);
+    out(u, "Nodes/second: %" PRIu64, r->ms > 0 ? r->nodes * 1000 / (uint64_t)r->ms : r->nodes * 1000);
 }
 
+/* Runs on the search thread like a go: isready is answered meanwhile, stop and quit end it. */
 static void cmd_bench(uci_t *u, words_t *ws)
 {
     long long depth = BENCH_DEFAULT_DEPTH;
@@ -679,38 +745,8 @@ static void cmd_bench(uci_t *u, words_t *ws)
         ERR(u, "cannot run bench while searching");
         return;
     }
-    /* A private engine: one thread, a fresh table per position, whatever the options. */
-    engine_t *e = engine_new();
-    if (!e || !engine_set_hash(e, 16)) {
-        engine_free(e);
+    if (!engine_bench(u->engine, (int)depth, bench_done, u))
         ERR(u, "out of memory");
-        return;
-    }
-    uint64_t nodes = 0;
-    int64_t start = search_now_ms();
-    for (int i = 0; i < BENCH_POSITIONS_COUNT; i++) {
-        position_t p;
-        obx_meta_t meta;
-        game_t g;
-        if (obx_parse(BENCH_POSITIONS[i], &p, &meta, NULL, 0) != BC_OK || !game_init(&g, &p, &meta, REP_FORBID))
-            continue;
-        engine_clear(e);
-        if (engine_set_game(e, &g)) {
-            search_limits_t l;
-            search_limits_init(&l);
-            l.depth = (int)depth;
-            search_report_t r = {bench_info, bench_best, &nodes};
-            engine_search_sync(e, &l, &r);
-        }
-        game_free(&g);
-    }
-    int64_t elapsed = search_now_ms() - start;
-    engine_free(e);
-    out(u, "Positions: %d", BENCH_POSITIONS_COUNT);
-    out(u, "Depth: %lld", depth);
-    out(u, "Total time (ms): %" PRId64, elapsed);
-    out(u, "Nodes searched: %" PRIu64, nodes);
-    out(u, "Nodes/second: %" PRIu64, elapsed > 0 ? nodes * 1000 / (uint64_t)elapsed : nodes * 1000);
 }
 
 /* ---- dispatch ------------------------------------------------------------------ */
@@ -731,9 +767,40 @@ static void cmd_ucinewgame(uci_t *u)
     game_free(&g);
 }
 
+bool uci_handle_input(uci_t *u, const char *line, size_t len)
+{
+    u->failed = false;
+    if (memchr(line, '\0', len)) {
+        ERR(u, "the line contains a NUL byte");
+        return true;
+    }
+    return uci_handle_line(u, line);
+}
+
+/* Commands that take no arguments: given any, they are refused whole. */
+static bool takes_no_arguments(const char *cmd)
+{
+    static const char *const NONE[] = {"uci", "isready", "ucinewgame", "stop", "ponderhit", "d", "eval", "tbprobe",
+                                       "quit"};
+    for (size_t i = 0; i < sizeof NONE / sizeof NONE[0]; i++)
+        if (strcmp(cmd, NONE[i]) == 0)
+            return true;
+    return false;
+}
+
+int uci_run_command(uci_t *u, const char *line)
+{
+    u->one_shot = true;
+    uci_handle_line(u, line);
+    bool failed = u->failed;
+    uci_wait(u);
+    return failed ? 1 : 0;
+}
+
 bool uci_handle_line(uci_t *u, const char *line)
 {
     words_t ws;
+    u->failed = false;
     if (!words_split(line, &ws)) {
         ERR(u, "out of memory");
         return true;
@@ -742,6 +809,8 @@ bool uci_handle_line(uci_t *u, const char *line)
     const char *cmd = ws.n ? ws.w[0] : "";
     if (ws.n == 0)
         ;
+    else if (ws.n > 1 && takes_no_arguments(cmd))
+        ERR(u, "%s takes no arguments: '%.40s' and what follows are not understood", cmd, ws.w[1]);
     else if (strcmp(cmd, "uci") == 0)
         cmd_uci(u);
     else if (strcmp(cmd, "isready") == 0)

@@ -4,6 +4,7 @@
 #define BAGHCHAL_UCI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef void (*uci_write_fn)(void *ctx, const char *line);
 
@@ -16,5 +17,12 @@ void uci_free(uci_t *u);
 void uci_wait(uci_t *u);
 /* Handles one line (with or without its line end). Returns false once the line was `quit`. */
 bool uci_handle_line(uci_t *u, const char *line);
+/* Runs one command given on the command line and waits for a search or bench it started.
+ * A go must have a limit that ends it (no infinite, ponder or limitless search). Returns
+ * the exit status: 0, or 1 when the command was refused. */
+int uci_run_command(uci_t *u, const char *line);
+/* Handles len bytes read as one line. A line holding a NUL byte is refused whole (one error
+ * line), never cut at the NUL. */
+bool uci_handle_input(uci_t *u, const char *line, size_t len);
 
 #endif

@@ -979,3 +979,217 @@ Test(protocol, one_shot_other_commands)
     cr_assert(e.exited && e.code == 0, "exit: code %d, signal %d, killed %d", e.code, e.signal, e.killed);
     cr_assert_eq(pipe_read_line(eng, 0, &line), PIPE_EOF, "position printed '%s'", line ? line : "");
 }
+
+/* A NUL byte inside a line makes the whole line an error: it is never cut at the NUL. */
+Test(protocol, a_line_with_a_nul_byte_is_refused)
+{
+    start_engine();
+    static const struct {
+        const char *bytes;
+        size_t len;
+    } lines[] = {
+        {"go\0 depth 3\n", 12},
+        {"position startpos moves C3\0 B1 B1\n", 34},
+        {"isready\0\n", 9},
+        {"\0\n", 2},
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        cr_assert_eq(pipe_write(eng, lines[i].bytes, lines[i].len), 0);
+        pipe_lines_t out = {0};
+        sync_collect(&out);
+        cr_assert_eq(out.count, 1, "line %zu printed %zu lines", i + 1, out.count);
+        cr_assert_str_eq(out.line[0], "info string error: the line contains a NUL byte", "line %zu", i + 1);
+        pipe_lines_free(&out);
+    }
+    /* Nothing changed: still the start position, and no search runs. */
+    cr_assert_str_eq(display().obx, START_OBX);
+    char *line;
+    cr_assert_eq(pipe_read_line(eng, QUIET_MS, &line), PIPE_TIMEOUT, "'%s' after the refused lines", line);
+}
+
+/* The command prints exactly want. */
+static void expect_exactly(const char *cmd, const char *want)
+{
+    pipe_lines_t out = {0};
+    exchange(&out, "%s", cmd);
+    cr_assert_eq(out.count, 1, "'%.60s' printed %zu lines, expected '%s'", cmd, out.count, want);
+    cr_assert_str_eq(out.line[0], want, "after '%.60s'", cmd);
+    pipe_lines_free(&out);
+}
+
+/* Runs `baghchal <args>` as one command; returns its exit status and its output. */
+static int one_shot(char *const *args, pipe_lines_t *out)
+{
+    char *argv[16] = {(char *)ENGINE};
+    int n = 1;
+    for (; args[n - 1] && n < 15; n++)
+        argv[n] = args[n - 1];
+    argv[n] = NULL;
+    eng = pipe_start(argv, 0);
+    cr_assert_not_null(eng, "cannot start %s: %s", ENGINE, strerror(errno));
+    pipe_exit_t e = pipe_wait(eng, EXIT_MS); /* without closing its input */
+    cr_assert(!e.killed, "'%s ...' still running after %d ms", args[0], EXIT_MS);
+    cr_assert(e.exited, "'%s ...' ended by signal %d", args[0], e.signal);
+    char *line;
+    while (pipe_read_line(eng, 0, &line) == PIPE_LINE) {
+        out->line = realloc(out->line, (out->count + 1) * sizeof *out->line);
+        cr_assert_not_null(out->line);
+        out->line[out->count++] = strdup(line);
+        out->cap = out->count;
+    }
+    pipe_free(eng);
+    eng = NULL;
+    return e.code;
+}
+
+/* One command from the command line: a search must have a limit that ends it, and a
+ * refused command exits with status 1. */
+Test(protocol, one_shot_refusals_exit_non_zero)
+{
+    static const char GO_LIMIT[] =
+        "info string error: go as one command needs a limit that ends it: depth, nodes, movetime, mate or a clock";
+    struct {
+        char *args[6];
+        int code;
+        const char *last;
+    } cases[] = {
+        {{"go", NULL}, 1, GO_LIMIT},
+        {{"go", "infinite", NULL}, 1, GO_LIMIT},
+        {{"go", "ponder", "depth", "3", NULL}, 1, GO_LIMIT},
+        {{"go", "searchmoves", "C3", NULL}, 1, GO_LIMIT},
+        {{"foo", NULL}, 1, "info string error: unknown command 'foo'"},
+        {{"bench", "1", "2", NULL}, 1, "info string error: bench takes an optional depth from 1 to 127"},
+        {{"isready", "now", NULL}, 1, "info string error: isready takes no arguments: 'now' and what follows are not understood"},
+        {{"go", "depth", "2", NULL}, 0, NULL},
+        {{"go", "nodes", "300", NULL}, 0, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pipe_lines_t out = {0};
+        int code = one_shot(cases[i].args, &out);
+        cr_assert_eq(code, cases[i].code, "baghchal %s %s: exit status %d", cases[i].args[0],
+                     cases[i].args[1] ? cases[i].args[1] : "", code);
+        cr_assert_gt(out.count, 0, "baghchal %s printed nothing", cases[i].args[0]);
+        if (cases[i].last) {
+            cr_assert_eq(out.count, 1, "baghchal %s printed %zu lines", cases[i].args[0], out.count);
+            cr_assert_str_eq(out.line[0], cases[i].last);
+        } else {
+            cr_assert(strncmp(out.line[out.count - 1], "bestmove ", 9) == 0, "baghchal %s ended with '%s'",
+                      cases[i].args[0], out.line[out.count - 1]);
+        }
+        pipe_lines_free(&out);
+    }
+}
+
+/* One rule for every command: words it does not take make it an error, and it is not run. */
+Test(protocol, extra_words_are_refused)
+{
+    static const char *const CMDS[] = {"uci", "isready", "ucinewgame", "stop", "ponderhit", "d", "eval", "tbprobe",
+                                       "quit"};
+    start_engine();
+    expect_silent("position startpos moves C3");
+    for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++) {
+        char cmd[64], want[160];
+        snprintf(cmd, sizeof cmd, "%s please now", CMDS[i]);
+        snprintf(want, sizeof want, "info string error: %s takes no arguments: 'please' and what follows are not understood",
+                 CMDS[i]);
+        expect_exactly(cmd, want);
+    }
+    /* ucinewgame did not run and quit did not quit: the game is still there. */
+    cr_assert_str_eq(display().obx, "TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t @19 c0 mC3 #g1");
+    expect_exactly("bench 1 2", "info string error: bench takes an optional depth from 1 to 127");
+    expect_exactly("go perft 2 3", "info string error: go perft needs a depth from 1 to 64");
+}
+
+/* Lets a sanitized engine see a failed allocation as NULL, as the plain one does, instead of
+ * ending on it: the engine checks every allocation. */
+static void allocations_may_fail(void)
+{
+    static const char *const VARS[] = {"ASAN_OPTIONS", "TSAN_OPTIONS"};
+    for (size_t i = 0; i < sizeof VARS / sizeof VARS[0]; i++) {
+        const char *old = getenv(VARS[i]);
+        char buf[512];
+        snprintf(buf, sizeof buf, "%s%sallocator_may_return_null=1", old ? old : "", old && *old ? ":" : "");
+        setenv(VARS[i], buf, 1);
+    }
+}
+
+/* Numbers of any size are numbers: beyond the range they are clamped, with one line saying so. */
+Test(protocol, numbers_beyond_64_bits_are_clamped)
+{
+    allocations_may_fail();
+    start_engine();
+    expect_exactly("setoption name MultiPV value 99999999999999999999",
+                   "info string MultiPV 99999999999999999999 is out of range, using 64");
+    expect_exactly("setoption name Move Overhead value -99999999999999999999",
+                   "info string Move Overhead -99999999999999999999 is out of range, using 0");
+    expect_exactly("setoption name Threads value 5000000000000000000",
+                   "info string Threads 5000000000000000000 is out of range, using 256");
+    expect_silent("setoption name Threads value 1");
+    expect_silent("setoption name MultiPV value 1");
+    /* Hash: the table is a power of two of MB; other sizes say what they became. */
+    expect_exactly("setoption name Hash value 3", "info string Hash 3 MB is not a power of two: using 2 MB");
+    expect_exactly("setoption name Hash value 48", "info string Hash 48 MB is not a power of two: using 32 MB");
+    expect_silent("setoption name Hash value 16");
+    pipe_lines_t out = {0};
+    exchange(&out, "setoption name Hash value 99999999999999999999");
+    cr_assert_eq(out.count, 1, "Hash 99999999999999999999 printed %zu lines", out.count);
+    cr_assert(strcmp(out.line[0], "info string Hash 99999999999999999999 is out of range, using 65536") == 0 ||
+                  strcmp(out.line[0], "info string error: not enough memory for Hash 65536 MB; keeping 16 MB") == 0,
+              "'%s'", out.line[0]);
+    pipe_lines_free(&out);
+    expect_silent("setoption name Hash value 16");
+    /* go: depth and nodes beyond 64 bits are the largest values. */
+    send_line("go depth 99999999999999999999 nodes 3000");
+    char *line;
+    cr_assert_eq(pipe_read_until(eng, "bestmove ", REPLY_MS, &out, &line), PIPE_LINE, "no bestmove");
+    for (size_t i = 0; i < out.count; i++)
+        cr_assert(strncmp(out.line[i], "info string", 11) != 0, "'%s'", out.line[i]);
+    pipe_lines_free(&out);
+    send_line("go nodes 99999999999999999999 depth 3");
+    cr_assert_eq(pipe_read_until(eng, "bestmove ", REPLY_MS, &out, &line), PIPE_LINE, "no bestmove");
+    cr_assert_gt(out.count, 0);
+    cr_assert(strncmp(out.line[out.count - 1], "info depth 3 ", 13) == 0, "'%s'", out.line[out.count - 1]);
+    pipe_lines_free(&out);
+}
+
+/* Tigers to move with five goats captured: no game gets there (the fifth capture leaves the
+ * goats to move), so the position is refused rather than reported as a win in 0. */
+Test(protocol, tigers_to_move_after_the_fifth_capture_is_refused)
+{
+    start_engine();
+    expect_silent("position startpos moves C3");
+    expect_exactly("position obx TGGGT/GGGGG/GGXGG/GGGXX/TXXXT t @0 c5",
+                   "info string error: invalid OBX: tigers to move with five goats captured cannot occur (the fifth "
+                   "capture ends the game with the goats to move)");
+    cr_assert_str_eq(display().obx, "TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t @19 c0 mC3 #g1");
+    expect_silent("position obx TGGGT/GGGGG/GGXGG/GGGXX/TXXXT g @0 c5");
+    cr_assert_str_eq(display().result, "tigers win: five goats captured");
+}
+
+/* Lines of many words are taken in time linear in their length: a setoption value or an OBX
+ * of 200,000 words is refused as quickly as a short one, and isready answers right after. */
+Test(protocol, many_words_are_taken_in_linear_time)
+{
+    enum { WORDS = 200000 };
+    static const char *const HEADS[] = {"setoption name TablebasePath value", "position obx"};
+    start_engine();
+    for (size_t h = 0; h < sizeof HEADS / sizeof HEADS[0]; h++) {
+        size_t len = strlen(HEADS[h]) + (size_t)WORDS * 5 + 2;
+        char *line = malloc(len), *end = line;
+        cr_assert_not_null(line);
+        end += sprintf(end, "%s", HEADS[h]);
+        for (int i = 0; i < WORDS; i++)
+            end += sprintf(end, " abcd");
+        *end++ = '\n';
+        double sent = pipe_now_ms();
+        cr_assert_eq(pipe_write(eng, line, (size_t)(end - line)), 0);
+        free(line);
+        pipe_lines_t out = {0};
+        sync_collect(&out);
+        double ms = pipe_line_at(eng) - sent;
+        cr_assert_eq(out.count, 1, "'%s ...' printed %zu lines", HEADS[h], out.count);
+        cr_assert(strncmp(out.line[0], "info string error: ", 19) == 0, "'%.80s'", out.line[0]);
+        cr_assert_leq(ms, 2000, "'%s' with %d words: readyok after %.0f ms", HEADS[h], WORDS, ms);
+        pipe_lines_free(&out);
+    }
+}

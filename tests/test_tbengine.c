@@ -12,6 +12,7 @@
 #include <criterion/hooks.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -423,6 +424,32 @@ static void expected_tbprobe(const game_t *g, pipe_lines_t *want)
     }
     if (n)
         cr_assert_geq(tb_rank_moves(tb, p, moves, n, ranked), 1);
+    /* Under draw a move that makes a third occurrence ends the game: a draw, ranked as one
+     * (best first: wins, then draws, then losses; the database's order among equals). */
+    if (g->rule == REP_DRAW) {
+        tb_move_value_t wins[MAX_MOVES], draws[MAX_MOVES], losses[MAX_MOVES];
+        int nw = 0, nd = 0, nl = 0;
+        for (int i = 0; i < n; i++) {
+            tb_move_value_t mv = ranked[i];
+            position_t next = *p;
+            position_make(&next, mv.move);
+            int seen = 0;
+            for (size_t k = 0; k <= g->count; k++)
+                seen += position_same(&g->history[k], &next);
+            if (seen >= 2)
+                mv.value = (tb_value_t){TB_DRAW, 0};
+            if (mv.value.wdl == TB_WIN)
+                wins[nw++] = mv;
+            else if (mv.value.wdl == TB_DRAW)
+                draws[nd++] = mv;
+            else
+                losses[nl++] = mv;
+        }
+        /* Values that changed are draws now; the wins and losses keep their order. */
+        memcpy(ranked, wins, (size_t)nw * sizeof *ranked);
+        memcpy(ranked + nw, draws, (size_t)nd * sizeof *ranked);
+        memcpy(ranked + nw + nd, losses, (size_t)nl * sizeof *ranked);
+    }
     want->line = realloc(want->line, (size_t)(n + 2) * sizeof *want->line);
     cr_assert_not_null(want->line);
     snprintf(buf, sizeof buf, "Value: %s", value_text(value, v, sizeof v));
@@ -1529,4 +1556,189 @@ Test(tbengine, search_without_a_database)
     expect_no_failure(WIN3_OBX, &c);
     game_free(&g);
     end_engine();
+}
+
+/* The game's history comes before the database: under `draw` the only legal move makes the
+ * third occurrence, so it draws (cp 0), the pv ends with it and there is no ponder move;
+ * deeper in the search, a third occurrence is a draw even where the database says more. */
+Test(tbengine, third_occurrence_beats_the_database)
+{
+    start_with_database();
+    expect_silent("setoption name Repetition value draw");
+    expect_silent("position obx GTGGX/GGGGT/GGGGG/GGGGG/TGTGG g @0 c0 moves D2E1 E2D2 E1E2 D2E1 E2D2 E1E2 D2E1 "
+                  "E2D2 E1E2 D2E1 E2D2");
+    /* tbprobe: the database's value of the position, the move's value in this game. */
+    pipe_lines_t out = {0};
+    exchange(&out, "tbprobe");
+    cr_assert_eq(out.count, 3, "tbprobe printed %zu lines", out.count);
+    cr_assert(strncmp(out.line[0], "Value: ", 7) == 0, "'%s'", out.line[0]);
+    cr_assert_str_eq(out.line[1], "Moves (1):");
+    cr_assert_str_eq(out.line[2], "E1E2: draw");
+    pipe_lines_free(&out);
+    const char *const limits[] = {"depth 1", "depth 3", "depth 8", "nodes 2000"};
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+        go_t r;
+        go(limits[i], true, &r);
+        cr_assert_str_eq(r.best, "E1E2", "go %s", limits[i]);
+        cr_assert(!r.last.mate && r.last.score == 0, "go %s: score %s %d", limits[i], r.last.mate ? "mate" : "cp",
+                  r.last.score);
+        cr_assert_eq(r.last.npv, 1, "go %s: the pv runs past the end of the game (%d moves)", limits[i], r.last.npv);
+        cr_assert_str_eq(r.ponder, "", "go %s: ponder move %s in a finished game", limits[i], r.ponder);
+    }
+    /* One move earlier the goats choose: E2D2 walks into the third occurrence next move.
+     * Whatever they play, no reported line may score past that draw. */
+    expect_silent("position obx GTGGX/GGGGT/GGGGG/GGGGG/TGTGG g @0 c0 moves D2E1 E2D2 E1E2 D2E1 E2D2 E1E2 D2E1 "
+                  "E2D2 E1E2 D2E1");
+    go_t r;
+    go("depth 6", true, &r);
+    if (strcmp(r.best, "E2D2") == 0)
+        cr_assert(!r.last.mate || r.last.score > 0, "E2D2 leads to a draw at best: mate %d", r.last.score);
+    end_engine();
+}
+
+/* A TablebasePath of any length is taken whole, and <empty> unloads in any case. */
+Test(tbengine, long_path_and_empty_in_any_case)
+{
+    need_database();
+    char base[] = "/tmp/tbengine_long.XXXXXX";
+    cr_assert_not_null(mkdtemp(base));
+    char dir[1024], file[1100], target[PATH_MAX + 64], real[PATH_MAX];
+    int n = snprintf(dir, sizeof dir, "%s/", base);
+    memset(dir + n, 'd', 150);
+    dir[n + 150] = '\0';
+    cr_assert_eq(mkdir(dir, 0700), 0, "%s", strerror(errno));
+    n = (int)strlen(dir);
+    dir[n] = '/';
+    memset(dir + n + 1, 'e', 150);
+    dir[n + 151] = '\0';
+    cr_assert_eq(mkdir(dir, 0700), 0, "%s", strerror(errno));
+    cr_assert_gt(strlen(dir), 300);
+    /* The link needs the database's absolute path. */
+    if (tb_dir[0] == '/')
+        snprintf(real, sizeof real, "%s", tb_dir);
+    else {
+        cr_assert_not_null(getcwd(real, sizeof real - strlen(tb_dir) - 2));
+        strcat(strcat(real, "/"), tb_dir);
+    }
+    snprintf(target, sizeof target, "%s/%s", real, TB_FILE_NAME);
+    snprintf(file, sizeof file, "%s/%s", dir, TB_FILE_NAME);
+    cr_assert_eq(symlink(target, file), 0, "%s", strerror(errno));
+
+    start_engine();
+    char cmd[1200], want[1200];
+    snprintf(cmd, sizeof cmd, "setoption name TablebasePath value %s", dir);
+    snprintf(want, sizeof want, "info string tablebase loaded from %s", dir);
+    expect_line(cmd, want);
+    expect_one_line_starting("tbprobe", "Value: ");
+    expect_silent("setoption name TablebasePath value <EMPTY>");
+    expect_line("tbprobe", NO_TB_ERROR);
+    expect_line(cmd, want);
+    expect_silent("setoption name TablebasePath value <Empty>");
+    expect_line("tbprobe", NO_TB_ERROR);
+    end_engine();
+
+    unlink(file);
+    rmdir(dir);
+    dir[strlen(dir) - 151] = '\0';
+    rmdir(dir);
+    rmdir(base);
+}
+
+/* At a won or lost database root the values are exact from the first iteration on: the
+ * search does not iterate to depth 100 to print the same line again. */
+Test(tbengine, a_database_win_ends_the_iterations)
+{
+    start_with_database();
+    expect_silent("position obx GGGGX/GTGTG/XGXGX/GTGTG/XGGGG t @0 c4");
+    go_t r;
+    go("depth 100", true, &r);
+    cr_assert(r.last.mate && r.last.score == 2, "score %s %d", r.last.mate ? "mate" : "cp", r.last.score);
+    cr_assert_leq(r.ninfo, 2, "%d info lines at a database root won in 3", r.ninfo);
+    cr_assert_leq(r.last.depth, 1, "searched to depth %d", r.last.depth);
+    end_engine();
+}
+
+#define TBVERIFY BAGHCHAL_BIN_DIR "/baghchal-tbverify"
+
+/* Runs a tool to its end and returns its exit status. */
+static int run_tool(char *const argv[])
+{
+    pipe_proc_t *p = pipe_start(argv, 0);
+    cr_assert_not_null(p, "cannot start %s: %s", argv[0], strerror(errno));
+    char *line;
+    while (pipe_read_line(p, BUILD_MS, &line) == PIPE_LINE)
+        ;
+    pipe_exit_t x = pipe_wait(p, EXIT_MS);
+    pipe_free(p);
+    cr_assert(x.exited, "%s ended by signal %d", argv[0], x.signal);
+    return x.code;
+}
+
+/* The tools' exit statuses are what tools/tbgen/README.md says: 2 for usage, 1 for a missing
+ * or damaged database; and baghchal-tbgen makes the directory it is given. */
+Test(tbengine, tool_exit_statuses_and_tbgen_makes_its_directory)
+{
+    need_database();
+    char dir[64], nested[128], file[160];
+    make_tmp_dir(dir, sizeof dir);
+    char *usage[] = {(char *)TBVERIFY, "--bogus", NULL};
+    cr_assert_eq(run_tool(usage), 2, "tbverify --bogus");
+    char *missing[] = {(char *)TBVERIFY, dir, NULL};
+    cr_assert_eq(run_tool(missing), 1, "tbverify on a directory without a database");
+    snprintf(file, sizeof file, "%s/%s", dir, TB_FILE_NAME);
+    copy_prefix(file, 100000);
+    cr_assert_eq(run_tool(missing), 1, "tbverify on a truncated database");
+    unlink(file);
+
+    snprintf(nested, sizeof nested, "%s/new/deeper", dir);
+    char *gen[] = {(char *)TBGEN, nested, "--captures-to-win", "1", NULL};
+    cr_assert_eq(run_tool(gen), 0, "tbgen into a directory that does not exist");
+    snprintf(file, sizeof file, "%s/%s", nested, TB_FILE_NAME);
+    struct stat st;
+    cr_assert_eq(stat(file, &st), 0, "%s: %s", file, strerror(errno));
+    cr_assert_gt(st.st_size, 0);
+    unlink(file);
+    rmdir(nested);
+    snprintf(nested, sizeof nested, "%s/new", dir);
+    rmdir(nested);
+    rmdir(dir);
+}
+
+/* One changed byte in a slice's data: the engine refuses the file when it loads it (every
+ * slice's checksum is checked then) and keeps the database it had. */
+Test(tbengine, a_changed_data_byte_is_refused_at_load)
+{
+    need_database();
+    char dir[64], src[600], dst[160];
+    make_tmp_dir(dir, sizeof dir);
+    snprintf(src, sizeof src, "%s/%s", tb_dir, TB_FILE_NAME);
+    snprintf(dst, sizeof dst, "%s/%s", dir, TB_FILE_NAME);
+    FILE *in = fopen(src, "rb"), *out = fopen(dst, "wb");
+    cr_assert(in && out);
+    static char buf[1 << 16];
+    size_t n, total = 0;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0) {
+        cr_assert_eq(fwrite(buf, 1, n, out), n);
+        total += n;
+    }
+    fclose(in);
+    cr_assert_eq(fclose(out), 0);
+    /* The last slice (4 captured) fills the second half of the file. */
+    int fd = open(dst, O_RDWR);
+    cr_assert_geq(fd, 0);
+    unsigned char b;
+    off_t at = (off_t)(total * 3 / 4);
+    cr_assert_eq(pread(fd, &b, 1, at), 1);
+    b ^= 0x10;
+    cr_assert_eq(pwrite(fd, &b, 1, at), 1);
+    close(fd);
+
+    start_with_database();
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "setoption name TablebasePath value %s", dir);
+    expect_line(cmd, "info string error: tablebase not loaded: slice 4: data checksum mismatch");
+    expect_one_line_starting("tbprobe", "Value: "); /* the database loaded before stays */
+    end_engine();
+    unlink(dst);
+    rmdir(dir);
 }

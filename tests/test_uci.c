@@ -445,12 +445,7 @@ static void game_from(game_t *g, const char *obx, rep_rule_t rule)
     cr_assert(game_init(g, &p, &meta, rule));
 }
 
-static void game_clone(const game_t *src, game_t *dst)
-{
-    cr_assert(game_init(dst, &src->history[0], &src->start_meta, src->rule));
-    for (size_t i = 0; i < src->count; i++)
-        cr_assert_eq(game_play(dst, src->moves[i], NULL, 0), BC_OK);
-}
+static void game_clone(const game_t *src, game_t *dst) { cr_assert(game_copy(dst, src)); }
 
 static void play_text(game_t *g, const char *text)
 {
@@ -1733,5 +1728,278 @@ Test(uci, hash_1_and_clear_hash)
     run_go(&a, REPLY_MS, "go depth 6");
     check_go_shape(&a);
     go_free(&a);
+    finish_engine();
+}
+
+/* ---- one go, one bestmove: the history and the rule in force ---- */
+
+/* A game that repeated under `draw` and goes on under `forbid`: its moves stay (the rule
+ * applies from the next move on), and every kind of go answers with a legal move. */
+Test(uci, a_game_repeated_under_draw_searches_under_forbid)
+{
+    static const char OBX[] = "GTGGX/GGGGT/GGGGG/GGGGG/TGTGG g @0 c0";
+    static const char *const MOVES[] = {"D2E1", "E2D2", "E1E2", "D2E1", "E2D2", "E1E2"};
+    start_engine();
+    game_t gm;
+    game_from(&gm, OBX, REP_DRAW);
+    for (size_t i = 0; i < sizeof MOVES / sizeof MOVES[0]; i++)
+        play_text(&gm, MOVES[i]);
+    gm.rule = REP_FORBID;
+    cr_assert_gt(game_legal_moves(&gm, (move_t[MAX_MOVES]){0}), 0, "the game must go on under forbid");
+    expect_silent("setoption name Repetition value draw");
+    expect_silent("position obx GTGGX/GGGGT/GGGGG/GGGGG/TGTGG g @0 c0 moves D2E1 E2D2 E1E2 D2E1 E2D2 E1E2");
+    expect_silent("setoption name Repetition value forbid");
+    go_t g;
+    const char *const gos[] = {"go depth 2", "go movetime 100", "go nodes 500"};
+    for (size_t i = 0; i < sizeof gos / sizeof gos[0]; i++) {
+        run_go(&g, REPLY_MS, "%s", gos[i]);
+        cr_assert_eq(g.nstrings, 0, "%s printed '%s'", gos[i], g.lines.count ? g.lines.line[0] : "");
+        check_go_shape(&g);
+        check_go_legal(&g, &gm);
+        go_free(&g);
+        settle();
+    }
+    send_line("go infinite");
+    char *line;
+    pipe_status_t st = pipe_read_until(eng, "info depth", REPLY_MS, NULL, &line);
+    cr_assert_eq(st, PIPE_LINE, "go infinite: no info line (%s)", pipe_status_name(st));
+    send_line("stop");
+    collect_go(&g, pipe_sent_at(eng), REPLY_MS);
+    cr_assert_eq(g.nstrings, 0);
+    check_go_legal(&g, &gm);
+    go_free(&g);
+    game_free(&gm);
+    finish_engine();
+}
+
+/* searchmoves takes only moves legal in the game: under `forbid` a move that recreates an
+ * earlier position is refused like any illegal move, alone or beside a legal one. */
+Test(uci, searchmoves_refuses_a_move_illegal_by_repetition)
+{
+    start_engine();
+    expect_silent("position obx GGGGX/GTGTG/XGXGX/GTGTG/XGGGG t @0 c4 moves B2A3 A4A5 A3B2");
+    expect_one_line("go depth 2 searchmoves A5A4",
+                    "info string error: searchmoves: A5A4 recreates an earlier position (Repetition forbid)");
+    expect_one_line("go depth 2 searchmoves C4C3 A5A4",
+                    "info string error: searchmoves: A5A4 recreates an earlier position (Repetition forbid)");
+    expect_quiet("rejected searchmoves");
+    go_t g;
+    run_go(&g, REPLY_MS, "go depth 2 searchmoves C4C3");
+    cr_assert_str_eq(g.best.best, "C4C3");
+    go_free(&g);
+    finish_engine();
+}
+
+/* ---- the reading thread never waits long ---- */
+
+#define LONGGAME BAGHCHAL_BIN_DIR "/longgame"
+
+/* A position command holding a legal game of the given plies, made by tools/longgame. */
+static char *long_position(int plies)
+{
+    char n[16];
+    snprintf(n, sizeof n, "%d", plies);
+    char *argv[] = {(char *)LONGGAME, "plies", n, NULL};
+    pipe_proc_t *gen = pipe_start(argv, 0);
+    cr_assert_not_null(gen, "cannot start %s: %s", LONGGAME, strerror(errno));
+    char *line;
+    cr_assert_eq(pipe_read_line(gen, 60000, &line), PIPE_LINE, "no line from longgame");
+    char *copy = strdup(line);
+    cr_assert_not_null(copy);
+    pipe_exit_t e = pipe_finish(gen, 10000);
+    cr_assert(e.exited && e.code == 0, "longgame ended with code %d", e.code);
+    pipe_free(gen);
+    return copy;
+}
+
+/* Sends isready and returns the ms until readyok; nothing but info lines may come between. */
+static double ready_ms(void)
+{
+    pipe_lines_t out = {0};
+    char *line;
+    send_line("isready");
+    double sent = pipe_sent_at(eng);
+    cr_assert_eq(pipe_read_until(eng, "readyok", 60000 * SLOW, &out, &line), PIPE_LINE, "no readyok");
+    for (size_t i = 0; i < out.count; i++)
+        cr_assert(starts_with(out.line[i], "info ") && !starts_with(out.line[i], "info string"), "'%s' before readyok",
+                  out.line[i]);
+    pipe_lines_free(&out);
+    return pipe_line_at(eng) - sent;
+}
+
+/* A 30,000-ply game is taken in time linear in its length, and a go on it does not replay
+ * it on the reading thread: isready answers at once during the search. */
+Test(uci, a_30000_ply_game_keeps_the_engine_responsive)
+{
+    char *cmd = long_position(30000);
+    const char *moves = strstr(cmd, " moves ");
+    cr_assert_not_null(moves);
+    game_t gm;
+    game_from(&gm, NULL, REP_FORBID);
+    char *copy = strdup(moves + 7), *save = NULL;
+    cr_assert_not_null(copy);
+    for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save))
+        play_text(&gm, t);
+    free(copy);
+    cr_assert_eq(gm.count, 30000);
+    char obx[OBX_MAX_LEN], want[OBX_MAX_LEN + 8];
+    obx_meta_t meta = game_meta(&gm);
+    obx_format(game_position(&gm), &meta, OBX_V2, obx, sizeof obx);
+    snprintf(want, sizeof want, "OBX: %s", obx);
+
+    start_engine();
+    cr_assert_eq(pipe_send(eng, "%s", cmd), 0);
+    double ms = ready_ms();
+    cr_assert_leq(ms, 1000.0 * SLOW, "position with 30,000 plies: readyok %.0f ms after isready", ms);
+    pipe_lines_t out = {0};
+    send_line("d");
+    sync_collect(&out);
+    bool found = false;
+    for (size_t i = 0; i < out.count; i++)
+        found |= strcmp(out.line[i], want) == 0;
+    cr_assert(found, "d does not show '%s'", want);
+    pipe_lines_free(&out);
+
+    send_line("go infinite");
+    await_search();
+    ms = ready_ms();
+    cr_assert_leq(ms, 4.0 * LATENCY_MS, "readyok %.0f ms after isready during a search of a 30,000-ply game", ms);
+    send_line("stop");
+    go_t g;
+    collect_go(&g, pipe_sent_at(eng), REPLY_MS);
+    cr_assert_leq(go_ms(&g), 4.0 * LATENCY_MS, "bestmove %.0f ms after stop", go_ms(&g));
+    check_go_legal(&g, &gm);
+    go_free(&g);
+    game_free(&gm);
+    free(cmd);
+    finish_engine();
+}
+
+/* bench runs like a search: isready is answered during it, stop ends it with a message,
+ * quit ends it and the program. */
+Test(uci, bench_runs_like_a_search)
+{
+    start_engine();
+    send_line("bench 40");
+    double ms = ready_ms();
+    cr_assert_leq(ms, 4.0 * LATENCY_MS, "readyok %.0f ms after isready during bench 40", ms);
+    expect_one_line("bench 3", "info string error: cannot run bench while searching");
+    expect_one_line("setoption name Hash value 8", "info string error: cannot change Hash while searching");
+    send_line("stop");
+    double sent = pipe_sent_at(eng);
+    char *line;
+    cr_assert_eq(pipe_read_line(eng, REPLY_MS, &line), PIPE_LINE, "bench 40 went on after stop");
+    cr_assert(starts_with(line, "info string bench stopped after ") && strstr(line, " of 50 positions"), "'%s'",
+              line);
+    cr_assert_leq(pipe_line_at(eng) - sent, 4.0 * LATENCY_MS, "bench stopped %.0f ms after stop",
+                  pipe_line_at(eng) - sent);
+    expect_silent("setoption name Hash value 8");
+
+    send_line("bench 40");
+    ms = ready_ms();
+    cr_assert_leq(ms, 4.0 * LATENCY_MS, "readyok %.0f ms after isready during bench 40", ms);
+    send_line("quit");
+    pipe_exit_t e = pipe_wait(eng, REPLY_MS);
+    cr_assert(!e.killed && e.exited && e.code == 0, "quit during bench: code %d, killed %d", e.code, e.killed);
+    cr_assert_leq(e.ms, 4.0 * LATENCY_MS + 100, "quit during bench took %.0f ms", e.ms);
+}
+
+/* ---- limits hold whatever the thread count ---- */
+
+/* go nodes N with one thread searches exactly N nodes, from any position and any N. */
+Test(uci, nodes_limit_is_exact_with_one_thread)
+{
+    static const char *const POSITIONS[] = {"position startpos", "position startpos moves C3 A1B2 D4 E5D5",
+                                            "position obx GGGGG/GXXTG/GTXGG/GXTGG/GGTGG g @0 c3"};
+    static const int NODES[] = {1000, 2345, 5000, 12345, 40000, 77777};
+    start_engine();
+    for (size_t p = 0; p < sizeof POSITIONS / sizeof POSITIONS[0]; p++) {
+        expect_silent(POSITIONS[p]);
+        for (size_t i = 0; i < sizeof NODES / sizeof NODES[0]; i++) {
+            go_t g;
+            run_go(&g, REPLY_MS, "go nodes %d", NODES[i]);
+            cr_assert_eq(go_last(&g)->nodes, (unsigned long long)NODES[i], "%s, go nodes %d: %llu nodes",
+                         POSITIONS[p], NODES[i], go_last(&g)->nodes);
+            go_free(&g);
+        }
+    }
+    finish_engine();
+}
+
+/* Threads 256 on a machine with a few processors: the time and node limits hold, and
+ * isready and stop are answered at once during the search. */
+Test(uci, threads_256_keep_the_limits)
+{
+    start_engine();
+    expect_silent("setoption name Threads value 256");
+    expect_silent("position startpos moves C3 A1B2 D4 E5D5");
+    double t[3];
+    for (int i = 0; i < 3; i++) {
+        go_t g;
+        run_go(&g, REPLY_MS, "go movetime 100");
+        t[i] = go_ms(&g);
+        go_free(&g);
+    }
+    /* Bounds for a loaded machine: the point is that they hold at all (without the bound on
+     * the threads these took 0.7-1.9 s). */
+    double m = median(t, 3);
+    cr_assert_leq(m, 100 + 4 * TIMED_SLACK_MS, "Threads 256, go movetime 100: median answer after %.0f ms", m);
+    for (int i = 0; i < 3; i++) {
+        go_t g;
+        run_go(&g, REPLY_MS, "go gtime 60 ttime 60");
+        t[i] = go_ms(&g);
+        go_free(&g);
+    }
+    m = median(t, 3);
+    cr_assert_leq(m, 60 + 4 * TIMED_SLACK_MS, "Threads 256, a 60 ms clock: median answer after %.0f ms", m);
+    static const int NODES[] = {5000, 20000, 100000};
+    for (size_t i = 0; i < sizeof NODES / sizeof NODES[0]; i++) {
+        go_t g;
+        run_go(&g, REPLY_MS, "go nodes %d", NODES[i]);
+        unsigned long long n = go_last(&g)->nodes;
+        cr_assert(n >= (unsigned long long)NODES[i] && n <= (unsigned long long)NODES[i] * 9 / 8,
+                  "Threads 256, go nodes %d: %llu nodes", NODES[i], n);
+        go_free(&g);
+    }
+    send_line("go infinite");
+    await_search();
+    double r[5];
+    for (int i = 0; i < 5; i++)
+        r[i] = ready_ms();
+    m = median(r, 5);
+    cr_assert_leq(m, LATENCY_MS, "Threads 256: readyok %.1f ms after isready (median)", m);
+    send_line("stop");
+    go_t g;
+    collect_go(&g, pipe_sent_at(eng), REPLY_MS);
+    cr_assert_leq(go_ms(&g), 4.0 * LATENCY_MS, "Threads 256: bestmove %.0f ms after stop", go_ms(&g));
+    go_free(&g);
+    finish_engine();
+}
+
+/* A proven value ends the iterations: a mate found within the depth searched does not change
+ * deeper, so go depth 60 stops at the depth of the mate. */
+Test(uci, a_proven_mate_ends_the_iterations)
+{
+    start_engine();
+    expect_silent("position obx GGGGX/GTGTG/XGXGX/GTGTG/XGGGG t @0 c4");
+    go_t g;
+    run_go(&g, REPLY_MS, "go depth 60");
+    const info_t *last = go_last(&g);
+    cr_assert(last->mate && last->score == 2, "score %s %lld", last->mate ? "mate" : "cp", last->score);
+    cr_assert_leq(last->depth, 3, "a mate in 3 plies searched on to depth %d", last->depth);
+    cr_assert_leq(g.ninfo, 4, "%d info lines for a mate in 3 plies", g.ninfo);
+    go_free(&g);
+    /* go infinite still waits for stop. */
+    send_line("go infinite");
+    pipe_lines_t before = {0};
+    char *line;
+    cr_assert_eq(pipe_read_until(eng, "bestmove", QUIET_MS, &before, &line), PIPE_TIMEOUT,
+                 "go infinite on a proven mate answered without stop");
+    cr_assert_leq(before.count, 4, "go infinite printed %zu lines for a mate in 3 plies", before.count);
+    pipe_lines_free(&before);
+    send_line("stop");
+    collect_go(&g, pipe_sent_at(eng), REPLY_MS);
+    cr_assert_str_eq(g.best.best, "B2A3");
+    go_free(&g);
     finish_engine();
 }

@@ -1,10 +1,12 @@
 /* baghchal-tbgen: builds the movement-phase database with a progress display and prints its
  * per-slice statistics; --stats prints them for a finished database, --bench-probe times
  * the probe over random positions. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <errno.h>
 #include <sys/stat.h>
@@ -243,6 +245,27 @@ static int build_placement(const char *dir, int threads, bool restart)
 
 /* ---- Main ---------------------------------------------------------------------------- */
 
+/* mkdir -p: the directory and any missing parents. */
+static bool make_dirs(const char *dir)
+{
+    char *path = strdup(dir);
+    if (!path)
+        return false;
+    bool ok = true;
+    for (char *p = path + 1; ok; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char c = *p;
+        *p = '\0';
+        ok = mkdir(path, 0777) == 0 || errno == EEXIST;
+        *p = c;
+        if (!c)
+            break;
+    }
+    free(path);
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     cli_program = "baghchal-tbgen";
@@ -285,6 +308,8 @@ int main(int argc, char **argv)
     }
     if (!dir)
         cli_die("no directory given (see --help)");
+    if (!stats_only && !bench && !make_dirs(dir))
+        cli_die("cannot create the directory '%s': %s", dir, strerror(errno));
     if (access(dir, W_OK | X_OK) != 0 && !stats_only && !bench)
         cli_die("'%s' is not a writable directory", dir);
     if (o.goats_total < o.captures_to_win)

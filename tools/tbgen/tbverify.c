@@ -135,8 +135,11 @@ int main(int argc, char **argv)
         cli_die("no directory given (see --help)");
     char msg[256];
     tb_t *tb;
-    if (tb_open(dir, &tb, msg, sizeof msg) != TB_OK)
-        cli_die("%s", msg);
+    /* A database problem, not a usage one: status 1. */
+    if (tb_open(dir, &tb, msg, sizeof msg) != TB_OK) {
+        fprintf(stderr, "%s: %s\n", cli_program, msg);
+        return 1;
+    }
     job.tb = tb;
     int n = tb_slice_count(tb);
     job.chunks = (job.sample + CHUNK - 1) / CHUNK;
