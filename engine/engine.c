@@ -218,6 +218,8 @@ void engine_stop(engine_t *e)
         atomic_store(&e->shared.stop, true);
 }
 
+void engine_abort(engine_t *e) { atomic_store(&e->shared.stop, true); }
+
 void engine_ponderhit(engine_t *e)
 {
     if (!e->thread_live)

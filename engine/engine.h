@@ -44,6 +44,9 @@ bool engine_set_game(engine_t *e, const game_t *g);
 bool engine_go(engine_t *e, const search_limits_t *limits, const search_report_t *report);
 /* Ends the search now: bestmove follows at once. Harmless when idle. */
 void engine_stop(engine_t *e);
+/* Ends the running search, synchronous ones included, from any thread; bestmove follows.
+ * Lost when no search runs (the next one starts with the flag cleared). */
+void engine_abort(engine_t *e);
 /* The pondered move was played: the search goes on under its time limits. */
 void engine_ponderhit(engine_t *e);
 /* Waits until the current search (if any) has reported bestmove. */

@@ -176,9 +176,33 @@ static bool params_from_object(const cJSON *root, api_params_t *p, api_error_t *
     return true;
 }
 
+/* A NUL inside a string would cut it short without a word: refuse it, raw or as \u0000. */
+static bool has_nul(const char *text, size_t len, size_t *at)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '\0') {
+            *at = i;
+            return true;
+        }
+        if (text[i] == '\\' && i + 1 < len) {
+            if (text[i + 1] == 'u' && i + 5 < len && strncmp(text + i + 2, "0000", 4) == 0) {
+                *at = i;
+                return true;
+            }
+            i++; /* the escaped character, so \\u0000 stays text */
+        }
+    }
+    return false;
+}
+
 bool api_params_from_json(const char *text, size_t len, api_params_t *out, api_error_t *err)
 {
     memset(out, 0, sizeof *out);
+    size_t nul;
+    if (has_nul(text, len, &nul)) {
+        api_error_set(err, 400, API_ERR_OBX, "bad-json", "the body holds a NUL character at byte %zu", nul);
+        return false;
+    }
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
     if (!root) {
@@ -210,9 +234,20 @@ bool api_params_from_json(const char *text, size_t len, api_params_t *out, api_e
 bool api_params_from_query(api_lookup_fn lookup, void *ctx, api_params_t *out, api_error_t *err)
 {
     memset(out, 0, sizeof *out);
-    const char *obx = lookup(ctx, "obx");
-    const char *move = lookup(ctx, "move");
-    const char *moves = lookup(ctx, "moves");
+    static const char *const KEYS[] = {"obx", "move", "moves", "movetime", "depth", "multipv"};
+    const char *values[6];
+    for (int i = 0; i < 6; i++) {
+        size_t len = 0;
+        values[i] = lookup(ctx, KEYS[i], &len);
+        if (values[i] && strlen(values[i]) != len) {
+            api_error_set(err, 400, i == 0 ? API_ERR_OBX : API_ERR_PARAM, i == 0 ? "bad-obx-field" : "bad-parameter",
+                          "%s holds a NUL character", KEYS[i]);
+            return false;
+        }
+    }
+    const char *obx = values[0];
+    const char *move = values[1];
+    const char *moves = values[2];
     if ((obx && !(out->obx = dup_text(obx, strlen(obx)))) || (move && !(out->move = dup_text(move, strlen(move))))) {
         no_memory(err);
         api_params_free(out);
@@ -235,7 +270,7 @@ bool api_params_from_query(api_lookup_fn lookup, void *ctx, api_params_t *out, a
     int64_t v[3] = {0, 0, 0};
     bool have[3] = {false, false, false};
     for (int i = 0; i < 3; i++) {
-        const char *text = lookup(ctx, fields[i]->name);
+        const char *text = values[3 + i];
         if (!text)
             continue;
         if (!number_from_text(fields[i], text, &v[i], err)) {

@@ -43,9 +43,9 @@ typedef struct {
  * field has the wrong type or range; out is then empty. */
 bool api_params_from_json(const char *text, size_t len, api_params_t *out, api_error_t *err);
 
-/* From query arguments: lookup returns the value of a key or NULL. "moves" is a list
- * separated by commas or spaces. */
-typedef const char *(*api_lookup_fn)(void *ctx, const char *key);
+/* From query arguments: lookup returns the value of a key (its length in *len) or NULL.
+ * "moves" is a list separated by commas or spaces. A value holding a NUL is a 400. */
+typedef const char *(*api_lookup_fn)(void *ctx, const char *key, size_t *len);
 bool api_params_from_query(api_lookup_fn lookup, void *ctx, api_params_t *out, api_error_t *err);
 
 void api_params_free(api_params_t *p);
