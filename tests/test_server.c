@@ -1509,4 +1509,98 @@ Test(server, memory_stays_below_workers_times_hash)
     stop(s);
 }
 
+/* The moves of an /analysis answer must be exactly the legal moves of /legal, once each. */
+static int check_analysis_moves(int port, const cJSON *an, const char *obx)
+{
+    char body[512];
+    snprintf(body, sizeof body, "{\"obx\": \"%s\"}", obx);
+    resp_t r = post(port, "/legal", body);
+    cJSON *legal = expect_json(&r, 200);
+    const cJSON *want = cJSON_GetObjectItemCaseSensitive(legal, "legal");
+    const cJSON *got = cJSON_GetObjectItemCaseSensitive(an, "moves");
+    cr_assert_eq(cJSON_GetArraySize(got), cJSON_GetArraySize(want), "%d moves analysed, %d legal",
+                 cJSON_GetArraySize(got), cJSON_GetArraySize(want));
+    const cJSON *w;
+    cJSON_ArrayForEach(w, want)
+    {
+        int seen = 0;
+        const cJSON *g;
+        cJSON_ArrayForEach(g, got) seen += strcmp(str_field(g, "move"), str_field(w, "move")) == 0;
+        cr_assert_eq(seen, 1, "%s appears %d times in the analysis", str_field(w, "move"), seen);
+    }
+    int n = cJSON_GetArraySize(want);
+    cJSON_Delete(legal);
+    resp_free(&r);
+    return n;
+}
+
+Test(server, analysis_values_every_move_by_search)
+{
+    srv_t *s = start(NULL);
+    const char *obx = "TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t @19 c0";
+    resp_t r = post(s->port, "/analysis", "{\"obx\": \"TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t @19 c0\", \"depth\": 4}");
+    cJSON *j = expect_json(&r, 200);
+    cr_assert_str_eq(str_field(j, "source"), "search");
+    cr_assert_str_eq(str_field(j, "turn"), "tigers");
+    cr_assert_eq(num_field(j, "depth"), 4);
+    int n = check_analysis_moves(s->port, j, obx);
+    cr_assert_eq(n, 12); /* three steps for each corner tiger */
+    /* Every line has a score, best first. */
+    int prev = 1 << 30;
+    const cJSON *m;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(j, "moves"))
+    {
+        const cJSON *score = cJSON_GetObjectItemCaseSensitive(m, "score");
+        cr_assert(cJSON_IsObject(score), "no score for %s: %s", str_field(m, "move"), r.body);
+        int cp = (int)num_field(score, "cp");
+        cr_assert_leq(cp, prev, "moves are not best first: %s", r.body);
+        prev = cp;
+    }
+    cJSON_Delete(j);
+    resp_free(&r);
+    /* A finished game: no moves, the result. */
+    r = post(s->port, "/analysis", "{\"obx\": \"TGXXT/XXXXX/XXXXX/XXXXX/TXXXT g @14 c5\"}");
+    j = expect_json(&r, 200);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "moves")), 0);
+    cr_assert_str_eq(str_field(j, "source"), "none");
+    cr_assert(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "result")), "no result: %s", r.body);
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop(s);
+}
+
+Test(server, analysis_values_every_move_from_the_database)
+{
+    const char *dir = getenv("BAGHCHAL_TB_DIR");
+    char file[4096];
+    snprintf(file, sizeof file, "%s/" TB_FILE_NAME, dir ? dir : "");
+    if (!dir || access(file, R_OK) != 0)
+        cr_skip_test("no database: set BAGHCHAL_TB_DIR to a directory holding " TB_FILE_NAME);
+    srv_t *s = start("--tablebase", dir, NULL);
+    const char *obx = "GTGGG/TGXGT/GXGXG/GGTGG/GGXGG g @0 c3";
+    resp_t r = post(s->port, "/analysis", "{\"obx\": \"GTGGG/TGXGT/GXGXG/GGTGG/GGXGG g @0 c3\"}");
+    cJSON *j = expect_json(&r, 200);
+    cr_assert_str_eq(str_field(j, "source"), "database");
+    check_analysis_moves(s->port, j, obx);
+    /* Best first: wins (fastest first), draws, losses (slowest first); wins odd, losses even. */
+    int prev_rank = 1 << 30;
+    const cJSON *m;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(j, "moves"))
+    {
+        const char *wdl = str_field(m, "wdl");
+        int d = (int)num_field(m, "distance");
+        cr_assert_not_null(wdl);
+        int rank = strcmp(wdl, "win") == 0 ? 1000 - d : strcmp(wdl, "draw") == 0 ? 0 : -1000 + d;
+        if (strcmp(wdl, "win") == 0)
+            cr_assert_eq(d % 2, 1);
+        if (strcmp(wdl, "loss") == 0)
+            cr_assert_eq(d % 2, 0);
+        cr_assert_leq(rank, prev_rank, "not best first: %s", r.body);
+        prev_rank = rank;
+    }
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop(s);
+}
+
 #endif

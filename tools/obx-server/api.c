@@ -653,3 +653,131 @@ char *api_search_json(engine_t *e, const char *input, const game_t *g, const sea
     free(c.have);
     return text;
 }
+
+/* ---- analysis: a value for every legal move --------------------------------------------- */
+
+int api_db_move_values(const tb_t *tb, const game_t *g, const move_t *moves, int n, tb_move_value_t *out)
+{
+    if (!tb)
+        return -1;
+    return tb_rank_moves(tb, game_position(g), moves, n, out) < 0 ? -1 : n;
+}
+
+static const char *wdl_name(int wdl) { return wdl > 0 ? "win" : wdl < 0 ? "loss" : "draw"; }
+
+/* One entry of "moves": the move as /legal writes it, then its value. */
+static cJSON *move_entry(move_t m, bool *ok)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o) {
+        *ok = false;
+        return NULL;
+    }
+    char text[MOVE_TEXT_LEN];
+    move_format(m, text);
+    add(o, "move", move_json(m), ok);
+    add(o, "text", cJSON_CreateString(text), ok);
+    add(o, "kind", cJSON_CreateString(kind_name(move_kind(m))), ok);
+    add(o, "from", move_kind(m) == MOVE_PLACE ? cJSON_CreateNull() : square_json(move_from(m)), ok);
+    add(o, "to", square_json(move_to(m)), ok);
+    add(o, "over", move_kind(m) == MOVE_JUMP ? square_json(move_over(m)) : cJSON_CreateNull(), ok);
+    return o;
+}
+
+/* The moves in the order shown: db (best first) or the search lines (best first, then any
+ * move no line reached, without a value). */
+static char *analysis_answer(const char *input, const game_t *g, const tb_move_value_t *db, const collect_t *c,
+                             const move_t *moves, int n)
+{
+    move_t order[MAX_MOVES];
+    const search_info_t *info[MAX_MOVES] = {NULL};
+    bool used[MAX_MOVES] = {false};
+    int k = 0;
+    for (int i = 0; db && i < n; i++)
+        order[k++] = db[i].move;
+    for (int i = 0; c && i < c->multipv; i++) {
+        if (!c->have[i] || c->lines[i].pv_len == 0)
+            continue;
+        for (int j = 0; j < n; j++)
+            if (!used[j] && moves[j] == c->lines[i].pv[0]) {
+                used[j] = true;
+                info[k] = &c->lines[i];
+                order[k++] = moves[j];
+                break;
+            }
+    }
+    for (int j = 0; c && j < n; j++)
+        if (!used[j])
+            order[k++] = moves[j];
+    bool ok = true;
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return NULL;
+    add(root, "input", str_or_null(input), &ok);
+    add(root, "position", obx_json(g), &ok);
+    add(root, "turn", cJSON_CreateString(side_name(game_position(g)->side)), &ok);
+    add(root, "source", cJSON_CreateString(db ? "database" : c ? "search" : "none"), &ok);
+    add(root, "depth", c ? cJSON_CreateNumber(c->final.depth) : cJSON_CreateNull(), &ok);
+    cJSON *arr = add(root, "moves", cJSON_CreateArray(), &ok);
+    for (int i = 0; arr && i < k; i++) {
+        cJSON *o = move_entry(order[i], &ok);
+        if (!o)
+            break;
+        const search_info_t *line = info[i];
+        if (db) {
+            add(o, "wdl", cJSON_CreateString(wdl_name(db[i].value.wdl)), &ok);
+            add(o, "distance", cJSON_CreateNumber(db[i].value.distance), &ok);
+            add(o, "score", cJSON_CreateNull(), &ok);
+        } else if (line && score_is_mate(line->score)) {
+            int plies = SCORE_MATE - (line->score > 0 ? line->score : -line->score);
+            add(o, "wdl", cJSON_CreateString(line->score > 0 ? "win" : "loss"), &ok);
+            add(o, "distance", cJSON_CreateNumber(plies), &ok);
+            add(o, "score", score_json(line->score), &ok);
+        } else {
+            add(o, "wdl", cJSON_CreateNull(), &ok);
+            add(o, "distance", cJSON_CreateNull(), &ok);
+            add(o, "score", line ? score_json(line->score) : cJSON_CreateNull(), &ok);
+        }
+        push(arr, o, &ok);
+    }
+    add(root, "result", result_json(g, &ok), &ok);
+    return finish(root, ok);
+}
+
+char *api_analysis_json(engine_t *e, const char *input, const game_t *g, const search_limits_t *limits,
+                        api_error_t *err)
+{
+    move_t moves[MAX_MOVES];
+    int n = game_legal_moves(g, moves);
+    tb_move_value_t db[MAX_MOVES];
+    char *text = NULL;
+    if (n == 0 || api_db_move_values(engine_tablebase(e), g, moves, n, db) == n) {
+        text = analysis_answer(input, g, n ? db : NULL, NULL, moves, n);
+        if (!text)
+            no_memory(err);
+        return text;
+    }
+    int lines = n < MAX_MULTIPV ? n : MAX_MULTIPV;
+    collect_t c = {0};
+    c.multipv = lines;
+    c.lines = calloc((size_t)lines, sizeof *c.lines);
+    c.have = calloc((size_t)lines, sizeof *c.have);
+    if (!c.lines || !c.have) {
+        no_memory(err);
+    } else {
+        engine_set_multipv(e, lines);
+        engine_clear(e);
+        if (!engine_set_game(e, g)) {
+            no_memory(err);
+        } else {
+            search_report_t report = {on_info, on_bestmove, &c};
+            engine_search_sync(e, limits, &report);
+            text = analysis_answer(input, g, NULL, &c, moves, n);
+            if (!text)
+                no_memory(err);
+        }
+    }
+    free(c.lines);
+    free(c.have);
+    return text;
+}

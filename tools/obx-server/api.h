@@ -74,4 +74,17 @@ char *api_legal_json(const game_t *g);
 char *api_search_json(engine_t *e, const char *input, const game_t *g, const search_limits_t *limits,
                       int multipv, api_error_t *err);
 
+/* The database's value of every legal move of g (moves, n of them), best first, into out:
+ * returns n, or -1 when no database covers the position (none loaded, goats in hand). The
+ * one place the server asks the library for per-move database values, so a database for
+ * the placement phase slots in here. */
+int api_db_move_values(const tb_t *tb, const game_t *g, const move_t *moves, int n, tb_move_value_t *out);
+
+/* /analysis: every legal move of g with its value, from the database when it covers the
+ * position ("source": "database": wdl and distance in plies), else from one MultiPV search
+ * of every move on e within limits ("source": "search": score, and wdl/distance when the
+ * score is a forced result). NULL with err filled on failure. */
+char *api_analysis_json(engine_t *e, const char *input, const game_t *g, const search_limits_t *limits,
+                        api_error_t *err);
+
 #endif

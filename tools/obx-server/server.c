@@ -66,6 +66,7 @@ typedef struct request {
     bool have_game;
     search_limits_t limits;
     int multipv;
+    bool analysis; /* /analysis: every move's value instead of one move */
     /* Its answer, written by a pool thread under srv->answers. */
     unsigned status;
     char *answer;
@@ -206,7 +207,8 @@ static void job_run(pool_job_t *j, engine_t *e)
         set_answer(r, 499, api_error_json(&err));
         return;
     }
-    char *text = api_search_json(e, r->input, &r->game, &r->limits, r->multipv, &err);
+    char *text = r->analysis ? api_analysis_json(e, r->input, &r->game, &r->limits, &err)
+                             : api_search_json(e, r->input, &r->game, &r->limits, r->multipv, &err);
     pthread_mutex_lock(&r->srv->answers);
     r->engine = NULL;
     pthread_mutex_unlock(&r->srv->answers);
@@ -282,7 +284,7 @@ static enum MHD_Result handle_obx(request_t *r)
         return respond_error(r, &err, NULL);
     }
     r->have_game = true;
-    if (game_result(&r->game).reason != RESULT_NONE) {
+    if (game_result(&r->game).reason != RESULT_NONE && !r->analysis) {
         char *json = api_over_json(p.obx, &r->game);
         api_params_free(&p);
         return respond_json(r, MHD_HTTP_OK, json, NULL);
@@ -410,8 +412,9 @@ static enum MHD_Result dispatch(request_t *r, const char *url, const char *metho
 {
     bool get = is(method, MHD_HTTP_METHOD_GET), head = is(method, MHD_HTTP_METHOD_HEAD);
     bool post = is(method, MHD_HTTP_METHOD_POST), options = is(method, MHD_HTTP_METHOD_OPTIONS);
-    if (strcmp(url, "/obx") == 0 || strcmp(url, "/legal") == 0) {
-        bool obx = url[1] == 'o';
+    r->analysis = strcmp(url, "/analysis") == 0;
+    if (strcmp(url, "/obx") == 0 || strcmp(url, "/legal") == 0 || r->analysis) {
+        bool obx = url[1] != 'l';
         const char *allow = obx ? API_METHODS : "GET, HEAD, POST, OPTIONS";
         if (options)
             return handle_options(r, allow);
@@ -422,7 +425,7 @@ static enum MHD_Result dispatch(request_t *r, const char *url, const char *metho
     const web_asset_t *asset = NULL;
     bool health = strcmp(url, "/health") == 0;
     if (!health && !(asset = find_asset(url)))
-        return fail(r, 404, "Not found.", "not-found", NULL, "nothing at %.200s; the API is /obx, /legal, /health",
+        return fail(r, 404, "Not found.", "not-found", NULL, "nothing at %.200s; the API is /obx, /legal, /analysis, /health",
                     url);
     if (options)
         return handle_options(r, READ_METHODS);
