@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "skill.h"
+
 struct engine {
     game_t game;
     tt_t tt;
@@ -17,6 +19,7 @@ struct engine {
     pthread_t thread;
     bool thread_live;     /* a search thread exists and has not been joined */
     atomic_bool running;  /* until the search thread has reported bestmove */
+    skill_state_t skill;
 };
 
 engine_t *engine_new(void)
@@ -29,6 +32,7 @@ engine_t *engine_new(void)
     tt_init(&e->tt);
     e->multipv = 1;
     e->move_overhead = ENGINE_DEFAULT_OVERHEAD_MS;
+    skill_init(&e->skill);
     if (!game_init(&e->game, &start, NULL, REP_FORBID) || !tt_resize(&e->tt, ENGINE_DEFAULT_HASH_MB) ||
         !engine_set_threads(e, 1)) {
         engine_free(e);
@@ -98,6 +102,12 @@ void engine_set_multipv(engine_t *e, int n)
     e->multipv = n < 1 ? 1 : n > MAX_MULTIPV ? MAX_MULTIPV : n;
 }
 
+void engine_set_skill(engine_t *e, int level, bool limit_strength, int elo)
+{
+    engine_wait(e);
+    skill_set(&e->skill, level, limit_strength, elo);
+}
+
 void engine_set_move_overhead(engine_t *e, int ms)
 {
     engine_wait(e);
@@ -110,6 +120,7 @@ void engine_clear(engine_t *e)
     tt_clear(&e->tt);
     for (int i = 0; i < e->nthreads; i++)
         worker_clear(e->workers[i]);
+    e->skill.rng = SKILL_SEED;
 }
 
 tb_error_t engine_set_tablebase(engine_t *e, const char *dir, char *msg, size_t msglen)
@@ -151,6 +162,7 @@ bool engine_set_game(engine_t *e, const game_t *g)
 static void engine_bestmove(void *ctx, move_t best, move_t ponder, const search_info_t *final)
 {
     engine_t *e = ctx;
+    skill_on_bestmove(&e->skill, &best, &ponder, &final);
     atomic_store(&e->running, false);
     if (e->user.bestmove)
         e->user.bestmove(e->user.ctx, best, ponder, final);
@@ -159,7 +171,8 @@ static void engine_bestmove(void *ctx, move_t best, move_t ponder, const search_
 static void engine_info(void *ctx, const search_info_t *info)
 {
     engine_t *e = ctx;
-    if (e->user.info)
+    /* Lines searched only for the pick are not the caller's. */
+    if (skill_on_info(&e->skill, info, e->multipv) && e->user.info)
         e->user.info(e->user.ctx, info);
 }
 
@@ -173,7 +186,7 @@ static void prepare(engine_t *e, const search_limits_t *limits, const search_rep
     s->limits = *limits;
     e->user = *report;
     s->report = (search_report_t){engine_info, engine_bestmove, e};
-    s->multipv = e->multipv;
+    s->multipv = skill_prepare(&e->skill, &e->game, e->multipv);
     s->move_overhead = e->move_overhead;
     s->nthreads = e->nthreads;
     s->workers = e->workers;

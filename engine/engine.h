@@ -5,6 +5,7 @@
 #define BAGHCHAL_ENGINE_H
 
 #include "search.h"
+#include "skill.h"
 
 typedef struct engine engine_t;
 
@@ -26,6 +27,9 @@ bool engine_set_hash(engine_t *e, size_t mb);
 bool engine_set_threads(engine_t *e, int n);
 void engine_set_multipv(engine_t *e, int n);
 void engine_set_move_overhead(engine_t *e, int ms);
+/* Strength: Skill Level 0..20 (20 = full strength), or, with limit_strength, the level that
+ * elo stands for (skill.h). Values out of range are clamped. */
+void engine_set_skill(engine_t *e, int level, bool limit_strength, int elo);
 /* A new game: clears the table and the move-ordering statistics. */
 void engine_clear(engine_t *e);
 

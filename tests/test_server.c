@@ -1603,4 +1603,36 @@ Test(server, analysis_values_every_move_from_the_database)
     stop(s);
 }
 
+Test(server, skill_level_plays_weaker_and_reproducibly)
+{
+    srv_t *s = start("--workers", "2", NULL);
+    static const char *const OPENING[] = {"", "C3", "C3,A1B1", "C3,A1B1,B3", "C3,A1B1,B3,E5D4", "C3,A1B1,B3,E5D4,D3"};
+    int differs = 0;
+    for (size_t i = 0; i < sizeof OPENING / sizeof *OPENING; i++) {
+        char path[512], enc[256];
+        url_encode(START_OBX, enc, sizeof enc);
+        const char *best[3];
+        cJSON *js[3];
+        resp_t rs[3];
+        for (int k = 0; k < 3; k++) {
+            snprintf(path, sizeof path, "/obx?obx=%s&moves=%s&depth=5%s", enc, OPENING[i], k ? "&skill=0" : "");
+            rs[k] = get(s->port, path);
+            js[k] = expect_json(&rs[k], 200);
+            best[k] = str_field(js[k], "move");
+            cr_assert_not_null(best[k]);
+        }
+        cr_assert_str_eq(best[1], best[2], "skill 0 played %s, then %s for the same request", best[1], best[2]);
+        differs += strcmp(best[0], best[1]) != 0;
+        for (int k = 0; k < 3; k++) {
+            cJSON_Delete(js[k]);
+            resp_free(&rs[k]);
+        }
+    }
+    cr_assert_gt(differs, 0, "skill 0 played the full-strength move every time");
+    resp_t r = post(s->port, "/obx", "{\"obx\": \"" START_OBX "\", \"skill\": 21}");
+    expect_error(&r, 400, "Invalid request.");
+    resp_free(&r);
+    stop(s);
+}
+
 #endif

@@ -56,6 +56,7 @@ typedef struct {
 static const num_field_t F_MOVETIME = {"movetime", 1, INT64_C(1) << 40};
 static const num_field_t F_DEPTH = {"depth", 1, API_MAX_DEPTH};
 static const num_field_t F_MULTIPV = {"multipv", 1, MAX_MULTIPV};
+static const num_field_t F_SKILL = {"skill", 0, SKILL_MAX};
 
 static bool bad_number(const num_field_t *f, api_error_t *err)
 {
@@ -110,8 +111,9 @@ static bool add_move_text(api_params_t *p, const char *s, size_t n, api_error_t 
     return true;
 }
 
-static void set_numbers(api_params_t *p, const int64_t v[3], const bool have[3])
+static void set_numbers(api_params_t *p, const int64_t v[4], const bool have[4])
 {
+    p->skill = have[3] ? (int)v[3] : SKILL_MAX;
     if (have[0])
         p->movetime = v[0];
     if (have[1])
@@ -161,10 +163,10 @@ static bool params_from_object(const cJSON *root, api_params_t *p, api_error_t *
                 return false;
         }
     }
-    const num_field_t *fields[3] = {&F_MOVETIME, &F_DEPTH, &F_MULTIPV};
-    int64_t v[3] = {0, 0, 0};
-    bool have[3] = {false, false, false};
-    for (int i = 0; i < 3; i++) {
+    const num_field_t *fields[4] = {&F_MOVETIME, &F_DEPTH, &F_MULTIPV, &F_SKILL};
+    int64_t v[4] = {0, 0, 0, 0};
+    bool have[4] = {false, false, false, false};
+    for (int i = 0; i < 4; i++) {
         const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, fields[i]->name);
         if (!item || cJSON_IsNull(item))
             continue;
@@ -234,9 +236,9 @@ bool api_params_from_json(const char *text, size_t len, api_params_t *out, api_e
 bool api_params_from_query(api_lookup_fn lookup, void *ctx, api_params_t *out, api_error_t *err)
 {
     memset(out, 0, sizeof *out);
-    static const char *const KEYS[] = {"obx", "move", "moves", "movetime", "depth", "multipv"};
-    const char *values[6];
-    for (int i = 0; i < 6; i++) {
+    static const char *const KEYS[] = {"obx", "move", "moves", "movetime", "depth", "multipv", "skill"};
+    const char *values[7];
+    for (int i = 0; i < 7; i++) {
         size_t len = 0;
         values[i] = lookup(ctx, KEYS[i], &len);
         if (values[i] && strlen(values[i]) != len) {
@@ -266,10 +268,10 @@ bool api_params_from_query(api_lookup_fn lookup, void *ctx, api_params_t *out, a
             s += n;
         }
     }
-    const num_field_t *fields[3] = {&F_MOVETIME, &F_DEPTH, &F_MULTIPV};
-    int64_t v[3] = {0, 0, 0};
-    bool have[3] = {false, false, false};
-    for (int i = 0; i < 3; i++) {
+    const num_field_t *fields[4] = {&F_MOVETIME, &F_DEPTH, &F_MULTIPV, &F_SKILL};
+    int64_t v[4] = {0, 0, 0, 0};
+    bool have[4] = {false, false, false, false};
+    for (int i = 0; i < 4; i++) {
         const char *text = values[3 + i];
         if (!text)
             continue;
@@ -622,7 +624,7 @@ static char *search_answer(const char *input, const game_t *g, const collect_t *
 }
 
 char *api_search_json(engine_t *e, const char *input, const game_t *g, const search_limits_t *limits,
-                      int multipv, api_error_t *err)
+                      int multipv, int skill, api_error_t *err)
 {
     if (multipv < 1)
         multipv = 1;
@@ -638,6 +640,7 @@ char *api_search_json(engine_t *e, const char *input, const game_t *g, const sea
     }
     char *text = NULL;
     engine_set_multipv(e, multipv);
+    engine_set_skill(e, skill, false, SKILL_MAX_ELO);
     engine_clear(e);
     if (!engine_set_game(e, g)) {
         no_memory(err);
@@ -766,6 +769,7 @@ char *api_analysis_json(engine_t *e, const char *input, const game_t *g, const s
         no_memory(err);
     } else {
         engine_set_multipv(e, lines);
+        engine_set_skill(e, SKILL_MAX, false, SKILL_MAX_ELO);
         engine_clear(e);
         if (!engine_set_game(e, g)) {
             no_memory(err);

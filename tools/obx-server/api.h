@@ -37,6 +37,7 @@ typedef struct {
     int moves_nb;
     int64_t movetime;
     int depth, multipv;
+    int skill; /* Skill Level 0..20; SKILL_MAX when not given */
 } api_params_t;
 
 /* From a JSON object. False with err filled (400) when the text is not a JSON object or a
@@ -69,10 +70,10 @@ char *api_over_json(const char *input, const game_t *g);
 /* /legal: the position, its legal moves and result. */
 char *api_legal_json(const game_t *g);
 
-/* Runs one search of g on e (the table cleared first, so answers do not depend on earlier
+/* Runs one search of g on e at the given Skill Level (the table cleared first, so answers do not depend on earlier
  * requests) and writes the /obx answer. On failure returns NULL and fills err. */
 char *api_search_json(engine_t *e, const char *input, const game_t *g, const search_limits_t *limits,
-                      int multipv, api_error_t *err);
+                      int multipv, int skill, api_error_t *err);
 
 /* The database's value of every legal move of g (moves, n of them), best first, into out:
  * returns n, or -1 when no database covers the position (none loaded, goats in hand). The
