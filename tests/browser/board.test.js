@@ -75,6 +75,10 @@ async function main() {
       problems.push(`console: ${m.text()}`);
     });
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    const obxBodies = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname === '/obx' && r.method() === 'POST') obxBodies.push(JSON.parse(r.postData() || '{}'));
+    });
     page.on('response', async (r) => {
       if (new URL(r.url()).pathname === '/obx' && r.status() === 200) {
         try { answers.push(await r.json()); } catch (e) { /* a page navigating away */ }
@@ -303,11 +307,13 @@ async function main() {
     check(await movesShown() === paused, 'no move was played after Pause');
     check((await page.textContent('#status')).includes('paused'), 'the status says paused');
 
-    // ---- a whole game played by clicking, as goats, to its result ----
+    // ---- a whole game played by clicking, as goats, to its result, against level 0 ----
     await page.click('#new-game');
     await page.click('#mode-goats');
     await setMovetime(100);
+    await page.selectOption('#skill', '0');
     await settled(0);
+    const asked = obxBodies.length;
     for (let n = 0; n < 200; n++) {
       if (!(await page.locator('#result-banner').isHidden())) break;
       const count = await movesShown();
@@ -329,6 +335,8 @@ async function main() {
       }, count, { timeout: STEP_MS });
     }
     check(!(await page.locator('#result-banner').isHidden()), 'the game ended with a result');
+    check(obxBodies.length > asked && obxBodies.slice(asked).every((b) => b.skill === 0),
+      'every engine move of the game was asked at level 0');
     const title = (await page.textContent('#result-title')).trim();
     const final = await legalOf(START, JSON.parse(await page.evaluate(() => localStorage.getItem('baghchal.board.v1'))).moves);
     check(final.result && title === `${final.result.winner === 'goats' ? 'Goats' : 'Tigers'} win`,
