@@ -1635,4 +1635,38 @@ Test(server, skill_level_plays_weaker_and_reproducibly)
     stop(s);
 }
 
+Test(server, expect_100_continue_is_answered_before_the_body)
+{
+    srv_t *s = start(NULL);
+    const char *body = "{\"obx\": \"" START_OBX "\", \"depth\": 2}";
+    char head[256];
+    int n = snprintf(head, sizeof head,
+                     "POST /obx HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: %zu\r\n\r\n",
+                     strlen(body));
+    int fd = connect_to(s->port);
+    cr_assert(send_all(fd, head, (size_t)n));
+    char buf[256];
+    struct pollfd p = {fd, POLLIN, 0};
+    cr_assert_gt(poll(&p, 1, 5000), 0, "no 100 Continue: the client would wait for nothing");
+    ssize_t got = recv(fd, buf, sizeof buf - 1, 0);
+    cr_assert_gt(got, 0);
+    buf[got] = '\0';
+    cr_assert(strncmp(buf, "HTTP/1.1 100 Continue\r\n\r\n", 25) == 0, "got: %s", buf);
+    cr_assert(send_all(fd, body, strlen(body)));
+    size_t len;
+    char *raw = read_all(fd, &len, REPLY_MS);
+    close(fd);
+    /* libmicrohttpd sends its own interim answer too: clients skip any number of them. */
+    const char *final = raw;
+    while (strncmp(final, "HTTP/1.1 100 Continue\r\n\r\n", 25) == 0)
+        final += 25;
+    resp_t r;
+    parse_response(final, len - (size_t)(final - raw), &r);
+    free(raw);
+    cJSON *j = expect_json(&r, 200);
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop(s);
+}
+
 #endif

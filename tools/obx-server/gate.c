@@ -25,7 +25,7 @@ enum { KEY_LEN = 17, LINGER_MS = 1000, EVENTS_NB = 64, TICK_MS = 100 };
 
 typedef struct {
     int fd;
-    bool used, closing;
+    bool used, closing, continued;
     int64_t deadline;
     uint8_t key[KEY_LEN];
     struct sockaddr_storage addr;
@@ -417,6 +417,30 @@ static void refuse(gate_t *g, held_t *h, int status, const char *code, const cha
     h->deadline = now_ms() + LINGER_MS;
 }
 
+/* Whether a complete head asks for "100 Continue" before its body is sent (curl does for
+ * bodies over 1 KiB and would otherwise wait a second). */
+static bool expects_continue(const char *buf, size_t n)
+{
+    const char *end = buf + n;
+    bool found = false;
+    for (const char *p = buf; p < end;) {
+        const char *e = find_line_end(p, end);
+        if (!e)
+            return false; /* the head is not whole yet */
+        if (e == p || (e == p + 1 && *p == '\r'))
+            return found;
+        static const char want[] = "expect:";
+        if ((size_t)(e - p) >= sizeof want - 1 && strncasecmp(p, want, sizeof want - 1) == 0) {
+            const char *v = p + sizeof want - 1;
+            while (v < e && (*v == ' ' || *v == '\t'))
+                v++;
+            found = (size_t)(e - v) >= 12 && strncasecmp(v, "100-continue", 12) == 0;
+        }
+        p = e + 1;
+    }
+    return false;
+}
+
 static void examine(gate_t *g, held_t *h, bool hangup)
 {
     if (h->closing) {
@@ -436,6 +460,11 @@ static void examine(gate_t *g, held_t *h, bool hangup)
     size_t len = 0;
     int st = gate_check(g->buf, (size_t)n, g->cfg.max_body, &len, &code, detail, sizeof detail);
     if (st == 0) {
+        if (!h->continued && expects_continue(g->buf, (size_t)n)) {
+            static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+            h->continued = true;
+            (void)!send(h->fd, cont, sizeof cont - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+        }
         if ((size_t)n == g->buf_cap)
             refuse(g, h, 413, "body-size", "the request is larger than the server reads");
         else if (hangup)
@@ -506,6 +535,7 @@ static void admit(gate_t *g, int fd, const struct sockaddr_storage *addr, sockle
     h->fd = fd;
     h->used = true;
     h->closing = false;
+    h->continued = false;
     h->deadline = now_ms() + g->cfg.request_timeout_ms;
     memcpy(h->key, key, KEY_LEN);
     h->addr = *addr;
