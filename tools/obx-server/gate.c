@@ -654,8 +654,12 @@ gate_t *gate_start(const gate_config_t *cfg, char *err, size_t errlen)
         gate_free(g);
         return NULL;
     }
+    if (cfg->publish)
+        *cfg->publish = g; /* callbacks on other threads may need it as soon as connections come */
     int rc = pthread_create(&g->thread, NULL, gate_main, g);
     if (rc != 0) {
+        if (cfg->publish)
+            *cfg->publish = NULL;
         snprintf(err, errlen, "cannot start the connection thread: %s", strerror(rc));
         gate_free(g);
         return NULL;

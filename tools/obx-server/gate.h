@@ -18,6 +18,8 @@ enum {
     GATE_MAX_HEADERS = 64   /* header lines; more is 431 */
 };
 
+typedef struct gate gate_t;
+
 typedef struct {
     int listen_fd;          /* bound and listening; the gate takes it over */
     int max_connections;    /* held + handed over, all clients */
@@ -29,14 +31,13 @@ typedef struct {
     bool (*hand_over)(void *ctx, int fd, const struct sockaddr *addr, socklen_t len);
     void (*tick)(void *ctx); /* called from the gate's thread at least every 100 ms */
     void *ctx;
+    gate_t **publish; /* when set, receives the gate before its thread starts */
 } gate_config_t;
 
 typedef struct {
     uint64_t accepted, handed, refused_busy, refused_client, refused_bad, timed_out;
     int open, held;
 } gate_stats_t;
-
-typedef struct gate gate_t;
 
 /* Starts the gate's thread. NULL with a message in err on failure (the listening socket is
  * then closed). */

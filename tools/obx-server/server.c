@@ -689,9 +689,9 @@ server_t *server_start(const server_config_t *cfg, char *err, size_t errlen)
                         cfg->cors,
                         hand_over,
                         watch_clients,
-                        s};
-    s->gate = gate_start(&gc, err, errlen);
-    if (!s->gate) {
+                        s,
+                        &s->gate};
+    if (!gate_start(&gc, err, errlen)) { /* s->gate is set through gc.publish */
         pool_shutdown(s->pool);
         MHD_stop_daemon(s->daemon);
         pool_free(s->pool);
