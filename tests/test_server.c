@@ -3,6 +3,7 @@
  * and a clean shutdown. The server is built (and this suite linked with cJSON) only when
  * libmicrohttpd and cJSON are installed; otherwise the suite is disabled in ctest and its
  * one test skips. */
+#define _GNU_SOURCE /* memmem */
 #include <criterion/criterion.h>
 
 #ifndef BAGHCHAL_SERVER_BIN
@@ -48,6 +49,29 @@ enum { START_MS = 30000, REPLY_MS = 30000, EXIT_MS = 30000 };
 #endif
 
 #define START_OBX "TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g @20 c0 - #"
+
+/* The server may carry a sanitizer while this suite does not (the ThreadSanitizer build
+ * instruments only the programs): look at the binary too. */
+static bool server_sanitized(void)
+{
+    static int known = -1;
+    if (known < 0) {
+        known = SANITIZED;
+        FILE *f = fopen(BAGHCHAL_SERVER_BIN, "rb");
+        static char buf[1 << 16];
+        size_t keep = 0, n;
+        while (f && !known && (n = fread(buf + keep, 1, sizeof buf - keep, f)) > 0) {
+            n += keep;
+            if (memmem(buf, n, "__tsan_init", 11) || memmem(buf, n, "__asan_init", 11))
+                known = 1;
+            keep = n < 16 ? n : 16;
+            memmove(buf, buf + n - keep, keep);
+        }
+        if (f)
+            fclose(f);
+    }
+    return known == 1;
+}
 
 /* ---- the server process ----------------------------------------------------------- */
 
@@ -1338,7 +1362,7 @@ Test(server, slowloris_does_not_shut_out_other_clients)
     pthread_join(t, NULL);
     cr_assert_eq(answered, asked, "only %d of %d requests of the other client were answered", answered, asked);
     cr_assert_geq(asked, 10);
-    if (!SANITIZED)
+    if (!server_sanitized())
         cr_assert_lt(worst, 1000, "the other client waited %g ms for an answer", worst);
     cr_assert_eq(l.refused_at_once, LORIS_CONNS - LORIS_PER_CLIENT, "%d connections refused at once, not %d",
                  l.refused_at_once, LORIS_CONNS - LORIS_PER_CLIENT);
@@ -1504,7 +1528,7 @@ Test(server, memory_stays_below_workers_times_hash)
         resp_free(&r);
     }
     long kb = rss_kb(pipe_pid(s->proc));
-    if (!SANITIZED)
+    if (!server_sanitized())
         cr_assert_lt(kb, 64 * 1024, "%ld kB resident after 200 small searches on 2 x 64 MB tables", kb);
     stop(s);
 }
