@@ -250,6 +250,7 @@ async function main() {
     await page.waitForFunction(() => document.querySelectorAll('#moves td[data-ply]').length === 3, null, { timeout: STEP_MS });
     const imported = await legalOf(fen, ['A1C1', 'C3', 'C1B1']);
     check(await page.inputValue('#obx') === imported.obx, `the imported game's position (${imported.obx})`);
+    check((await page.textContent('#moves td[data-ply="1"]')).trim() === 'A1×C1', 'an imported capture is shown as one');
     expectRefusal = true;
     await page.fill('#game-text', `${START}\nC3 C3`);
     await page.click('#import-game');

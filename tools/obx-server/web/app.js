@@ -638,8 +638,18 @@
 
   function sideOf(obx) { return (obx.trim().split(/\s+/)[1] || 'g').toLowerCase() === 't' ? 'tigers' : 'goats'; }
 
+  // A move written without its capture suffix ("A1C3") is still a capture: only a jump
+  // spans two points, and the jumped goat is the one half way.
   function entryOf(text) {
     const m = splitMove(text) || { to: null, from: null, over: null };
+    if (m.from && !m.over) {
+      const [fc, fr] = [COLS.indexOf(m.from[0]), Number(m.from[1])];
+      const [tc, tr] = [COLS.indexOf(m.to[0]), Number(m.to[1])];
+      if (Math.max(Math.abs(tc - fc), Math.abs(tr - fr)) === 2) {
+        m.over = COLS[(fc + tc) / 2] + String((fr + tr) / 2);
+        text = `m${m.from}${m.to}(${m.over})`;
+      }
+    }
     return { move: text, kind: m.over ? 'capture' : m.from ? 'step' : 'place', from: m.from, to: m.to, over: m.over };
   }
 
