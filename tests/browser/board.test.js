@@ -265,6 +265,32 @@ async function main() {
     check(await page.locator('[data-piece="goat"]').count() === 1 && at(await page.inputValue('#obx'), 'C3') === 'G',
       'the position from the address is on the board');
 
+    // ---- with the database: every move's win / draw / loss and distance ----
+    if (process.env.BOARD_TB && process.env.BOARD_TB !== '0') {
+      const movement = 'GTGGG/TGXGT/GXGXG/GGTGG/GGXGG g @0 c3';
+      await page.click('#mode-human');
+      await page.goto(`${URL_}?obx=${encodeURIComponent(movement)}`);
+      await page.waitForFunction(() => document.querySelector('#obx-error').textContent === 'Position loaded.', null, { timeout: STEP_MS });
+      const want = await page.evaluate(async (o) => {
+        const r = await fetch('/analysis', { method: 'POST', body: JSON.stringify({ obx: o }) });
+        return r.json();
+      }, movement);
+      check(want.source === 'database', 'the server answers this position from the database');
+      await page.click('#analyse');
+      await page.waitForFunction(() => document.querySelectorAll('#analysis-list li').length > 0, null, { timeout: STEP_MS });
+      check((await page.textContent('#analysis-source')).includes('from the database'), 'the view names the database');
+      const rows = await page.locator('#analysis-list li').evaluateAll((lis) => lis.map((li) => ({
+        move: li.getAttribute('data-move'), cls: li.className, text: li.querySelector('.val').textContent })));
+      check(rows.length === want.moves.length, 'every move is listed');
+      want.moves.forEach((m, i) => {
+        const text = m.wdl === 'draw' ? 'Draw' : `${m.wdl === 'win' ? 'Win' : 'Loss'} in ${m.distance}`;
+        check(rows[i].move === m.move && rows[i].text === text && rows[i].cls === m.wdl,
+          `row ${i + 1}: ${JSON.stringify(rows[i])} shows ${m.move} ${text}`);
+      });
+      check(rows.some((r) => r.cls === 'loss') && rows.some((r) => r.cls === 'draw'), 'draws and losses are both coloured');
+      await page.screenshot({ path: path.join(SHOTS, 'analysis.png') });
+    }
+
     // ---- a pasted position where the tigers capture the fifth goat ----
     await page.click('#mode-goats');
     await page.fill('#obx', 'TGXXT/XXXXX/XXXXX/XXXXX/TXXXT t @15 c4');
