@@ -334,6 +334,24 @@ async function main() {
     check(await movesShown() === paused, 'no move was played after Pause');
     check((await page.textContent('#status')).includes('paused'), 'the status says paused');
 
+    // ---- Undo while the engine thinks: the server stops that search ----
+    const health = () => page.evaluate(async () => (await fetch('/health')).json());
+    await page.click('#new-game');
+    await page.click('#mode-goats');
+    await setMovetime(3000);
+    await settled(0);
+    const cancelledBefore = (await health()).cancelled;
+    await page.click('[data-point="C3"]');
+    await page.waitForFunction(() => !document.querySelector('#thinking').hidden, null, { timeout: STEP_MS });
+    await page.waitForTimeout(300);
+    await page.click('#undo');
+    await page.waitForFunction((c) => fetch('/health').then((r) => r.json()).then((h) => h.cancelled > c && h.busy === 0),
+      cancelledBefore, { timeout: 2500, polling: 100 });
+    const after = await health();
+    check(after.cancelled > cancelledBefore && after.busy === 0,
+      `the search of an undone move was stopped well before its 3 s (${JSON.stringify(after)})`);
+    check(await movesShown() === 0 && await page.locator('#thinking').isHidden(), 'undo left no move and no thinking');
+
     // ---- a whole game played by clicking, as goats, to its result, against level 0 ----
     await page.click('#new-game');
     await page.click('#mode-goats');
