@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "skill.h"
+
 struct engine {
     game_t game;
     tt_t tt;
@@ -25,6 +27,7 @@ struct engine {
     int bench_depth;
     void (*bench_done)(void *ctx, const bench_result_t *r);
     void *bench_ctx;
+    skill_state_t skill;
 };
 
 /* How many processors the process may use (its affinity mask, else the online count). */
@@ -48,6 +51,7 @@ engine_t *engine_new(void)
     e->multipv = 1;
     e->move_overhead = ENGINE_DEFAULT_OVERHEAD_MS;
     e->processors = count_processors();
+    skill_init(&e->skill);
     if (!game_init(&e->game, &start, NULL, REP_FORBID) || !tt_resize(&e->tt, ENGINE_DEFAULT_HASH_MB) ||
         !engine_set_threads(e, 1)) {
         engine_free(e);
@@ -120,6 +124,12 @@ void engine_set_multipv(engine_t *e, int n)
     e->multipv = n < 1 ? 1 : n > MAX_MULTIPV ? MAX_MULTIPV : n;
 }
 
+void engine_set_skill(engine_t *e, int level, bool limit_strength, int elo)
+{
+    engine_wait(e);
+    skill_set(&e->skill, level, limit_strength, elo);
+}
+
 void engine_set_move_overhead(engine_t *e, int ms)
 {
     engine_wait(e);
@@ -132,6 +142,7 @@ void engine_clear(engine_t *e)
     tt_clear(&e->tt);
     for (int i = 0; i < e->nthreads; i++)
         worker_clear(e->workers[i]);
+    e->skill.rng = SKILL_SEED;
 }
 
 tb_error_t engine_set_tablebase(engine_t *e, const char *dir, char *msg, size_t msglen)
@@ -168,6 +179,7 @@ bool engine_set_game(engine_t *e, const game_t *g)
 static void engine_bestmove(void *ctx, move_t best, move_t ponder, const search_info_t *final)
 {
     engine_t *e = ctx;
+    skill_on_bestmove(&e->skill, &best, &ponder, &final);
     atomic_store(&e->running, false);
     if (e->user.bestmove)
         e->user.bestmove(e->user.ctx, best, ponder, final);
@@ -176,7 +188,8 @@ static void engine_bestmove(void *ctx, move_t best, move_t ponder, const search_
 static void engine_info(void *ctx, const search_info_t *info)
 {
     engine_t *e = ctx;
-    if (e->user.info)
+    /* Lines searched only for the pick are not the caller's. */
+    if (skill_on_info(&e->skill, info, e->multipv) && e->user.info)
         e->user.info(e->user.ctx, info);
 }
 
@@ -190,7 +203,7 @@ static void prepare(engine_t *e, const search_limits_t *limits, const search_rep
     s->limits = *limits;
     e->user = *report;
     s->report = (search_report_t){engine_info, engine_bestmove, e};
-    s->multipv = e->multipv;
+    s->multipv = skill_prepare(&e->skill, &e->game, e->multipv);
     s->move_overhead = e->move_overhead;
     /* More threads than processors only take turns: every thread then runs a fraction of
      * the time, the time and node limits lag, and the reading thread waits for its turn. */
@@ -307,6 +320,8 @@ bool engine_bench(engine_t *e, int depth, void (*done)(void *ctx, const bench_re
     e->thread_live = true;
     return true;
 }
+
+void engine_abort(engine_t *e) { atomic_store(&e->shared.stop, true); }
 
 void engine_ponderhit(engine_t *e)
 {

@@ -5,6 +5,7 @@
 #define BAGHCHAL_ENGINE_H
 
 #include "search.h"
+#include "skill.h"
 
 typedef struct engine engine_t;
 
@@ -28,6 +29,9 @@ size_t engine_hash_mb(engine_t *e);
 bool engine_set_threads(engine_t *e, int n);
 void engine_set_multipv(engine_t *e, int n);
 void engine_set_move_overhead(engine_t *e, int ms);
+/* Strength: Skill Level 0..20 (20 = full strength), or, with limit_strength, the level that
+ * elo stands for (skill.h). Values out of range are clamped. */
+void engine_set_skill(engine_t *e, int level, bool limit_strength, int elo);
 /* A new game: clears the table and the move-ordering statistics. */
 void engine_clear(engine_t *e);
 
@@ -46,6 +50,9 @@ bool engine_set_game(engine_t *e, const game_t *g);
 bool engine_go(engine_t *e, const search_limits_t *limits, const search_report_t *report);
 /* Ends the search now: bestmove follows at once. Harmless when idle. */
 void engine_stop(engine_t *e);
+/* Ends the running search, synchronous ones included, from any thread; bestmove follows.
+ * Lost when no search runs (the next one starts with the flag cleared). */
+void engine_abort(engine_t *e);
 /* The pondered move was played: the search goes on under its time limits. */
 void engine_ponderhit(engine_t *e);
 /* Waits until the current search (if any) has reported bestmove. */

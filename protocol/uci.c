@@ -26,6 +26,8 @@ struct uci {
     bool ponder;
     bool failed;   /* the line being handled was refused (an error line was printed) */
     bool one_shot; /* running one command from the command line: a search must end alone */
+    int skill_level, elo; /* Skill Level, UCI_Elo */
+    bool limit_strength;  /* UCI_LimitStrength */
 };
 
 typedef struct {
@@ -107,6 +109,7 @@ uci_t *uci_new(uci_write_fn write, void *ctx)
     u->threads = 1;
     u->multipv = 1;
     u->overhead = ENGINE_DEFAULT_OVERHEAD_MS;
+    u->skill_level = SKILL_MAX, u->elo = SKILL_MAX_ELO;
     position_t start;
     position_set_start(&start);
     if (pthread_mutex_init(&u->lock, NULL) != 0) {
@@ -157,6 +160,9 @@ static const option_t OPTIONS[] = {
     {"Repetition", OPT_COMBO, "forbid", 0, 0, "forbid draw"},
     {"OBXVersion", OPT_COMBO, "2", 0, 0, "2 1"},
     {"TablebasePath", OPT_STRING, "<empty>", 0, 0, NULL},
+    {"Skill Level", OPT_SPIN, "20", 0, SKILL_MAX, NULL},
+    {"UCI_LimitStrength", OPT_CHECK, "false", 0, 0, NULL},
+    {"UCI_Elo", OPT_SPIN, "2400", SKILL_MIN_ELO, SKILL_MAX_ELO, NULL},
 };
 enum { OPTION_COUNT = sizeof OPTIONS / sizeof OPTIONS[0] };
 
@@ -247,6 +253,15 @@ static void apply_option(uci_t *u, const option_t *o, const char *value, long lo
         u->game.rule = u->rule;
     } else if (strcmp(name, "OBXVersion") == 0) {
         u->obx_version = strcmp(value, "1") == 0 ? OBX_V1 : OBX_V2;
+    } else if (strcmp(name, "Skill Level") == 0 || strcmp(name, "UCI_LimitStrength") == 0 ||
+               strcmp(name, "UCI_Elo") == 0) {
+        if (name[0] == 'S')
+            u->skill_level = (int)num;
+        else if (name[4] == 'E')
+            u->elo = (int)num;
+        else
+            u->limit_strength = strcasecmp(value, "true") == 0;
+        engine_set_skill(u->engine, u->skill_level, u->limit_strength, u->elo);
     } else if (strcmp(name, "TablebasePath") == 0) {
         /* "<empty>" (the UCI way to say nothing, in any case) or no value unloads it. */
         const char *dir = strcasecmp(value, "<empty>") == 0 ? "" : value;

@@ -3,6 +3,7 @@
  * and a clean shutdown. The server is built (and this suite linked with cJSON) only when
  * libmicrohttpd and cJSON are installed; otherwise the suite is disabled in ctest and its
  * one test skips. */
+#define _GNU_SOURCE /* memmem */
 #include <criterion/criterion.h>
 
 #ifndef BAGHCHAL_SERVER_BIN
@@ -48,6 +49,29 @@ enum { START_MS = 30000, REPLY_MS = 30000, EXIT_MS = 30000 };
 #endif
 
 #define START_OBX "TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g @20 c0 - #"
+
+/* The server may carry a sanitizer while this suite does not (the ThreadSanitizer build
+ * instruments only the programs): look at the binary too. */
+static bool server_sanitized(void)
+{
+    static int known = -1;
+    if (known < 0) {
+        known = SANITIZED;
+        FILE *f = fopen(BAGHCHAL_SERVER_BIN, "rb");
+        static char buf[1 << 16];
+        size_t keep = 0, n;
+        while (f && !known && (n = fread(buf + keep, 1, sizeof buf - keep, f)) > 0) {
+            n += keep;
+            if (memmem(buf, n, "__tsan_init", 11) || memmem(buf, n, "__asan_init", 11))
+                known = 1;
+            keep = n < 16 ? n : 16;
+            memmove(buf, buf + n - keep, keep);
+        }
+        if (f)
+            fclose(f);
+    }
+    return known == 1;
+}
 
 /* ---- the server process ----------------------------------------------------------- */
 
@@ -1200,6 +1224,473 @@ Test(server, bad_command_lines_are_refused)
         cr_assert(e.exited && e.code != 0, "%s %s was accepted", BAD[i][0], BAD[i][1] ? BAD[i][1] : "");
         pipe_free(p);
     }
+}
+
+/* ---- one client cannot take the server down ----------------------------------------- */
+
+/* A connection from a given loopback source address (127.0.0.0/8 is all local), so one test
+ * can play two clients. */
+static int connect_from(int port, const char *source)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_in me = {0};
+    me.sin_family = AF_INET;
+    inet_pton(AF_INET, source, &me.sin_addr);
+    struct sockaddr_in a = {0};
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(fd, (struct sockaddr *)&me, sizeof me) != 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Whether the server has answered or closed fd: 1 answered or closed, 0 still open. */
+static int peer_done(int fd, char *buf, size_t len)
+{
+    struct pollfd p = {fd, POLLIN, 0};
+    if (poll(&p, 1, 0) <= 0)
+        return 0;
+    ssize_t n = recv(fd, buf, len - 1, MSG_DONTWAIT);
+    buf[n > 0 ? n : 0] = '\0';
+    return 1;
+}
+
+enum { LORIS_CONNS = 40, LORIS_PER_CLIENT = 8, LORIS_MS = 4500 };
+
+typedef struct {
+    int port;
+    int refused_at_once, refused_503, closed_by_server, timeout_408, still_open;
+} loris_t;
+
+/* 40 connections from 127.0.0.1, each sending a header line every 250 ms and never the end
+ * of its head; stops by itself after LORIS_MS. */
+static void *loris_main(void *arg)
+{
+    loris_t *l = arg;
+    int fds[LORIS_CONNS];
+    double opened[LORIS_CONNS];
+    bool done[LORIS_CONNS];
+    char buf[1024];
+    for (int i = 0; i < LORIS_CONNS; i++) {
+        fds[i] = connect_from(l->port, "127.0.0.1");
+        opened[i] = pipe_now_ms();
+        done[i] = fds[i] < 0;
+        if (fds[i] >= 0)
+            send_all(fds[i], "GET /health HTTP/1.1\r\nHost: x\r\n", 31);
+    }
+    /* Connections past the per-client limit are answered 503 and closed at once. */
+    struct timespec settle = {0, 300 * 1000000L};
+    nanosleep(&settle, NULL);
+    for (int i = 0; i < LORIS_CONNS; i++) {
+        if (!done[i] && peer_done(fds[i], buf, sizeof buf)) {
+            done[i] = true;
+            l->refused_at_once++;
+            l->refused_503 += strncmp(buf, "HTTP/1.1 503", 12) == 0 && strstr(buf, "too-many-per-client") != NULL;
+        }
+    }
+    double end = pipe_now_ms() + LORIS_MS;
+    while (pipe_now_ms() < end) {
+        for (int i = 0; i < LORIS_CONNS; i++) {
+            if (done[i])
+                continue;
+            if (peer_done(fds[i], buf, sizeof buf) || !send_all(fds[i], "X-Slow: 1\r\n", 11)) {
+                done[i] = true;
+                l->closed_by_server++;
+                l->timeout_408 += strncmp(buf, "HTTP/1.1 408", 12) == 0;
+                cr_assert_lt(pipe_now_ms() - opened[i], 2000 + 1500,
+                             "a trickling connection lived %g ms past a 2 s request timeout",
+                             pipe_now_ms() - opened[i]);
+            }
+        }
+        struct timespec ts = {0, 250 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    for (int i = 0; i < LORIS_CONNS; i++) {
+        if (!done[i])
+            l->still_open++;
+        if (fds[i] >= 0)
+            close(fds[i]);
+    }
+    return NULL;
+}
+
+static resp_t get_from(int port, const char *source, const char *path)
+{
+    resp_t r = {0};
+    int fd = connect_from(port, source);
+    if (fd < 0)
+        return r;
+    char req[256];
+    int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", path);
+    if (send_all(fd, req, (size_t)n)) {
+        size_t len;
+        char *raw = read_all(fd, &len, REPLY_MS);
+        parse_response(raw, len, &r);
+        free(raw);
+    }
+    close(fd);
+    return r;
+}
+
+Test(server, slowloris_does_not_shut_out_other_clients)
+{
+    srv_t *s = start("--max-per-client", "8", "--max-connections", "64", "--request-timeout", "2", NULL);
+    loris_t l = {.port = s->port};
+    pthread_t t;
+    cr_assert_eq(pthread_create(&t, NULL, loris_main, &l), 0);
+    /* Another client keeps asking while the attack runs. */
+    int asked = 0, answered = 0;
+    double worst = 0, end = pipe_now_ms() + LORIS_MS;
+    while (pipe_now_ms() < end) {
+        double t0 = pipe_now_ms();
+        resp_t r = get_from(s->port, "127.0.0.2", "/health");
+        double ms = pipe_now_ms() - t0;
+        asked++;
+        if (r.status == 200)
+            answered++;
+        if (ms > worst)
+            worst = ms;
+        resp_free(&r);
+        struct timespec ts = {0, 100 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    pthread_join(t, NULL);
+    cr_assert_eq(answered, asked, "only %d of %d requests of the other client were answered", answered, asked);
+    cr_assert_geq(asked, 10);
+    if (!server_sanitized())
+        cr_assert_lt(worst, 1000, "the other client waited %g ms for an answer", worst);
+    cr_assert_eq(l.refused_at_once, LORIS_CONNS - LORIS_PER_CLIENT, "%d connections refused at once, not %d",
+                 l.refused_at_once, LORIS_CONNS - LORIS_PER_CLIENT);
+    cr_assert_eq(l.refused_503, l.refused_at_once, "a refused connection was not answered 503 too-many-per-client");
+    cr_assert_eq(l.closed_by_server, LORIS_PER_CLIENT, "%d trickling connections closed by the server",
+                 l.closed_by_server);
+    cr_assert_eq(l.timeout_408, LORIS_PER_CLIENT, "only %d trickling connections got their 408", l.timeout_408);
+    cr_assert_eq(l.still_open, 0);
+    resp_t r = get(s->port, "/health");
+    cJSON *j = expect_json(&r, 200);
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(j, "connections");
+    cr_assert_eq(num_field(c, "refused_client"), LORIS_CONNS - LORIS_PER_CLIENT);
+    cr_assert_eq(num_field(c, "timed_out"), LORIS_PER_CLIENT);
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop(s);
+}
+
+Test(server, connections_past_the_limit_get_503_at_once)
+{
+    srv_t *s = start("--max-connections", "4", "--max-per-client", "100", NULL);
+    int fds[4];
+    for (int i = 0; i < 4; i++) {
+        fds[i] = connect_to(s->port);
+        cr_assert_geq(fds[i], 0);
+    }
+    struct timespec ts = {0, 200 * 1000000L};
+    nanosleep(&ts, NULL);
+    double t0 = pipe_now_ms();
+    resp_t r = get(s->port, "/health");
+    cr_assert_lt(pipe_now_ms() - t0, 2000);
+    expect_error(&r, 503, "Server busy.");
+    cJSON *j = json_parse(&r);
+    cr_assert_str_eq(str_field(j, "code"), "too-many-connections");
+    cJSON_Delete(j);
+    resp_free(&r);
+    for (int i = 0; i < 4; i++)
+        close(fds[i]);
+    nanosleep(&ts, NULL);
+    r = get(s->port, "/health");
+    j = expect_json(&r, 200);
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop(s);
+}
+
+/* The raw answer to raw bytes: exactly one response, JSON, with the status and code. */
+static void expect_one_answer(int port, const char *req, size_t len, int status, const char *code)
+{
+    int fd = connect_to(port);
+    cr_assert_geq(fd, 0);
+    cr_assert(send_all(fd, req, len));
+    size_t n;
+    char *raw = read_all(fd, &n, REPLY_MS);
+    close(fd);
+    cr_assert_not_null(raw);
+    int answers = 0;
+    for (const char *p = raw; (p = strstr(p, "HTTP/1.")); p++)
+        answers += p == raw || p[-1] == '\n'; /* a status line, not a mention in a detail */
+    cr_assert_eq(answers, 1, "%d answers to one request: %s", answers, raw);
+    resp_t r;
+    parse_response(raw, n, &r);
+    free(raw);
+    cJSON *j = expect_json(&r, status);
+    cr_assert_str_eq(str_field(j, "code") ? str_field(j, "code") : "(none)", code, "body: %s", r.body);
+    cJSON_Delete(j);
+    resp_free(&r);
+}
+
+Test(server, broken_requests_get_one_json_answer)
+{
+    srv_t *s = start("--max-body", "4096", NULL);
+    const char *garbage = "GARBAGE\r\n\r\n";
+    expect_one_answer(s->port, garbage, strlen(garbage), 400, "bad-request");
+    const char *abc = "POST /obx HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n";
+    expect_one_answer(s->port, abc, strlen(abc), 400, "bad-content-length");
+    /* 470 parameters: past the parameter limit while the URL is under the length limit. */
+    char url[4096];
+    int n = snprintf(url, sizeof url, "GET /obx?");
+    for (int i = 0; i < 470; i++)
+        n += snprintf(url + n, sizeof url - (size_t)n, "a=%d&", i % 10);
+    n += snprintf(url + n, sizeof url - (size_t)n, " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    expect_one_answer(s->port, url, strlen(url), 431, "too-many-parameters");
+    /* The whole 3 KB URL: longer than the request target limit. */
+    n = snprintf(url, sizeof url, "GET /obx?obx=");
+    memset(url + n, 'X', 3000);
+    n += 3000;
+    n += snprintf(url + n, sizeof url - (size_t)n, " HTTP/1.1\r\nHost: x\r\n\r\n");
+    expect_one_answer(s->port, url, (size_t)n, 414, "uri-too-long");
+    /* A chunked body over the limit is answered while it is still arriving, without its
+     * last chunk ever being sent. */
+    char chunked[16384];
+    int c = snprintf(chunked, sizeof chunked,
+                     "POST /obx HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n");
+    for (int i = 0; i < 6; i++) {
+        c += snprintf(chunked + c, sizeof chunked - (size_t)c, "400\r\n");
+        memset(chunked + c, ' ', 1024);
+        c += 1024;
+        c += snprintf(chunked + c, sizeof chunked - (size_t)c, "\r\n");
+    }
+    expect_one_answer(s->port, chunked, (size_t)c, 413, "body-size");
+    /* A NUL inside the OBX string, in JSON and in the query. */
+    const char *nul = "{\"obx\": \"" START_OBX "\\u0000XXXX\", \"depth\": 2}";
+    char req[512];
+    n = snprintf(req, sizeof req, "POST /obx HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n%s", strlen(nul), nul);
+    expect_one_answer(s->port, req, (size_t)n, 400, "bad-json");
+    char enc[256];
+    url_encode(START_OBX, enc, sizeof enc);
+    n = snprintf(req, sizeof req, "GET /obx?obx=%s%%00junk&depth=2 HTTP/1.1\r\nHost: x\r\n\r\n", enc);
+    expect_one_answer(s->port, req, (size_t)n, 400, "bad-obx-field");
+    /* An escaped backslash before u0000 is text, not a NUL: the OBX is then simply wrong. */
+    const char *text = "{\"obx\": \"\\\\u0000\"}";
+    n = snprintf(req, sizeof req, "POST /obx HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n%s", strlen(text),
+                 text);
+    expect_one_answer(s->port, req, (size_t)n, 400, "field-count");
+    resp_t r = get(s->port, "/health");
+    cJSON *j = expect_json(&r, 200);
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop(s);
+}
+
+Test(server, search_of_a_departed_client_is_stopped)
+{
+    srv_t *s = start("--workers", "1", "--max-movetime", "20000", NULL);
+    const char *body = "{\"obx\": \"" START_OBX "\", \"movetime\": 15000}";
+    char req[512];
+    int n = snprintf(req, sizeof req, "POST /obx HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n%s",
+                     strlen(body), body);
+    int fd = connect_to(s->port);
+    cr_assert(send_all(fd, req, (size_t)n));
+    struct timespec ts = {0, 500 * 1000000L};
+    nanosleep(&ts, NULL);
+    resp_t r = get(s->port, "/health");
+    cJSON *j = expect_json(&r, 200);
+    cr_assert_eq(num_field(j, "busy"), 1, "the long search is not running: %s", r.body);
+    cJSON_Delete(j);
+    resp_free(&r);
+    close(fd);
+    /* The engine is free again long before the 15 s search would have ended. */
+    double t0 = pipe_now_ms();
+    r = post(s->port, "/obx", SHORT_SEARCH);
+    j = expect_json(&r, 200);
+    cJSON_Delete(j);
+    resp_free(&r);
+    cr_assert_lt(pipe_now_ms() - t0, 5000, "the next search waited %g ms", pipe_now_ms() - t0);
+    r = get(s->port, "/health");
+    j = expect_json(&r, 200);
+    cr_assert_eq(num_field(j, "cancelled"), 1);
+    cr_assert_eq(num_field(j, "busy"), 0);
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop(s);
+}
+
+Test(server, memory_stays_below_workers_times_hash)
+{
+    /* Each search maps a fresh 64 MB table; only the part the search touches may stay. */
+    srv_t *s = start("--workers", "2", "--hash", "64", NULL);
+    for (int i = 0; i < 200; i++) {
+        resp_t r = post(s->port, "/obx", SHORT_SEARCH);
+        cr_assert_eq(r.status, 200);
+        resp_free(&r);
+    }
+    long kb = rss_kb(pipe_pid(s->proc));
+    if (!server_sanitized())
+        cr_assert_lt(kb, 64 * 1024, "%ld kB resident after 200 small searches on 2 x 64 MB tables", kb);
+    stop(s);
+}
+
+/* The moves of an /analysis answer must be exactly the legal moves of /legal, once each. */
+static int check_analysis_moves(int port, const cJSON *an, const char *obx)
+{
+    char body[512];
+    snprintf(body, sizeof body, "{\"obx\": \"%s\"}", obx);
+    resp_t r = post(port, "/legal", body);
+    cJSON *legal = expect_json(&r, 200);
+    const cJSON *want = cJSON_GetObjectItemCaseSensitive(legal, "legal");
+    const cJSON *got = cJSON_GetObjectItemCaseSensitive(an, "moves");
+    cr_assert_eq(cJSON_GetArraySize(got), cJSON_GetArraySize(want), "%d moves analysed, %d legal",
+                 cJSON_GetArraySize(got), cJSON_GetArraySize(want));
+    const cJSON *w;
+    cJSON_ArrayForEach(w, want)
+    {
+        int seen = 0;
+        const cJSON *g;
+        cJSON_ArrayForEach(g, got) seen += strcmp(str_field(g, "move"), str_field(w, "move")) == 0;
+        cr_assert_eq(seen, 1, "%s appears %d times in the analysis", str_field(w, "move"), seen);
+    }
+    int n = cJSON_GetArraySize(want);
+    cJSON_Delete(legal);
+    resp_free(&r);
+    return n;
+}
+
+Test(server, analysis_values_every_move_by_search)
+{
+    srv_t *s = start(NULL);
+    const char *obx = "TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t @19 c0";
+    resp_t r = post(s->port, "/analysis", "{\"obx\": \"TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t @19 c0\", \"depth\": 4}");
+    cJSON *j = expect_json(&r, 200);
+    cr_assert_str_eq(str_field(j, "source"), "search");
+    cr_assert_str_eq(str_field(j, "turn"), "tigers");
+    cr_assert_eq(num_field(j, "depth"), 4);
+    int n = check_analysis_moves(s->port, j, obx);
+    cr_assert_eq(n, 12); /* three steps for each corner tiger */
+    /* Every line has a score, best first. */
+    int prev = 1 << 30;
+    const cJSON *m;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(j, "moves"))
+    {
+        const cJSON *score = cJSON_GetObjectItemCaseSensitive(m, "score");
+        cr_assert(cJSON_IsObject(score), "no score for %s: %s", str_field(m, "move"), r.body);
+        int cp = (int)num_field(score, "cp");
+        cr_assert_leq(cp, prev, "moves are not best first: %s", r.body);
+        prev = cp;
+    }
+    cJSON_Delete(j);
+    resp_free(&r);
+    /* A finished game: no moves, the result. */
+    r = post(s->port, "/analysis", "{\"obx\": \"TGXXT/XXXXX/XXXXX/XXXXX/TXXXT g @14 c5\"}");
+    j = expect_json(&r, 200);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "moves")), 0);
+    cr_assert_str_eq(str_field(j, "source"), "none");
+    cr_assert(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "result")), "no result: %s", r.body);
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop(s);
+}
+
+Test(server, analysis_values_every_move_from_the_database)
+{
+    const char *dir = getenv("BAGHCHAL_TB_DIR");
+    char file[4096];
+    snprintf(file, sizeof file, "%s/" TB_FILE_NAME, dir ? dir : "");
+    if (!dir || access(file, R_OK) != 0)
+        cr_skip_test("no database: set BAGHCHAL_TB_DIR to a directory holding " TB_FILE_NAME);
+    srv_t *s = start("--tablebase", dir, NULL);
+    const char *obx = "GTGGG/TGXGT/GXGXG/GGTGG/GGXGG g @0 c3";
+    resp_t r = post(s->port, "/analysis", "{\"obx\": \"GTGGG/TGXGT/GXGXG/GGTGG/GGXGG g @0 c3\"}");
+    cJSON *j = expect_json(&r, 200);
+    cr_assert_str_eq(str_field(j, "source"), "database");
+    check_analysis_moves(s->port, j, obx);
+    /* Best first: wins (fastest first), draws, losses (slowest first); wins odd, losses even. */
+    int prev_rank = 1 << 30;
+    const cJSON *m;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(j, "moves"))
+    {
+        const char *wdl = str_field(m, "wdl");
+        int d = (int)num_field(m, "distance");
+        cr_assert_not_null(wdl);
+        int rank = strcmp(wdl, "win") == 0 ? 1000 - d : strcmp(wdl, "draw") == 0 ? 0 : -1000 + d;
+        if (strcmp(wdl, "win") == 0)
+            cr_assert_eq(d % 2, 1);
+        if (strcmp(wdl, "loss") == 0)
+            cr_assert_eq(d % 2, 0);
+        cr_assert_leq(rank, prev_rank, "not best first: %s", r.body);
+        prev_rank = rank;
+    }
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop(s);
+}
+
+Test(server, skill_level_plays_weaker_and_reproducibly)
+{
+    srv_t *s = start("--workers", "2", NULL);
+    static const char *const OPENING[] = {"", "C3", "C3,A1B1", "C3,A1B1,B3", "C3,A1B1,B3,E5D4", "C3,A1B1,B3,E5D4,D3"};
+    int differs = 0;
+    for (size_t i = 0; i < sizeof OPENING / sizeof *OPENING; i++) {
+        char path[512], enc[256];
+        url_encode(START_OBX, enc, sizeof enc);
+        const char *best[3];
+        cJSON *js[3];
+        resp_t rs[3];
+        for (int k = 0; k < 3; k++) {
+            snprintf(path, sizeof path, "/obx?obx=%s&moves=%s&depth=5%s", enc, OPENING[i], k ? "&skill=0" : "");
+            rs[k] = get(s->port, path);
+            js[k] = expect_json(&rs[k], 200);
+            best[k] = str_field(js[k], "move");
+            cr_assert_not_null(best[k]);
+        }
+        cr_assert_str_eq(best[1], best[2], "skill 0 played %s, then %s for the same request", best[1], best[2]);
+        differs += strcmp(best[0], best[1]) != 0;
+        for (int k = 0; k < 3; k++) {
+            cJSON_Delete(js[k]);
+            resp_free(&rs[k]);
+        }
+    }
+    cr_assert_gt(differs, 0, "skill 0 played the full-strength move every time");
+    resp_t r = post(s->port, "/obx", "{\"obx\": \"" START_OBX "\", \"skill\": 21}");
+    expect_error(&r, 400, "Invalid request.");
+    resp_free(&r);
+    stop(s);
+}
+
+Test(server, expect_100_continue_is_answered_before_the_body)
+{
+    srv_t *s = start(NULL);
+    const char *body = "{\"obx\": \"" START_OBX "\", \"depth\": 2}";
+    char head[256];
+    int n = snprintf(head, sizeof head,
+                     "POST /obx HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: %zu\r\n\r\n",
+                     strlen(body));
+    int fd = connect_to(s->port);
+    cr_assert(send_all(fd, head, (size_t)n));
+    char buf[256];
+    struct pollfd p = {fd, POLLIN, 0};
+    cr_assert_gt(poll(&p, 1, 5000), 0, "no 100 Continue: the client would wait for nothing");
+    ssize_t got = recv(fd, buf, sizeof buf - 1, 0);
+    cr_assert_gt(got, 0);
+    buf[got] = '\0';
+    cr_assert(strncmp(buf, "HTTP/1.1 100 Continue\r\n\r\n", 25) == 0, "got: %s", buf);
+    cr_assert(send_all(fd, body, strlen(body)));
+    size_t len;
+    char *raw = read_all(fd, &len, REPLY_MS);
+    close(fd);
+    /* libmicrohttpd sends its own interim answer too: clients skip any number of them. */
+    const char *final = raw;
+    while (strncmp(final, "HTTP/1.1 100 Continue\r\n\r\n", 25) == 0)
+        final += 25;
+    resp_t r;
+    parse_response(final, len - (size_t)(final - raw), &r);
+    free(raw);
+    cJSON *j = expect_json(&r, 200);
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop(s);
 }
 
 #endif

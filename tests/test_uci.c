@@ -613,6 +613,9 @@ Test(uci, option_lines_are_exact)
         "option name Repetition type combo default forbid var forbid var draw",
         "option name OBXVersion type combo default 2 var 2 var 1",
         "option name TablebasePath type string default <empty>",
+        "option name Skill Level type spin default 20 min 0 max 20",
+        "option name UCI_LimitStrength type check default false",
+        "option name UCI_Elo type spin default 2400 min 600 max 2400",
     };
     enum { WANT = sizeof want / sizeof *want };
     start_engine();
@@ -2001,5 +2004,37 @@ Test(uci, a_proven_mate_ends_the_iterations)
     collect_go(&g, pipe_sent_at(eng), REPLY_MS);
     cr_assert_str_eq(g.best.best, "B2A3");
     go_free(&g);
+    finish_engine();
+}
+
+/* Skill Level 0 over the pipe: only the lines asked for are printed, the move is a legal one
+ * and, after ucinewgame, the same position gives the same move again. */
+Test(uci, skill_level_is_reproducible_and_prints_only_asked_lines)
+{
+    start_engine();
+    expect_silent("setoption name Skill Level value 0");
+    char first[MOVE_TEXT_LEN] = "";
+    for (int round = 0; round < 2; round++) {
+        send_line("ucinewgame");
+        send_line("position startpos moves C3 A1B1");
+        go_t g;
+        run_go(&g, REPLY_MS, "go depth 4");
+        check_go_shape(&g);
+        for (int i = 0; i < g.ninfo; i++)
+            cr_assert_eq(g.info[i].multipv, 1, "a line the caller did not ask for: multipv %d", g.info[i].multipv);
+        game_t game;
+        game_from(&game, "TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g @20 c0", REP_FORBID);
+        play_text(&game, "C3");
+        play_text(&game, "A1B1");
+        check_go_legal(&g, &game);
+        game_free(&game);
+        if (round == 0)
+            snprintf(first, sizeof first, "%s", g.best.best);
+        else
+            cr_assert_str_eq(g.best.best, first, "Skill Level 0 played %s, then %s", first, g.best.best);
+        go_free(&g);
+    }
+    expect_silent("setoption name UCI_LimitStrength value true");
+    expect_silent("setoption name UCI_Elo value 600");
     finish_engine();
 }

@@ -40,7 +40,13 @@ fi
 
 out="$work/server.out"
 : >"$out"
-"$server" --port 0 --workers 2 --hash 8 --movetime 100 --max-movetime 3000 >"$out" 2>"$work/server.err" &
+# With a database (BAGHCHAL_TB_DIR, as tools/run-tests.sh sets it) the analysis view is also
+# checked on database values.
+tb=()
+if [ -n "${BAGHCHAL_TB_DIR:-}" ] && [ -r "$BAGHCHAL_TB_DIR/baghchal.tb" ]; then
+  tb=(--tablebase "$BAGHCHAL_TB_DIR")
+fi
+"$server" --port 0 --workers 2 --hash 8 --movetime 100 --max-movetime 3000 "${tb[@]}" >"$out" 2>"$work/server.err" &
 pid=$!
 cleanup() {
   if kill -0 "$pid" 2>/dev/null; then
@@ -64,7 +70,7 @@ if [ -z "$port" ]; then
 fi
 
 status=0
-BOARD_URL="http://127.0.0.1:$port/" CHROMIUM="$chromium" SHOT_DIR="$work" node "$work/board.test.js" || status=$?
+BOARD_URL="http://127.0.0.1:$port/" BOARD_TB=${#tb[@]} CHROMIUM="$chromium" SHOT_DIR="$work" node "$work/board.test.js" || status=$?
 
 kill -TERM "$pid"
 server_status=0

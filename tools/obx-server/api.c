@@ -56,6 +56,7 @@ typedef struct {
 static const num_field_t F_MOVETIME = {"movetime", 1, INT64_C(1) << 40};
 static const num_field_t F_DEPTH = {"depth", 1, API_MAX_DEPTH};
 static const num_field_t F_MULTIPV = {"multipv", 1, MAX_MULTIPV};
+static const num_field_t F_SKILL = {"skill", 0, SKILL_MAX};
 
 static bool bad_number(const num_field_t *f, api_error_t *err)
 {
@@ -110,8 +111,9 @@ static bool add_move_text(api_params_t *p, const char *s, size_t n, api_error_t 
     return true;
 }
 
-static void set_numbers(api_params_t *p, const int64_t v[3], const bool have[3])
+static void set_numbers(api_params_t *p, const int64_t v[4], const bool have[4])
 {
+    p->skill = have[3] ? (int)v[3] : SKILL_MAX;
     if (have[0])
         p->movetime = v[0];
     if (have[1])
@@ -161,10 +163,10 @@ static bool params_from_object(const cJSON *root, api_params_t *p, api_error_t *
                 return false;
         }
     }
-    const num_field_t *fields[3] = {&F_MOVETIME, &F_DEPTH, &F_MULTIPV};
-    int64_t v[3] = {0, 0, 0};
-    bool have[3] = {false, false, false};
-    for (int i = 0; i < 3; i++) {
+    const num_field_t *fields[4] = {&F_MOVETIME, &F_DEPTH, &F_MULTIPV, &F_SKILL};
+    int64_t v[4] = {0, 0, 0, 0};
+    bool have[4] = {false, false, false, false};
+    for (int i = 0; i < 4; i++) {
         const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, fields[i]->name);
         if (!item || cJSON_IsNull(item))
             continue;
@@ -176,9 +178,33 @@ static bool params_from_object(const cJSON *root, api_params_t *p, api_error_t *
     return true;
 }
 
+/* A NUL inside a string would cut it short without a word: refuse it, raw or as \u0000. */
+static bool has_nul(const char *text, size_t len, size_t *at)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '\0') {
+            *at = i;
+            return true;
+        }
+        if (text[i] == '\\' && i + 1 < len) {
+            if (text[i + 1] == 'u' && i + 5 < len && strncmp(text + i + 2, "0000", 4) == 0) {
+                *at = i;
+                return true;
+            }
+            i++; /* the escaped character, so \\u0000 stays text */
+        }
+    }
+    return false;
+}
+
 bool api_params_from_json(const char *text, size_t len, api_params_t *out, api_error_t *err)
 {
     memset(out, 0, sizeof *out);
+    size_t nul;
+    if (has_nul(text, len, &nul)) {
+        api_error_set(err, 400, API_ERR_OBX, "bad-json", "the body holds a NUL character at byte %zu", nul);
+        return false;
+    }
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
     if (!root) {
@@ -210,9 +236,20 @@ bool api_params_from_json(const char *text, size_t len, api_params_t *out, api_e
 bool api_params_from_query(api_lookup_fn lookup, void *ctx, api_params_t *out, api_error_t *err)
 {
     memset(out, 0, sizeof *out);
-    const char *obx = lookup(ctx, "obx");
-    const char *move = lookup(ctx, "move");
-    const char *moves = lookup(ctx, "moves");
+    static const char *const KEYS[] = {"obx", "move", "moves", "movetime", "depth", "multipv", "skill"};
+    const char *values[7];
+    for (int i = 0; i < 7; i++) {
+        size_t len = 0;
+        values[i] = lookup(ctx, KEYS[i], &len);
+        if (values[i] && strlen(values[i]) != len) {
+            api_error_set(err, 400, i == 0 ? API_ERR_OBX : API_ERR_PARAM, i == 0 ? "bad-obx-field" : "bad-parameter",
+                          "%s holds a NUL character", KEYS[i]);
+            return false;
+        }
+    }
+    const char *obx = values[0];
+    const char *move = values[1];
+    const char *moves = values[2];
     if ((obx && !(out->obx = dup_text(obx, strlen(obx)))) || (move && !(out->move = dup_text(move, strlen(move))))) {
         no_memory(err);
         api_params_free(out);
@@ -231,11 +268,11 @@ bool api_params_from_query(api_lookup_fn lookup, void *ctx, api_params_t *out, a
             s += n;
         }
     }
-    const num_field_t *fields[3] = {&F_MOVETIME, &F_DEPTH, &F_MULTIPV};
-    int64_t v[3] = {0, 0, 0};
-    bool have[3] = {false, false, false};
-    for (int i = 0; i < 3; i++) {
-        const char *text = lookup(ctx, fields[i]->name);
+    const num_field_t *fields[4] = {&F_MOVETIME, &F_DEPTH, &F_MULTIPV, &F_SKILL};
+    int64_t v[4] = {0, 0, 0, 0};
+    bool have[4] = {false, false, false, false};
+    for (int i = 0; i < 4; i++) {
+        const char *text = values[3 + i];
         if (!text)
             continue;
         if (!number_from_text(fields[i], text, &v[i], err)) {
@@ -587,7 +624,7 @@ static char *search_answer(const char *input, const game_t *g, const collect_t *
 }
 
 char *api_search_json(engine_t *e, const char *input, const game_t *g, const search_limits_t *limits,
-                      int multipv, api_error_t *err)
+                      int multipv, int skill, api_error_t *err)
 {
     if (multipv < 1)
         multipv = 1;
@@ -603,6 +640,7 @@ char *api_search_json(engine_t *e, const char *input, const game_t *g, const sea
     }
     char *text = NULL;
     engine_set_multipv(e, multipv);
+    engine_set_skill(e, skill, false, SKILL_MAX_ELO);
     engine_clear(e);
     if (!engine_set_game(e, g)) {
         no_memory(err);
@@ -613,6 +651,135 @@ char *api_search_json(engine_t *e, const char *input, const game_t *g, const sea
             api_error_set(err, 500, "Internal error.", "engine", "the engine returned no move");
         else
             text = search_answer(input, g, &c, err);
+    }
+    free(c.lines);
+    free(c.have);
+    return text;
+}
+
+/* ---- analysis: a value for every legal move --------------------------------------------- */
+
+int api_db_move_values(const tb_t *tb, const game_t *g, const move_t *moves, int n, tb_move_value_t *out)
+{
+    if (!tb)
+        return -1;
+    return tb_rank_moves(tb, game_position(g), moves, n, out) < 0 ? -1 : n;
+}
+
+static const char *wdl_name(int wdl) { return wdl > 0 ? "win" : wdl < 0 ? "loss" : "draw"; }
+
+/* One entry of "moves": the move as /legal writes it, then its value. */
+static cJSON *move_entry(move_t m, bool *ok)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o) {
+        *ok = false;
+        return NULL;
+    }
+    char text[MOVE_TEXT_LEN];
+    move_format(m, text);
+    add(o, "move", move_json(m), ok);
+    add(o, "text", cJSON_CreateString(text), ok);
+    add(o, "kind", cJSON_CreateString(kind_name(move_kind(m))), ok);
+    add(o, "from", move_kind(m) == MOVE_PLACE ? cJSON_CreateNull() : square_json(move_from(m)), ok);
+    add(o, "to", square_json(move_to(m)), ok);
+    add(o, "over", move_kind(m) == MOVE_JUMP ? square_json(move_over(m)) : cJSON_CreateNull(), ok);
+    return o;
+}
+
+/* The moves in the order shown: db (best first) or the search lines (best first, then any
+ * move no line reached, without a value). */
+static char *analysis_answer(const char *input, const game_t *g, const tb_move_value_t *db, const collect_t *c,
+                             const move_t *moves, int n)
+{
+    move_t order[MAX_MOVES];
+    const search_info_t *info[MAX_MOVES] = {NULL};
+    bool used[MAX_MOVES] = {false};
+    int k = 0;
+    for (int i = 0; db && i < n; i++)
+        order[k++] = db[i].move;
+    for (int i = 0; c && i < c->multipv; i++) {
+        if (!c->have[i] || c->lines[i].pv_len == 0)
+            continue;
+        for (int j = 0; j < n; j++)
+            if (!used[j] && moves[j] == c->lines[i].pv[0]) {
+                used[j] = true;
+                info[k] = &c->lines[i];
+                order[k++] = moves[j];
+                break;
+            }
+    }
+    for (int j = 0; c && j < n; j++)
+        if (!used[j])
+            order[k++] = moves[j];
+    bool ok = true;
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return NULL;
+    add(root, "input", str_or_null(input), &ok);
+    add(root, "position", obx_json(g), &ok);
+    add(root, "turn", cJSON_CreateString(side_name(game_position(g)->side)), &ok);
+    add(root, "source", cJSON_CreateString(db ? "database" : c ? "search" : "none"), &ok);
+    add(root, "depth", c ? cJSON_CreateNumber(c->final.depth) : cJSON_CreateNull(), &ok);
+    cJSON *arr = add(root, "moves", cJSON_CreateArray(), &ok);
+    for (int i = 0; arr && i < k; i++) {
+        cJSON *o = move_entry(order[i], &ok);
+        if (!o)
+            break;
+        const search_info_t *line = info[i];
+        if (db) {
+            add(o, "wdl", cJSON_CreateString(wdl_name(db[i].value.wdl)), &ok);
+            add(o, "distance", cJSON_CreateNumber(db[i].value.distance), &ok);
+            add(o, "score", cJSON_CreateNull(), &ok);
+        } else if (line && score_is_mate(line->score)) {
+            int plies = SCORE_MATE - (line->score > 0 ? line->score : -line->score);
+            add(o, "wdl", cJSON_CreateString(line->score > 0 ? "win" : "loss"), &ok);
+            add(o, "distance", cJSON_CreateNumber(plies), &ok);
+            add(o, "score", score_json(line->score), &ok);
+        } else {
+            add(o, "wdl", cJSON_CreateNull(), &ok);
+            add(o, "distance", cJSON_CreateNull(), &ok);
+            add(o, "score", line ? score_json(line->score) : cJSON_CreateNull(), &ok);
+        }
+        push(arr, o, &ok);
+    }
+    add(root, "result", result_json(g, &ok), &ok);
+    return finish(root, ok);
+}
+
+char *api_analysis_json(engine_t *e, const char *input, const game_t *g, const search_limits_t *limits,
+                        api_error_t *err)
+{
+    move_t moves[MAX_MOVES];
+    int n = game_legal_moves(g, moves);
+    tb_move_value_t db[MAX_MOVES];
+    char *text = NULL;
+    if (n == 0 || api_db_move_values(engine_tablebase(e), g, moves, n, db) == n) {
+        text = analysis_answer(input, g, n ? db : NULL, NULL, moves, n);
+        if (!text)
+            no_memory(err);
+        return text;
+    }
+    int lines = n < MAX_MULTIPV ? n : MAX_MULTIPV;
+    collect_t c = {0};
+    c.multipv = lines;
+    c.lines = calloc((size_t)lines, sizeof *c.lines);
+    c.have = calloc((size_t)lines, sizeof *c.have);
+    if (!c.lines || !c.have) {
+        no_memory(err);
+    } else {
+        engine_set_multipv(e, lines);
+        engine_set_skill(e, SKILL_MAX, false, SKILL_MAX_ELO);
+        engine_clear(e);
+        if (!engine_set_game(e, g)) {
+            no_memory(err);
+        } else {
+            search_report_t report = {on_info, on_bestmove, &c};
+            engine_search_sync(e, limits, &report);
+            text = analysis_answer(input, g, NULL, &c, moves, n);
+            if (!text)
+                no_memory(err);
+        }
     }
     free(c.lines);
     free(c.have);

@@ -37,15 +37,16 @@ typedef struct {
     int moves_nb;
     int64_t movetime;
     int depth, multipv;
+    int skill; /* Skill Level 0..20; SKILL_MAX when not given */
 } api_params_t;
 
 /* From a JSON object. False with err filled (400) when the text is not a JSON object or a
  * field has the wrong type or range; out is then empty. */
 bool api_params_from_json(const char *text, size_t len, api_params_t *out, api_error_t *err);
 
-/* From query arguments: lookup returns the value of a key or NULL. "moves" is a list
- * separated by commas or spaces. */
-typedef const char *(*api_lookup_fn)(void *ctx, const char *key);
+/* From query arguments: lookup returns the value of a key (its length in *len) or NULL.
+ * "moves" is a list separated by commas or spaces. A value holding a NUL is a 400. */
+typedef const char *(*api_lookup_fn)(void *ctx, const char *key, size_t *len);
 bool api_params_from_query(api_lookup_fn lookup, void *ctx, api_params_t *out, api_error_t *err);
 
 void api_params_free(api_params_t *p);
@@ -69,9 +70,22 @@ char *api_over_json(const char *input, const game_t *g);
 /* /legal: the position, its legal moves and result. */
 char *api_legal_json(const game_t *g);
 
-/* Runs one search of g on e (the table cleared first, so answers do not depend on earlier
+/* Runs one search of g on e at the given Skill Level (the table cleared first, so answers do not depend on earlier
  * requests) and writes the /obx answer. On failure returns NULL and fills err. */
 char *api_search_json(engine_t *e, const char *input, const game_t *g, const search_limits_t *limits,
-                      int multipv, api_error_t *err);
+                      int multipv, int skill, api_error_t *err);
+
+/* The database's value of every legal move of g (moves, n of them), best first, into out:
+ * returns n, or -1 when no database covers the position (none loaded, goats in hand). The
+ * one place the server asks the library for per-move database values, so a database for
+ * the placement phase slots in here. */
+int api_db_move_values(const tb_t *tb, const game_t *g, const move_t *moves, int n, tb_move_value_t *out);
+
+/* /analysis: every legal move of g with its value, from the database when it covers the
+ * position ("source": "database": wdl and distance in plies), else from one MultiPV search
+ * of every move on e within limits ("source": "search": score, and wdl/distance when the
+ * score is a forced result). NULL with err filled on failure. */
+char *api_analysis_json(engine_t *e, const char *input, const game_t *g, const search_limits_t *limits,
+                        api_error_t *err);
 
 #endif

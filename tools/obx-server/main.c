@@ -2,10 +2,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "baghchal.h"
@@ -24,12 +26,14 @@ static void usage(FILE *f)
           "  --hash MB             transposition table per engine (default 16)\n"
           "  --tablebase DIR       movement-phase database directory (holding baghchal.tb)\n"
           "  --cors ORIGIN         send Access-Control-Allow-Origin: ORIGIN (e.g. '*')\n"
-          "  --max-body BYTES      largest request body (default 16384)\n"
+          "  --max-body BYTES      largest request body, at most 1048576 (default 16384)\n"
           "  --workers N           engines, i.e. searches at once (default 2)\n"
           "  --queue-timeout MS    longest wait for a free engine before 503 (default 5000)\n"
           "  --max-queue N         searches waiting at most before 503 (default 64)\n"
-          "  --max-connections N   open connections at most (default 256)\n"
-          "  --idle-timeout S      close idle or stalled connections after S seconds (default 30)\n"
+          "  --max-connections N   open connections at most, all clients (default 1024)\n"
+          "  --max-per-client N    open connections at most from one address (default 32)\n"
+          "  --request-timeout S   a request must arrive whole within S seconds (default 10)\n"
+          "  --idle-timeout S      close stalled connections after S seconds (default 30)\n"
           "  --web-root DIR        serve the board's files from DIR instead of the built-in copy\n"
           "  --log                 one line per request on standard error\n"
           "  --help, --version\n",
@@ -52,7 +56,7 @@ static bool number(const char *opt, const char *text, long long lo, long long hi
 enum {
     OPT_PORT = 256, OPT_BIND, OPT_MOVETIME, OPT_MAX_MOVETIME, OPT_THREADS, OPT_HASH, OPT_TABLEBASE, OPT_CORS,
     OPT_MAX_BODY, OPT_WORKERS, OPT_QUEUE_TIMEOUT, OPT_MAX_QUEUE, OPT_MAX_CONNECTIONS, OPT_IDLE_TIMEOUT,
-    OPT_WEB_ROOT, OPT_LOG, OPT_HELP, OPT_VERSION
+    OPT_WEB_ROOT, OPT_LOG, OPT_HELP, OPT_VERSION, OPT_MAX_PER_CLIENT, OPT_REQUEST_TIMEOUT
 };
 
 static const struct option OPTIONS[] = {
@@ -70,6 +74,8 @@ static const struct option OPTIONS[] = {
     {"max-queue", required_argument, NULL, OPT_MAX_QUEUE},
     {"max-connections", required_argument, NULL, OPT_MAX_CONNECTIONS},
     {"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
+    {"max-per-client", required_argument, NULL, OPT_MAX_PER_CLIENT},
+    {"request-timeout", required_argument, NULL, OPT_REQUEST_TIMEOUT},
     {"web-root", required_argument, NULL, OPT_WEB_ROOT},
     {"log", no_argument, NULL, OPT_LOG},
     {"help", no_argument, NULL, OPT_HELP},
@@ -113,7 +119,7 @@ static int parse_args(int argc, char **argv, server_config_t *c)
             c->cors = optarg;
             break;
         case OPT_MAX_BODY:
-            ok = number("--max-body", optarg, 64, 64 << 20, &v) && ((c->max_body = (size_t)v), true);
+            ok = number("--max-body", optarg, 64, 1 << 20, &v) && ((c->max_body = (size_t)v), true);
             break;
         case OPT_WORKERS:
             ok = number("--workers", optarg, 1, 1024, &v) && ((c->workers = (int)v), true);
@@ -125,7 +131,13 @@ static int parse_args(int argc, char **argv, server_config_t *c)
             ok = number("--max-queue", optarg, 1, 1 << 20, &v) && ((c->max_queue = (int)v), true);
             break;
         case OPT_MAX_CONNECTIONS:
-            ok = number("--max-connections", optarg, 1, 1 << 20, &v) && ((c->max_connections = (int)v), true);
+            ok = number("--max-connections", optarg, 1, 1 << 16, &v) && ((c->max_connections = (int)v), true);
+            break;
+        case OPT_MAX_PER_CLIENT:
+            ok = number("--max-per-client", optarg, 1, 1 << 16, &v) && ((c->max_per_client = (int)v), true);
+            break;
+        case OPT_REQUEST_TIMEOUT:
+            ok = number("--request-timeout", optarg, 1, 3600, &v) && ((c->request_timeout_s = (int)v), true);
             break;
         case OPT_IDLE_TIMEOUT:
             ok = number("--idle-timeout", optarg, 1, 86400, &v) && ((c->idle_timeout_s = (int)v), true);
@@ -189,6 +201,21 @@ int main(int argc, char **argv)
     sigaddset(&sigs, SIGTERM);
     sigaddset(&sigs, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+
+    /* Every search starts from a fresh table (tt_clear maps a new zeroed block and frees the
+     * old). glibc raises its mmap threshold after the first large free, and from then on
+     * both blocks would come from the worker's heap, be wiped by calloc and stay resident:
+     * 2 x hash per worker instead of what the searches touch. A fixed threshold keeps large
+     * blocks mapped and returned. */
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+
+    /* Each connection is a descriptor: make room for the limit when the system allows it. */
+    struct rlimit rl;
+    rlim_t need = (rlim_t)cfg.max_connections + 64;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need) {
+        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
 
     char err[256];
     server_t *s = server_start(&cfg, err, sizeof err);

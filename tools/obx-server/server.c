@@ -1,11 +1,15 @@
-/* The HTTP side: libmicrohttpd runs one polling thread that reads requests, answers the
- * cheap ones itself and hands searches to the pool, suspending the connection until a
- * worker resumes it with the answer. */
+/* The HTTP side: the gate (gate.c) accepts connections and hands over whole requests;
+ * libmicrohttpd runs one polling thread that parses them, answers the cheap ones itself
+ * and hands searches to the pool, suspending the connection until a worker resumes it
+ * with the answer. Every answer closes its connection, so every request passes the gate. */
+#define _GNU_SOURCE /* POLLRDHUP */
 #include "server.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,15 +22,13 @@
 #include <microhttpd.h>
 
 #include "api.h"
+#include "gate.h"
 #include "pool.h"
 #include "web.h"
 
 #define JSON_TYPE "application/json"
 #define API_METHODS "GET, POST, OPTIONS"
 #define READ_METHODS "GET, HEAD, OPTIONS"
-/* A chunked body past the limit is read and dropped up to this much more, so the client
- * still gets its 413; past that the connection is simply closed. */
-#define DISCARD_MAX (1u << 20)
 #define WEB_FILE_MAX (4u << 20)
 
 struct server {
@@ -34,13 +36,16 @@ struct server {
     api_config_t api;
     pool_t *pool;
     struct MHD_Daemon *daemon;
+    gate_t *gate;
     int port;
-    pthread_mutex_t answers; /* hands each finished answer from a worker to the HTTP thread */
+    pthread_mutex_t answers; /* hands each finished answer from a worker to the HTTP thread; guards searching */
+    struct request *searching; /* suspended requests, watched for clients that leave */
+    uint64_t cancelled;        /* searches stopped or skipped because their client left */
 };
 
 typedef enum { REQ_READING, REQ_SEARCHING } req_state_t;
 
-typedef struct {
+typedef struct request {
     pool_job_t job; /* first: the pool sees only this */
     server_t *srv;
     struct MHD_Connection *conn;
@@ -48,19 +53,39 @@ typedef struct {
     int64_t started_ms;
     char method[12], path[80]; /* for the log */
     char *body;
-    size_t len, cap, dropped;
+    size_t len, cap;
     bool too_large;
+    /* While suspended: in srv->searching, watched through fd (under srv->answers). */
+    struct request *prev, *next;
+    bool watched, gone;
+    int fd;
+    engine_t *engine; /* the engine searching for it, while one does */
     /* The search, once queued. */
     char *input;
     game_t game;
     bool have_game;
     search_limits_t limits;
-    int multipv;
+    int multipv, skill;
+    bool analysis; /* /analysis: every move's value instead of one move */
     /* Its answer, written by a pool thread under srv->answers. */
     unsigned status;
     char *answer;
     bool answered;
 } request_t;
+
+static void unwatch_locked(request_t *r)
+{
+    if (!r->watched)
+        return;
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        r->srv->searching = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    r->prev = r->next = NULL;
+    r->watched = false;
+}
 
 void server_config_defaults(server_config_t *c)
 {
@@ -75,7 +100,9 @@ void server_config_defaults(server_config_t *c)
     c->workers = 2;
     c->queue_timeout_ms = 5000;
     c->max_queue = 64;
-    c->max_connections = 256;
+    c->max_connections = 1024;
+    c->max_per_client = 32;
+    c->request_timeout_s = 10;
     c->idle_timeout_s = 30;
 }
 
@@ -100,6 +127,7 @@ static enum MHD_Result respond(request_t *r, unsigned status, const char *type, 
     }
     bool api = type && strcmp(type, JSON_TYPE) == 0;
     bool ok = add_header(resp, MHD_HTTP_HEADER_X_CONTENT_TYPE_OPTIONS, "nosniff");
+    ok = ok && add_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     if (type)
         ok = ok && add_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     ok = ok && add_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, api ? "no-store" : "no-cache");
@@ -167,7 +195,23 @@ static void job_run(pool_job_t *j, engine_t *e)
 {
     request_t *r = (request_t *)j;
     api_error_t err = {0};
-    char *text = api_search_json(e, r->input, &r->game, &r->limits, r->multipv, &err);
+    pthread_mutex_lock(&r->srv->answers);
+    bool gone = r->gone;
+    if (gone)
+        r->srv->cancelled++;
+    else
+        r->engine = e;
+    pthread_mutex_unlock(&r->srv->answers);
+    if (gone) {
+        api_error_set(&err, 499, "Client gone.", "client-gone", "the client closed the connection");
+        set_answer(r, 499, api_error_json(&err));
+        return;
+    }
+    char *text = r->analysis ? api_analysis_json(e, r->input, &r->game, &r->limits, &err)
+                             : api_search_json(e, r->input, &r->game, &r->limits, r->multipv, r->skill, &err);
+    pthread_mutex_lock(&r->srv->answers);
+    r->engine = NULL;
+    pthread_mutex_unlock(&r->srv->answers);
     if (text)
         set_answer(r, MHD_HTTP_OK, text);
     else
@@ -195,9 +239,13 @@ static void job_done(pool_job_t *j)
 
 /* ---- endpoints ------------------------------------------------------------------ */
 
-static const char *query_lookup(void *ctx, const char *key)
+static const char *query_lookup(void *ctx, const char *key, size_t *len)
 {
-    return MHD_lookup_connection_value((struct MHD_Connection *)ctx, MHD_GET_ARGUMENT_KIND, key);
+    const char *v = NULL;
+    if (MHD_lookup_connection_value_n((struct MHD_Connection *)ctx, MHD_GET_ARGUMENT_KIND, key, strlen(key), &v,
+                                      len) != MHD_YES)
+        return NULL;
+    return v;
 }
 
 /* Request fields from the JSON body when there is one, else from the query string. */
@@ -236,13 +284,14 @@ static enum MHD_Result handle_obx(request_t *r)
         return respond_error(r, &err, NULL);
     }
     r->have_game = true;
-    if (game_result(&r->game).reason != RESULT_NONE) {
+    if (game_result(&r->game).reason != RESULT_NONE && !r->analysis) {
         char *json = api_over_json(p.obx, &r->game);
         api_params_free(&p);
         return respond_json(r, MHD_HTTP_OK, json, NULL);
     }
     api_limits(&p, &s->api, &r->limits);
     r->multipv = p.multipv ? p.multipv : 1;
+    r->skill = p.skill;
     r->input = p.obx;
     p.obx = NULL;
     api_params_free(&p);
@@ -250,8 +299,19 @@ static enum MHD_Result handle_obx(request_t *r)
     r->job.expire = job_expire;
     r->job.done = job_done;
     r->state = REQ_SEARCHING;
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    r->fd = ci ? ci->connect_fd : -1;
     /* Suspended before it is queued, so a worker's resume always follows the suspend. */
     MHD_suspend_connection(r->conn);
+    if (r->fd >= 0) {
+        pthread_mutex_lock(&s->answers);
+        r->next = s->searching;
+        if (s->searching)
+            s->searching->prev = r;
+        s->searching = r;
+        r->watched = true;
+        pthread_mutex_unlock(&s->answers);
+    }
     if (!pool_submit(s->pool, &r->job)) {
         pool_stats_t st;
         pool_stats(s->pool, &st);
@@ -269,17 +329,28 @@ static enum MHD_Result handle_health(request_t *r)
     server_t *s = r->srv;
     pool_stats_t st;
     pool_stats(s->pool, &st);
-    char *json = malloc(512);
+    gate_stats_t gs;
+    gate_stats(s->gate, &gs);
+    pthread_mutex_lock(&s->answers);
+    unsigned long long cancelled = s->cancelled;
+    pthread_mutex_unlock(&s->answers);
+    char *json = malloc(1024);
     if (json)
-        snprintf(json, 512,
+        snprintf(json, 1024,
                  "{\"status\":\"ok\",\"version\":\"%s\",\"workers\":%d,\"busy\":%d,\"queued\":%d,\"max_queue\":%d,"
-                 "\"completed\":%llu,\"expired\":%llu,\"refused\":%llu,\"threads\":%d,\"hash_mb\":%zu,"
-                 "\"movetime\":%lld,\"max_movetime\":%lld,\"max_body\":%zu,\"repetition\":\"forbid\","
-                 "\"tablebase\":%s}",
+                 "\"completed\":%llu,\"expired\":%llu,\"refused\":%llu,\"cancelled\":%llu,\"threads\":%d,"
+                 "\"hash_mb\":%zu,\"movetime\":%lld,\"max_movetime\":%lld,\"max_body\":%zu,"
+                 "\"repetition\":\"forbid\",\"tablebase\":%s,"
+                 "\"connections\":{\"open\":%d,\"max\":%d,\"max_per_client\":%d,\"request_timeout\":%d,"
+                 "\"accepted\":%llu,\"refused_busy\":%llu,\"refused_client\":%llu,\"refused_bad\":%llu,"
+                 "\"timed_out\":%llu}}",
                  BAGHCHAL_VERSION, st.workers, st.busy, st.queued, st.max_queue, (unsigned long long)st.completed,
-                 (unsigned long long)st.expired, (unsigned long long)st.refused, s->cfg.threads, s->cfg.hash_mb,
-                 (long long)s->cfg.movetime_ms, (long long)s->cfg.max_movetime_ms, s->cfg.max_body,
-                 s->cfg.tablebase ? "true" : "false");
+                 (unsigned long long)st.expired, (unsigned long long)st.refused, cancelled, s->cfg.threads,
+                 s->cfg.hash_mb, (long long)s->cfg.movetime_ms, (long long)s->cfg.max_movetime_ms, s->cfg.max_body,
+                 s->cfg.tablebase ? "true" : "false", gs.open, s->cfg.max_connections, s->cfg.max_per_client,
+                 s->cfg.request_timeout_s, (unsigned long long)gs.accepted, (unsigned long long)gs.refused_busy,
+                 (unsigned long long)gs.refused_client, (unsigned long long)gs.refused_bad,
+                 (unsigned long long)gs.timed_out);
     return respond_json(r, MHD_HTTP_OK, json, NULL);
 }
 
@@ -322,6 +393,7 @@ static enum MHD_Result handle_options(request_t *r, const char *allow)
     if (!resp)
         return MHD_NO;
     bool ok = add_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+    ok = ok && add_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     if (r->srv->cfg.cors) {
         ok = ok && add_header(resp, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_ORIGIN, r->srv->cfg.cors);
         ok = ok && add_header(resp, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_METHODS, allow);
@@ -341,8 +413,9 @@ static enum MHD_Result dispatch(request_t *r, const char *url, const char *metho
 {
     bool get = is(method, MHD_HTTP_METHOD_GET), head = is(method, MHD_HTTP_METHOD_HEAD);
     bool post = is(method, MHD_HTTP_METHOD_POST), options = is(method, MHD_HTTP_METHOD_OPTIONS);
-    if (strcmp(url, "/obx") == 0 || strcmp(url, "/legal") == 0) {
-        bool obx = url[1] == 'o';
+    r->analysis = strcmp(url, "/analysis") == 0;
+    if (strcmp(url, "/obx") == 0 || strcmp(url, "/legal") == 0 || r->analysis) {
+        bool obx = url[1] != 'l';
         const char *allow = obx ? API_METHODS : "GET, HEAD, POST, OPTIONS";
         if (options)
             return handle_options(r, allow);
@@ -353,7 +426,7 @@ static enum MHD_Result dispatch(request_t *r, const char *url, const char *metho
     const web_asset_t *asset = NULL;
     bool health = strcmp(url, "/health") == 0;
     if (!health && !(asset = find_asset(url)))
-        return fail(r, 404, "Not found.", "not-found", NULL, "nothing at %.200s; the API is /obx, /legal, /health",
+        return fail(r, 404, "Not found.", "not-found", NULL, "nothing at %.200s; the API is /obx, /legal, /analysis, /health",
                     url);
     if (options)
         return handle_options(r, READ_METHODS);
@@ -368,10 +441,10 @@ static enum MHD_Result dispatch(request_t *r, const char *url, const char *metho
 static bool body_append(request_t *r, const char *data, size_t n)
 {
     size_t limit = r->srv->cfg.max_body;
+    /* The gate has checked the length already; this only guards the buffer. */
     if (r->too_large || r->len + n > limit) {
         r->too_large = true;
-        r->dropped += n;
-        return r->dropped <= DISCARD_MAX;
+        return true;
     }
     if (r->len + n + 1 > r->cap) {
         size_t cap = r->cap ? r->cap : 1024;
@@ -421,6 +494,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (r->state == REQ_SEARCHING) {
         /* Resumed by the pool: the answer is ready. */
         pthread_mutex_lock(&s->answers);
+        unwatch_locked(r);
         bool answered = r->answered;
         unsigned status = r->status;
         char *answer = r->answer;
@@ -448,6 +522,9 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     if (!r)
         return;
     *con_cls = NULL;
+    pthread_mutex_lock(&r->srv->answers);
+    unwatch_locked(r);
+    pthread_mutex_unlock(&r->srv->answers);
     free(r->body);
     free(r->input);
     free(r->answer);
@@ -473,9 +550,51 @@ static void log_mhd(void *cls, const char *fmt, va_list ap)
     vfprintf(stderr, fmt, ap);
 }
 
+/* ---- the gate's side ------------------------------------------------------------- */
+
+static bool hand_over(void *ctx, int fd, const struct sockaddr *addr, socklen_t len)
+{
+    server_t *s = ctx;
+    return MHD_add_connection(s->daemon, fd, addr, len) == MHD_YES;
+}
+
+/* A suspended search whose client has closed its connection (or shut its sending side) is
+ * stopped: nobody would read its answer. */
+static void watch_clients(void *ctx)
+{
+    server_t *s = ctx;
+    pthread_mutex_lock(&s->answers);
+    for (request_t *r = s->searching; r; r = r->next) {
+        if (!r->gone) {
+            struct pollfd p = {r->fd, POLLRDHUP, 0};
+            if (poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR))) {
+                r->gone = true;
+                if (r->engine)
+                    s->cancelled++;
+            }
+        }
+        /* Again on every tick: a stop that lands before the search has started is lost. */
+        if (r->gone && r->engine)
+            engine_abort(r->engine);
+    }
+    pthread_mutex_unlock(&s->answers);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    (void)socket_context;
+    server_t *s = cls;
+    if (code != MHD_CONNECTION_NOTIFY_CLOSED)
+        return;
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info && info->client_addr)
+        gate_release(s->gate, info->client_addr);
+}
+
 /* ---- start and stop ----------------------------------------------------------------- */
 
-server_t *server_start(const server_config_t *cfg, char *err, size_t errlen)
+static int listen_on(const server_config_t *cfg, int *port, char *err, size_t errlen)
 {
     union {
         struct sockaddr sa;
@@ -483,28 +602,51 @@ server_t *server_start(const server_config_t *cfg, char *err, size_t errlen)
         struct sockaddr_in6 v6;
     } addr;
     memset(&addr, 0, sizeof addr);
-    /* libmicrohttpd's own messages are mostly about clients' mistakes: only with --log. */
-    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | (cfg->log ? MHD_USE_ERROR_LOG : 0);
+    socklen_t alen;
     if (inet_pton(AF_INET, cfg->bind, &addr.v4.sin_addr) == 1) {
         addr.v4.sin_family = AF_INET;
         addr.v4.sin_port = htons((uint16_t)cfg->port);
+        alen = sizeof addr.v4;
     } else if (inet_pton(AF_INET6, cfg->bind, &addr.v6.sin6_addr) == 1) {
         addr.v6.sin6_family = AF_INET6;
         addr.v6.sin6_port = htons((uint16_t)cfg->port);
-        flags |= MHD_USE_IPv6;
+        alen = sizeof addr.v6;
     } else {
         snprintf(err, errlen, "--bind %s is not an IPv4 or IPv6 address", cfg->bind);
-        return NULL;
+        return -1;
     }
+    int fd = socket(addr.sa.sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int one = 1;
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        (addr.sa.sa_family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) != 0) ||
+        bind(fd, &addr.sa, alen) != 0 || listen(fd, 1024) != 0 || getsockname(fd, &addr.sa, &alen) != 0) {
+        snprintf(err, errlen, "cannot listen on %s port %d: %s", cfg->bind, cfg->port, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    *port = ntohs(addr.sa.sa_family == AF_INET ? addr.v4.sin_port : addr.v6.sin6_port);
+    return fd;
+}
+
+server_t *server_start(const server_config_t *cfg, char *err, size_t errlen)
+{
+    int port = 0;
+    int fd = listen_on(cfg, &port, err, errlen);
+    if (fd < 0)
+        return NULL;
     server_t *s = calloc(1, sizeof *s);
     if (!s) {
+        close(fd);
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
     s->cfg = *cfg;
+    s->port = port;
     s->api.default_movetime_ms = cfg->movetime_ms;
     s->api.max_movetime_ms = cfg->max_movetime_ms;
     if (pthread_mutex_init(&s->answers, NULL) != 0) {
+        close(fd);
         free(s);
         snprintf(err, errlen, "cannot create a mutex");
         return NULL;
@@ -513,29 +655,50 @@ server_t *server_start(const server_config_t *cfg, char *err, size_t errlen)
                         cfg->tablebase};
     s->pool = pool_new(&pc, err, errlen);
     if (!s->pool) {
+        close(fd);
         pthread_mutex_destroy(&s->answers);
         free(s);
         return NULL;
     }
-    /* The logger comes first so that libmicrohttpd's messages about later options use it. */
-    s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,                         //
-                                 MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,                   //
-                                 MHD_OPTION_SOCK_ADDR, &addr.sa,                              //
-                                 MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,                //
-                                 MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections, //
-                                 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->idle_timeout_s, //
-                                 MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,                //
+    /* libmicrohttpd's own messages are mostly about clients' mistakes: only with --log. It
+     * listens on nothing: the gate hands it each connection once its request is whole, and
+     * the gate's limits are the real ones. */
+    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_NO_LISTEN_SOCKET |
+                     MHD_USE_ITC | (cfg->log ? MHD_USE_ERROR_LOG : 0);
+    s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,                                 //
+                                 MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,                           //
+                                 MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,                        //
+                                 MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,                      //
+                                 MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections + 16u,   //
+                                 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->idle_timeout_s,        //
+                                 MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,                        //
                                  MHD_OPTION_END);
     if (!s->daemon) {
-        snprintf(err, errlen, "cannot listen on %s port %d: %s", cfg->bind, cfg->port,
-                 errno ? strerror(errno) : "libmicrohttpd refused to start");
+        snprintf(err, errlen, "libmicrohttpd refused to start: %s", errno ? strerror(errno) : "unknown reason");
+        close(fd);
         pool_free(s->pool);
         pthread_mutex_destroy(&s->answers);
         free(s);
         return NULL;
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
-    s->port = info ? info->port : cfg->port;
+    gate_config_t gc = {fd,
+                        cfg->max_connections,
+                        cfg->max_per_client,
+                        cfg->request_timeout_s * 1000,
+                        cfg->max_body,
+                        cfg->cors,
+                        hand_over,
+                        watch_clients,
+                        s,
+                        &s->gate};
+    if (!gate_start(&gc, err, errlen)) { /* s->gate is set through gc.publish */
+        pool_shutdown(s->pool);
+        MHD_stop_daemon(s->daemon);
+        pool_free(s->pool);
+        pthread_mutex_destroy(&s->answers);
+        free(s);
+        return NULL;
+    }
     return s;
 }
 
@@ -545,9 +708,8 @@ void server_stop(server_t *s)
 {
     if (!s)
         return;
-    /* The listening socket stays open (but unwatched) until the daemon has stopped, as
-     * libmicrohttpd's thread may still be letting go of it. */
-    MHD_socket listener = MHD_quiesce_daemon(s->daemon);
+    /* No new connections; the ones still arriving are closed. */
+    gate_stop(s->gate);
     /* Every suspended connection is resumed by the pool before it stops: libmicrohttpd
      * must not be stopped with one still suspended. */
     pool_shutdown(s->pool);
@@ -560,8 +722,7 @@ void server_stop(server_t *s)
         nanosleep(&ts, NULL);
     }
     MHD_stop_daemon(s->daemon);
-    if (listener != MHD_INVALID_SOCKET)
-        close(listener);
+    gate_free(s->gate);
     pool_free(s->pool);
     pthread_mutex_destroy(&s->answers);
     free(s);

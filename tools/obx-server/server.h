@@ -20,8 +20,10 @@ typedef struct {
     int workers;            /* engines = searches at once */
     int queue_timeout_ms;   /* longest wait for a free engine before 503 */
     int max_queue;          /* searches waiting at most; more get 503 at once */
-    int max_connections;
-    int idle_timeout_s;     /* an idle or stalled connection is closed after this */
+    int max_connections;    /* open at once, all clients; more are answered 503 and closed */
+    int max_per_client;     /* open at once from one address */
+    int request_timeout_s;  /* a request must arrive whole within this, or 408 and closed */
+    int idle_timeout_s;     /* a stalled connection (after its request) is closed after this */
     const char *web_root;   /* serve the board from this directory instead of the embedded copy */
     bool log;               /* one line per request on stderr */
 } server_config_t;

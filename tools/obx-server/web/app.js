@@ -1,7 +1,8 @@
-// The web board: draws the position the server reports and asks it for legal moves (/legal)
-// and engine moves (/obx). Every rule lives in the server; the page only keeps the game
-// record (a start OBX and the moves played from it) and sends it whole, so repetitions
-// are judged over the whole game.
+// The web board: draws the position the server reports and asks it for legal moves (/legal),
+// engine moves (/obx) and the value of every move (/analysis). Every rule lives in the
+// server; the page only keeps the game record (a start OBX and the moves played from it)
+// and sends it whole, so repetitions are judged over the whole game. The record is kept in
+// localStorage across reloads; /?obx=... opens a position.
 'use strict';
 
 (() => {
@@ -14,10 +15,20 @@
 
   const $ = (id) => document.getElementById(id);
 
+  const STORE = 'baghchal.board.v1';
+
   const state = {
     startObx: START,
     moves: [],      // OBX move texts played from startObx
     record: [],     // per move: {side, legal entry}
+    evals: [],      // per ply (0 = start): the engine's score for the goats, or null
+    positions: [],  // per ply: the /legal answer, once known
+    view: null,     // a ply being looked at (the list, the arrow keys), or null for the game
+    flipped: false,
+    skill: 20,
+    failure: null,  // {message, retry}: a request that failed; the game is as before it
+    ctrl: null,     // aborts the engine request in flight
+    lines: null,    // the last /analysis answer shown, with its ply
     pos: null,      // the last /legal answer
     mode: 'goats',  // the side the person plays, or 'watch' / 'human'
     movetime: 500,
@@ -42,18 +53,20 @@
   }
 
   function xy(point) {
-    const c = COLS.indexOf(point[0].toUpperCase());
-    const r = Number(point[1]) - 1;
+    let c = COLS.indexOf(point[0].toUpperCase());
+    let r = Number(point[1]) - 1;
+    if (state.flipped) { c = 4 - c; r = 4 - r; }
     return [MARGIN + c * GAP, MARGIN + r * GAP];
   }
 
   function pointName(c, r) { return COLS[c] + (r + 1); }
 
-  async function api(path, body) {
+  async function api(path, body, signal) {
     const res = await fetch(path, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify(body),
+      signal,
     });
     let data = null;
     try { data = await res.json(); } catch (e) { data = null; }
@@ -101,14 +114,18 @@
     return 'none';
   }
 
+  // The position on the board: the game's, or the one looked at in the move list.
+  function shownPly() { return state.view === null ? state.moves.length : state.view; }
+  function shownPos() { return state.view === null ? state.pos : state.positions[state.view] || null; }
+
   function humanToMove() {
-    if (!state.pos || state.pos.result) return false;
+    if (!state.pos || state.pos.result || state.view !== null || state.failure) return false;
     const h = humanSide();
     return h === 'both' || h === state.pos.turn;
   }
 
   function engineToMove() {
-    if (!state.pos || state.pos.result) return false;
+    if (!state.pos || state.pos.result || state.view !== null || state.failure) return false;
     if (state.mode === 'watch') return !state.paused;
     const h = humanSide();
     return h !== 'both' && h !== state.pos.turn;
@@ -206,29 +223,62 @@
         el('circle', { cx: x, cy: y, r: (c + r) % 2 === 0 ? 7 : 5.5, class: 'board-point' }, lines);
       }
     }
-    for (let i = 0; i < 5; i++) {
-      const t = el('text', { x: MARGIN + i * GAP, y: 28, class: 'board-label' }, svg);
-      t.textContent = COLS[i];
-      const b = el('text', { x: MARGIN + i * GAP, y: SIZE - 31, class: 'board-label' }, svg);
-      b.textContent = COLS[i];
-      const l = el('text', { x: 33, y: MARGIN + i * GAP, class: 'board-label' }, svg);
-      l.textContent = String(i + 1);
-      const r = el('text', { x: SIZE - 33, y: MARGIN + i * GAP, class: 'board-label' }, svg);
-      r.textContent = String(i + 1);
-    }
+    layers.labels = el('g', {}, svg);
     layers.marks = el('g', {}, svg);
     layers.pieces = el('g', {}, svg);
     layers.effects = el('g', {}, svg);
     layers.targets = el('g', {}, svg);
     layers.hits = el('g', {}, svg);
-    for (let c = 0; c < 5; c++) {
-      for (let r = 0; r < 5; r++) {
+    for (let r = 0; r < 5; r++) {
+      for (let c = 0; c < 5; c++) {
         const name = pointName(c, r);
-        const [x, y] = xy(name);
-        const hit = el('circle', { cx: x, cy: y, r: 50, class: 'hit', 'data-point': name }, layers.hits);
+        const hit = el('circle', { r: 50, class: 'hit', 'data-point': name, tabindex: '0', role: 'button',
+          'aria-label': name }, layers.hits);
         hit.addEventListener('click', () => onPoint(name));
+        hit.addEventListener('keydown', (e) => onPointKey(e, name));
       }
     }
+    placeStatic();
+  }
+
+  // Labels and click targets follow the board's orientation.
+  function placeStatic() {
+    clear(layers.labels);
+    for (let i = 0; i < 5; i++) {
+      const col = state.flipped ? COLS[4 - i] : COLS[i];
+      const row = String(state.flipped ? 5 - i : i + 1);
+      for (const [x, y, text] of [[MARGIN + i * GAP, 28, col], [MARGIN + i * GAP, SIZE - 31, col],
+        [33, MARGIN + i * GAP, row], [SIZE - 33, MARGIN + i * GAP, row]]) {
+        const t = el('text', { x, y, class: 'board-label' }, layers.labels);
+        t.textContent = text;
+      }
+    }
+    for (const hit of layers.hits.children) {
+      const [x, y] = xy(hit.getAttribute('data-point'));
+      hit.setAttribute('cx', x);
+      hit.setAttribute('cy', y);
+    }
+  }
+
+  // Arrow keys move the focus between points as they appear on the screen; Enter or Space
+  // clicks the point.
+  function onPointKey(e, name) {
+    const dirs = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      onPoint(name);
+      return;
+    }
+    const d = dirs[e.key];
+    if (!d) return;
+    e.preventDefault();
+    e.stopPropagation();
+    const sign = state.flipped ? -1 : 1;
+    const c = COLS.indexOf(name[0]) + d[0] * sign;
+    const r = Number(name[1]) - 1 + d[1] * sign;
+    if (c < 0 || c > 4 || r < 0 || r > 4) return;
+    const next = layers.hits.querySelector(`[data-point="${pointName(c, r)}"]`);
+    if (next) next.focus();
   }
 
   function piece(kind, point) {
@@ -244,15 +294,17 @@
   function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
 
   function lastMove() {
-    return state.record.length ? state.record[state.record.length - 1].legal : null;
+    const n = shownPly();
+    return n > 0 && state.record[n - 1] ? state.record[n - 1].legal : null;
   }
 
   function render() {
-    if (!state.pos) return;
-    const cells = boardCells(state.pos.obx);
-    const legal = state.pos.legal || [];
+    const pos = shownPos();
+    if (!pos) return;
+    const cells = boardCells(pos.obx);
+    const legal = pos.legal || [];
     const myTurn = humanToMove() && !state.loading;
-    const placing = state.pos.turn === 'goats' && state.pos.in_hand > 0;
+    const placing = pos.turn === 'goats' && pos.in_hand > 0;
 
     clear(layers.marks);
     const last = lastMove();
@@ -283,7 +335,7 @@
     }
 
     // The last move slides (or drops) into place once.
-    const anim = state.animate;
+    const anim = state.view === null ? state.animate : null;
     state.animate = null;
     if (anim) {
       const g = layers.pieces.querySelector(`[data-at="${anim.to}"]`);
@@ -332,35 +384,38 @@
 
   // ---- panels ---------------------------------------------------------------------------
 
+  function capitalise(t) { return t ? t[0].toUpperCase() + t.slice(1) : ''; }
+
   function renderStatus() {
     const s = $('status');
     clear(s);
-    if (!state.pos) return;
+    const pos = shownPos();
+    if (!pos) return;
     const dot = document.createElement('span');
-    dot.className = `dot ${state.pos.turn}`;
+    dot.className = `dot ${pos.turn}`;
     const text = document.createElement('span');
     const hint = document.createElement('span');
     hint.className = 'hint-text';
-    if (state.pos.result) {
-      dot.className = 'dot ' + (state.pos.result.winner || 'goats');
-      text.textContent = capitalise(state.pos.result.description);
+    if (pos.result) {
+      dot.className = 'dot ' + (pos.result.winner || 'goats');
+      text.textContent = capitalise(pos.result.description);
     } else {
-      const side = state.pos.turn === 'goats' ? 'Goats' : 'Tigers';
-      text.textContent = `${side} to move`;
-      if (state.thinking) hint.textContent = 'the engine is thinking…';
+      text.textContent = `${pos.turn === 'goats' ? 'Goats' : 'Tigers'} to move`;
+      if (state.view !== null) hint.textContent = `move ${state.view} of ${state.moves.length}: press → or End to return`;
+      else if (state.failure) hint.textContent = 'waiting for the server';
+      else if (state.thinking) hint.textContent = 'the engine is thinking…';
       else if (humanToMove()) {
-        if (state.pos.turn === 'goats' && state.pos.in_hand > 0) hint.textContent = 'click a point to place a goat';
-        else hint.textContent = state.selected ? 'click a highlighted point' : `click a ${state.pos.turn === 'goats' ? 'goat' : 'tiger'} to move it`;
+        if (pos.turn === 'goats' && pos.in_hand > 0) hint.textContent = 'click a point to place a goat';
+        else hint.textContent = state.selected ? 'click a highlighted point' : `click a ${pos.turn === 'goats' ? 'goat' : 'tiger'} to move it`;
       } else if (state.mode === 'watch' && state.paused) hint.textContent = 'paused';
     }
     s.append(dot, text, hint);
-    s.setAttribute('data-turn', state.pos.turn);
+    s.setAttribute('data-turn', pos.turn);
+    s.setAttribute('data-view', state.view === null ? 'game' : String(state.view));
   }
 
-  function capitalise(t) { return t ? t[0].toUpperCase() + t.slice(1) : ''; }
-
   function renderTrays() {
-    const p = state.pos;
+    const p = shownPos();
     if (!p) return;
     $('hand-count').textContent = String(p.in_hand);
     $('cap-count').textContent = String(p.captured);
@@ -385,6 +440,7 @@
     clear(body);
     let row = null;
     let n = 0;
+    const shown = shownPly();
     state.record.forEach((rec, i) => {
       if (!row || rec.side === 'goats') {
         row = document.createElement('tr');
@@ -399,18 +455,28 @@
       }
       const cell = row.children[rec.side === 'goats' ? 1 : 2];
       cell.textContent = prettyMove(rec.legal.move);
+      cell.setAttribute('data-ply', String(i + 1));
+      cell.classList.add('ply');
       if (rec.legal.kind === 'capture') cell.classList.add('cap');
-      if (i === state.record.length - 1) cell.classList.add('latest');
+      if (i === shown - 1) cell.classList.add('latest');
       if (rec.side === 'tigers') row = null;
     });
     const scroll = body.closest('.moves-scroll');
-    if (scroll) scroll.scrollTop = scroll.scrollHeight;
+    const cur = body.querySelector('.latest');
+    if (scroll && state.view === null) scroll.scrollTop = scroll.scrollHeight;
+    else if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: 'nearest' });
   }
 
-  function scoreForGoats(a) {
-    const sign = a.side === 'goats' ? 1 : -1;
-    if (a.score && typeof a.score.mate === 'number') return { mate: a.score.mate * sign };
-    return { cp: (a.score ? a.score.cp : 0) * sign };
+  function scoreForGoats(score, side) {
+    const sign = side === 'goats' ? 1 : -1;
+    if (score && typeof score.mate === 'number') return { mate: score.mate * sign };
+    return { cp: (score ? score.cp : 0) * sign };
+  }
+
+  // 0 (tigers winning) .. 1 (goats winning).
+  function fraction(s) {
+    if (s.mate !== undefined) return s.mate > 0 ? 1 : 0;
+    return 1 / (1 + Math.exp(-s.cp / 250));
   }
 
   function renderEngine() {
@@ -420,25 +486,23 @@
     const bar = $('evalbar');
     const pv = $('pv');
     clear(pv);
+    renderGraph();
     if (!a) {
       score.textContent = '—';
+      score.removeAttribute('data-cp');
       $('engine-meta').textContent = '';
       bar.style.width = '50%';
       return;
     }
-    const s = scoreForGoats(a);
-    let frac;
+    const s = scoreForGoats(a.score, a.side);
     if (s.mate !== undefined) {
-      const who = s.mate > 0 ? 'Goats' : 'Tigers';
-      score.textContent = `${who} win in ${Math.abs(s.mate)}`;
-      frac = s.mate > 0 ? 1 : 0;
+      score.textContent = `${s.mate > 0 ? 'Goats' : 'Tigers'} win in ${Math.abs(s.mate)}`;
     } else {
       const v = s.cp / 100;
       score.textContent = v === 0 ? 'Even 0.00' : `${v > 0 ? 'Goats' : 'Tigers'} +${Math.abs(v).toFixed(2)}`;
-      frac = 1 / (1 + Math.exp(-s.cp / 250));
     }
     score.setAttribute('data-cp', s.mate !== undefined ? `mate ${s.mate}` : String(s.cp));
-    bar.style.width = `${Math.round(frac * 100)}%`;
+    bar.style.width = `${Math.round(fraction(s) * 100)}%`;
     const nodes = a.nodes >= 1e6 ? `${(a.nodes / 1e6).toFixed(1)}M` : a.nodes >= 1e3 ? `${Math.round(a.nodes / 1e3)}k` : String(a.nodes || 0);
     // A forced result found early runs the iterations up to the engine's limit: no depth to speak of.
     const depth = a.depth < 100 ? `depth ${a.depth} · ` : '';
@@ -453,15 +517,85 @@
     }
   }
 
+  // The evaluation over the game: one point per ply the engine has scored, goats up.
+  function renderGraph() {
+    const svg = $('evalgraph');
+    clear(svg);
+    const W = 300;
+    const H = 80;
+    const plies = Math.max(state.moves.length, 1);
+    const x = (i) => 4 + (i / plies) * (W - 8);
+    const y = (f) => 4 + (1 - f) * (H - 8);
+    el('rect', { x: 0, y: 0, width: W, height: H / 2, class: 'graph-goats' }, svg);
+    el('rect', { x: 0, y: H / 2, width: W, height: H / 2, class: 'graph-tigers' }, svg);
+    el('line', { x1: 0, y1: H / 2, x2: W, y2: H / 2, class: 'graph-mid' }, svg);
+    const pts = [];
+    state.evals.forEach((e, i) => { if (e) pts.push([x(i), y(fraction(e))]); });
+    svg.setAttribute('data-points', String(pts.length));
+    if (pts.length) {
+      const d = pts.map(([px, py]) => `${px.toFixed(1)},${py.toFixed(1)}`).join(' ');
+      el('polygon', { points: `${pts[0][0].toFixed(1)},${H / 2} ${d} ${pts[pts.length - 1][0].toFixed(1)},${H / 2}`,
+        class: 'graph-area' }, svg);
+      el('polyline', { points: d, class: 'graph-line' }, svg);
+      for (const [px, py] of pts) el('circle', { cx: px, cy: py, r: 2.2, class: 'graph-dot' }, svg);
+    }
+    const cx = x(shownPly());
+    el('line', { x1: cx, y1: 0, x2: cx, y2: H, class: 'graph-cursor' }, svg);
+  }
+
   function renderResult() {
     const banner = $('result-banner');
-    const r = state.pos && state.pos.result;
+    const r = state.view === null && state.pos && state.pos.result;
     if (!r) { banner.hidden = true; return; }
-    const winner = r.winner ? `${capitalise(r.winner)} win` : 'Draw';
-    $('result-title').textContent = winner;
+    $('result-title').textContent = r.winner ? `${capitalise(r.winner)} win` : 'Draw';
     const reason = r.description.includes(':') ? r.description.split(':').slice(1).join(':').trim() : r.description;
     $('result-reason').textContent = capitalise(reason);
     banner.hidden = false;
+  }
+
+  function valueText(m) {
+    if (m.wdl === 'win') return { cls: 'win', text: `Win in ${m.distance}` };
+    if (m.wdl === 'loss') return { cls: 'loss', text: `Loss in ${m.distance}` };
+    if (m.wdl === 'draw') return { cls: 'draw', text: 'Draw' };
+    if (m.score && typeof m.score.cp === 'number') {
+      const v = m.score.cp / 100;
+      return { cls: v > 0.3 ? 'win' : v < -0.3 ? 'loss' : 'draw', text: `${v > 0 ? '+' : ''}${v.toFixed(2)}` };
+    }
+    return { cls: 'none', text: '?' };
+  }
+
+  function renderLines() {
+    const list = $('analysis-list');
+    clear(list);
+    const a = state.lines;
+    const fresh = a && a.ply === shownPly() && a.moves.join(',') === state.moves.slice(0, a.ply).join(',');
+    if (!fresh) {
+      $('analysis-source').textContent = state.analysing ? 'analysing…' : '';
+      return;
+    }
+    const d = a.data;
+    $('analysis-source').textContent = d.source === 'database' ? 'from the database, plies to the end'
+      : d.source === 'search' ? `engine search, depth ${d.depth}` : 'game over';
+    for (const m of d.moves) {
+      const li = document.createElement('li');
+      li.setAttribute('data-move', m.move);
+      const mv = document.createElement('span');
+      mv.className = 'mv';
+      mv.textContent = prettyMove(m.move);
+      const v = valueText(m);
+      const val = document.createElement('span');
+      val.className = `val ${v.cls}`;
+      val.textContent = v.text;
+      li.classList.add(v.cls);
+      li.append(mv, val);
+      li.addEventListener('click', () => {
+        if (state.view === null && humanToMove() && !state.loading) {
+          const entry = (state.pos.legal || []).find((x) => x.move === m.move);
+          if (entry) play(entry);
+        }
+      });
+      list.appendChild(li);
+    }
   }
 
   function renderControls() {
@@ -471,9 +605,15 @@
     $('undo').disabled = state.record.length === 0;
     $('pause').hidden = state.mode !== 'watch';
     $('pause').textContent = state.paused ? 'Resume' : 'Pause';
-    $('hint').disabled = !state.pos || Boolean(state.pos.result) || state.thinking;
+    $('hint').disabled = !state.pos || Boolean(state.pos.result) || state.thinking || state.view !== null;
+    $('flip').setAttribute('aria-pressed', String(state.flipped));
+    $('nav-back').disabled = shownPly() === 0;
+    $('nav-forward').disabled = state.view === null;
+    $('skill').value = String(state.skill);
+    $('retry').hidden = !state.failure;
     const obx = $('obx');
-    if (state.pos && !state.obxEdited && document.activeElement !== obx) obx.value = state.pos.obx;
+    const pos = shownPos();
+    if (pos && !state.obxEdited && document.activeElement !== obx) obx.value = pos.obx;
   }
 
   function renderAll() {
@@ -483,7 +623,113 @@
     renderMoves();
     renderEngine();
     renderResult();
+    renderLines();
     renderControls();
+  }
+
+  // ---- the game record: kept, exported, imported ----------------------------------------
+
+  function save() {
+    try {
+      localStorage.setItem(STORE, JSON.stringify({ startObx: state.startObx, moves: state.moves, mode: state.mode,
+        movetime: state.movetime, flipped: state.flipped, skill: state.skill }));
+    } catch (e) { /* storage full or disabled: the game just is not kept */ }
+  }
+
+  function sideOf(obx) { return (obx.trim().split(/\s+/)[1] || 'g').toLowerCase() === 't' ? 'tigers' : 'goats'; }
+
+  // A move written without its capture suffix ("A1C3") is still a capture: only a jump
+  // spans two points, and the jumped goat is the one half way.
+  function entryOf(text) {
+    const m = splitMove(text) || { to: null, from: null, over: null };
+    if (m.from && !m.over) {
+      const [fc, fr] = [COLS.indexOf(m.from[0]), Number(m.from[1])];
+      const [tc, tr] = [COLS.indexOf(m.to[0]), Number(m.to[1])];
+      if (Math.max(Math.abs(tc - fc), Math.abs(tr - fr)) === 2) {
+        m.over = COLS[(fc + tc) / 2] + String((fr + tr) / 2);
+        text = `m${m.from}${m.to}(${m.over})`;
+      }
+    }
+    return { move: text, kind: m.over ? 'capture' : m.from ? 'step' : 'place', from: m.from, to: m.to, over: m.over };
+  }
+
+  function recordOf(startObx, moves) {
+    let side = sideOf(startObx);
+    return moves.map((mv) => {
+      const rec = { side, legal: entryOf(mv) };
+      side = side === 'goats' ? 'tigers' : 'goats';
+      return rec;
+    });
+  }
+
+  function plain(mv) { return mv.replace(/^m/i, '').replace(/\(.*\)$/, '').toUpperCase(); }
+
+  function pgn() {
+    const r = state.pos && state.pos.result;
+    const result = !r ? '*' : r.winner === 'goats' ? '1-0' : r.winner === 'tigers' ? '0-1' : '1/2-1/2';
+    const who = (side) => (state.mode === side ? 'Player' : state.mode === 'human' ? 'Player' : 'baghchal');
+    const d = new Date();
+    const date = `${d.getFullYear()}.${String(d.getMonth() + 1).padStart(2, '0')}.${String(d.getDate()).padStart(2, '0')}`;
+    const tags = [['Event', 'Bagh-Chal web board'], ['Site', location.host], ['Date', date], ['Round', '-'],
+      ['White', who('goats')], ['Black', who('tigers')], ['Result', result], ['Variant', 'Bagh-Chal'],
+      ['SetUp', '1'], ['FEN', state.startObx], ['Termination', r ? r.description : 'unterminated']];
+    const head = tags.map(([k, v]) => `[${k} "${String(v).replace(/["\\]/g, '')}"]`).join('\n');
+    // Move numbers count goat moves (White); a game starting with tigers opens with "1...".
+    const words = [];
+    let n = 1;
+    state.record.forEach((rec, i) => {
+      if (rec.side === 'goats') words.push(`${n}.`);
+      else if (i === 0) words.push(`${n}...`);
+      words.push(plain(rec.legal.move));
+      if (rec.side === 'tigers') n++;
+    });
+    words.push(result);
+    const lines = [];
+    let line = '';
+    for (const w of words) {
+      if (line && line.length + w.length + 1 > 79) { lines.push(line); line = w; } else line = line ? `${line} ${w}` : w;
+    }
+    if (line) lines.push(line);
+    return `${head}\n\n${lines.join('\n')}\n`;
+  }
+
+  function gameText() { return `${state.startObx}\n${state.moves.map(plain).join(' ')}\n`; }
+
+  // PGN (tags, FEN, movetext) or the plain form: the start OBX on the first line, moves after.
+  function parseGame(text) {
+    const t = text.trim();
+    if (!t) return null;
+    if (t.startsWith('[')) {
+      const fen = /\[FEN\s+"([^"]*)"\]/i.exec(t);
+      const body = t.replace(/\[[^\]]*\]/g, ' ').replace(/\{[^}]*\}/g, ' ').replace(/;[^\n]*/g, ' ');
+      const moves = body.split(/\s+/).filter((w) => w && !/^\d+\.+$/.test(w) && !/^(1-0|0-1|1\/2-1\/2|\*)$/.test(w))
+        .map((w) => w.replace(/^\d+\.+/, '')).filter(Boolean);
+      return { startObx: fen ? fen[1].trim() : START, moves };
+    }
+    const lines = t.split('\n');
+    return { startObx: lines[0].trim(), moves: lines.slice(1).join(' ').split(/[\s,]+/).filter(Boolean) };
+  }
+
+  async function importGame() {
+    const g = parseGame($('game-text').value);
+    if (!g) return;
+    try {
+      const data = await api('/legal', { obx: g.startObx, moves: g.moves });
+      // The server's own spelling of each move: replay the list through /legal answers is
+      // costly, so keep what was given in OBX form.
+      reset(g.startObx, null);
+      state.moves = g.moves.map((m) => (m.startsWith('m') || m.startsWith('M') ? m : `m${m.toUpperCase()}`));
+      state.record = recordOf(g.startObx, state.moves);
+      state.evals = new Array(state.moves.length + 1).fill(null);
+      state.pos = data;
+      state.positions[state.moves.length] = data;
+      showError(`Game imported: ${g.moves.length} moves.`, true);
+      save();
+      renderAll();
+      schedule();
+    } catch (e) {
+      showError(`Import: ${e.message}`);
+    }
   }
 
   // ---- game flow ----------------------------------------------------------------------
@@ -494,22 +740,36 @@
     e.classList.toggle('ok', Boolean(ok));
   }
 
-  // Asks for the legal moves of the current record, then lets the engine move if it is its turn.
+  function fail(message, retry) {
+    state.failure = { message, retry };
+    showError(message);
+    renderAll();
+  }
+
+  function retryFailed() {
+    const f = state.failure;
+    if (!f) return;
+    state.failure = null;
+    showError('');
+    f.retry();
+  }
+
+  // Asks for the position and legal moves of the game; true when they came.
   async function refresh() {
     const gen = state.gen;
     state.loading = true;
     try {
       const data = await api('/legal', { obx: state.startObx, moves: state.moves });
-      if (gen !== state.gen) return;
+      if (gen !== state.gen) return false;
       state.pos = data;
+      state.positions[state.moves.length] = data;
+      return true;
     } catch (e) {
-      if (gen !== state.gen) return;
-      showError(`Server: ${e.message}`);
+      state.lastError = e;
+      return false;
     } finally {
       if (gen === state.gen) state.loading = false;
     }
-    renderAll();
-    schedule();
   }
 
   function schedule() {
@@ -518,53 +778,90 @@
     setTimeout(() => { if (gen === state.gen) engineMove(); }, state.mode === 'watch' ? 400 : 120);
   }
 
-  function play(entry) {
+  function abortEngine() {
+    if (state.ctrl) state.ctrl.abort();
+    state.ctrl = null;
+    state.thinking = false;
+  }
+
+  // Plays a move: shown at once, then the server's answer brings the new position. If it
+  // does not come, the game goes back to before the move and offers a retry.
+  async function play(entry, evalAfter) {
+    const before = { pos: state.pos, side: state.pos.turn };
     state.obxEdited = false;
-    state.record.push({ side: state.pos.turn, legal: entry });
+    state.record.push({ side: before.side, legal: entry });
     state.moves.push(entry.move);
+    state.evals[state.moves.length] = evalAfter || null;
     state.selected = null;
     state.hint = null;
     state.animate = entry;
-    // Show the move at once; the server's answer brings the new position and its moves.
     state.pos = { ...state.pos, legal: [] };
     state.gen++;
-    return refresh();
+    renderAll();
+    const gen = state.gen;
+    const ok = await refresh();
+    if (gen !== state.gen) return;
+    if (!ok) {
+      state.record.pop();
+      state.moves.pop();
+      state.evals.length = state.moves.length + 1;
+      state.positions.length = state.moves.length + 1;
+      state.pos = before.pos;
+      fail(`The server did not answer; ${prettyMove(entry.move)} was not played.`, () => play(entry, evalAfter));
+      return;
+    }
+    showError('');
+    save();
+    renderAll();
+    schedule();
+  }
+
+  function engineParams() {
+    const p = { obx: state.startObx, moves: state.moves, movetime: state.movetime };
+    if (state.skill < 20) p.skill = state.skill;
+    return p;
   }
 
   async function engineMove() {
     if (!engineToMove() || state.thinking) return;
     const gen = state.gen;
     const side = state.pos.turn;
+    const ctrl = new AbortController();
+    state.ctrl = ctrl;
     state.thinking = true;
     renderAll();
     let data = null;
+    let error = null;
     for (let attempt = 0; attempt < 5 && !data; attempt++) {
       try {
-        data = await api('/obx', { obx: state.startObx, moves: state.moves, movetime: state.movetime });
+        data = await api('/obx', engineParams(), ctrl.signal);
       } catch (e) {
-        if (gen !== state.gen) return;
+        if (gen !== state.gen || ctrl.signal.aborted) return;
+        error = e;
         if (e.status === 503) {
           showError('The server is busy; retrying…');
           await new Promise((r) => setTimeout(r, 1000));
+          if (gen !== state.gen) return;
           continue;
         }
-        state.thinking = false;
-        showError(`Engine: ${e.message}`);
-        renderAll();
-        return;
+        break;
       }
     }
-    if (gen !== state.gen) return;
+    if (gen !== state.gen || ctrl.signal.aborted) return;
+    state.ctrl = null;
     state.thinking = false;
-    if (!data || !data.move) {
+    if (!data) {
+      fail(`Engine: ${error ? error.message : 'no answer'}`, () => { renderAll(); schedule(); });
+      return;
+    }
+    if (!data.move) {
       renderAll();
       return;
     }
     showError('');
     state.analysis = { score: data.score, depth: data.depth, pv: data.pv, side, nodes: data.nodes, time_ms: data.time_ms };
-    const entry = state.pos.legal.find((m) => m.move === data.move) || { ...splitMove(data.move), move: data.move,
-      kind: splitMove(data.move) && splitMove(data.move).over ? 'capture' : 'step' };
-    play(entry);
+    const entry = state.pos.legal.find((m) => m.move === data.move) || entryOf(data.move);
+    play(entry, data.score ? scoreForGoats(data.score, side) : null);
   }
 
   function onPoint(name) {
@@ -586,68 +883,125 @@
   }
 
   function reset(startObx, pos) {
+    abortEngine();
     state.gen++;
     state.obxEdited = false;
     state.startObx = startObx;
     state.moves = [];
     state.record = [];
+    state.evals = [null];
+    state.positions = pos ? [pos] : [];
+    state.view = null;
+    state.failure = null;
     state.selected = null;
-    state.thinking = false;
     state.analysis = null;
+    state.lines = null;
     state.hint = null;
     state.paused = false;
     state.pos = pos || null;
   }
 
+  async function start(startObx, moves) {
+    reset(startObx);
+    state.moves = moves.slice();
+    state.record = recordOf(startObx, state.moves);
+    state.evals = new Array(state.moves.length + 1).fill(null);
+    state.lastError = null;
+    const ok = await refresh();
+    if (!ok) {
+      // A record the server refuses (a stale or edited one) is dropped; a server that does
+      // not answer is asked again.
+      if (state.lastError && state.lastError.status) return false;
+      fail('The server did not answer.', () => start(startObx, moves));
+      return true;
+    }
+    save();
+    renderAll();
+    schedule();
+    return true;
+  }
+
   function newGame() {
-    reset(START);
     showError('');
-    refresh();
+    start(START, []);
   }
 
   function undo() {
     if (!state.record.length) return;
+    abortEngine();
     state.gen++;
     state.obxEdited = false;
-    state.thinking = false;
     state.hint = null;
+    state.analysis = null;
+    state.lines = null;
     state.selected = null;
+    state.view = null;
+    state.failure = null;
     const pop = () => { state.record.pop(); state.moves.pop(); };
     pop();
     // Against the engine, go back to the person's own turn.
     const h = humanSide();
     if ((h === 'goats' || h === 'tigers') && state.record.length && state.record[state.record.length - 1].side === h) pop();
+    state.evals.length = state.moves.length + 1;
+    state.positions.length = state.moves.length + 1;
     if (state.mode === 'watch') state.paused = true;
-    refresh();
+    const known = state.positions[state.moves.length];
+    if (known) state.pos = known;
+    save();
+    renderAll();
+    refresh().then((ok) => {
+      if (!ok) { fail('The server did not answer.', () => { refresh().then(() => { renderAll(); schedule(); }); }); return; }
+      renderAll();
+      schedule();
+    });
   }
 
-  async function loadObx() {
-    const text = $('obx').value.trim();
-    if (!text) return;
+  // Looks at ply n of the game (0 = the start); the game's own ply returns to play.
+  async function goTo(n) {
+    n = Math.max(0, Math.min(state.moves.length, n));
+    state.selected = null;
+    if (n === state.moves.length) {
+      state.view = null;
+      renderAll();
+      schedule();
+      return;
+    }
+    state.view = n;
+    if (!state.positions[n]) {
+      try {
+        const data = await api('/legal', { obx: state.startObx, moves: state.moves.slice(0, n) });
+        state.positions[n] = data;
+      } catch (e) {
+        state.view = null;
+        showError(`Server: ${e.message}`);
+      }
+    }
+    renderAll();
+  }
+
+  async function loadObx(text) {
+    text = (text || $('obx').value).trim();
+    if (!text) return false;
     try {
       const data = await api('/legal', { obx: text });
       reset(text, data);
       showError('Position loaded.', true);
       $('obx').blur();
+      save();
       renderAll();
       schedule();
+      return true;
     } catch (e) {
       showError(e.message);
+      return false;
     }
   }
 
-  async function copyObx() {
-    const text = state.pos ? state.pos.obx : $('obx').value;
+  async function copyText(text, done) {
     try {
       await navigator.clipboard.writeText(text);
-    } catch (e) {
-      const input = $('obx');
-      input.focus();
-      input.select();
-      document.execCommand('copy');
-      input.blur();
-    }
-    showError('OBX copied.', true);
+    } catch (e) { /* not allowed here: the text stays selected for a manual copy */ }
+    showError(done, true);
   }
 
   async function hint() {
@@ -660,6 +1014,7 @@
       const data = await api('/obx', { obx: state.startObx, moves: state.moves, movetime: state.movetime });
       if (gen !== state.gen) return;
       state.analysis = { score: data.score, depth: data.depth, pv: data.pv, side, nodes: data.nodes, time_ms: data.time_ms };
+      state.evals[state.moves.length] = data.score ? scoreForGoats(data.score, side) : null;
       state.hint = splitMove(data.move);
     } catch (e) {
       if (gen === state.gen) showError(`Engine: ${e.message}`);
@@ -669,13 +1024,29 @@
     renderAll();
   }
 
+  async function analyse() {
+    const ply = shownPly();
+    const moves = state.moves.slice(0, ply);
+    state.analysing = true;
+    renderLines();
+    try {
+      const data = await api('/analysis', { obx: state.startObx, moves, movetime: state.movetime });
+      state.lines = { ply, moves, data };
+    } catch (e) {
+      showError(`Analysis: ${e.message}`);
+    }
+    state.analysing = false;
+    renderLines();
+  }
+
   function setMode(mode) {
     if (mode === state.mode) return;
+    abortEngine();
     state.mode = mode;
     state.gen++;
-    state.thinking = false;
     state.paused = false;
     state.selected = null;
+    save();
     renderAll();
     schedule();
   }
@@ -685,11 +1056,29 @@
     $('movetime-label').textContent = `${(ms / 1000).toFixed(1)} s`;
   }
 
+  function togglePause() {
+    state.paused = !state.paused;
+    if (state.paused) {
+      // The move being searched is dropped, not played.
+      abortEngine();
+      state.gen++;
+    }
+    renderAll();
+    schedule();
+  }
+
+  function flip() {
+    state.flipped = !state.flipped;
+    placeStatic();
+    save();
+    renderAll();
+  }
+
   async function serverInfo() {
     try {
       const res = await fetch('/health');
       const h = await res.json();
-      $('server-info').textContent = `engine ${h.version} · ${h.workers} workers`;
+      $('server-info').textContent = `engine ${h.version} · ${h.workers} workers${h.tablebase ? ' · database' : ''}`;
       const slider = $('movetime');
       slider.max = String(Math.max(100, Math.min(10000, h.max_movetime)));
       if (Number(slider.value) > Number(slider.max)) slider.value = slider.max;
@@ -699,7 +1088,32 @@
     }
   }
 
-  function init() {
+  function onKey(e) {
+    const t = e.target;
+    if (t && (t.tagName === 'TEXTAREA' || t.tagName === 'INPUT' || t.tagName === 'SELECT')) return;
+    if (e.key === 'ArrowLeft') { e.preventDefault(); goTo(shownPly() - 1); }
+    else if (e.key === 'ArrowRight') { e.preventDefault(); goTo(shownPly() + 1); }
+    else if (e.key === 'Home') { e.preventDefault(); goTo(0); }
+    else if (e.key === 'End') { e.preventDefault(); goTo(state.moves.length); }
+    else if (e.key === 'f' && !e.ctrlKey && !e.metaKey && !e.altKey) flip();
+  }
+
+  function restore() {
+    try {
+      const saved = JSON.parse(localStorage.getItem(STORE) || 'null');
+      if (!saved || typeof saved.startObx !== 'string' || !Array.isArray(saved.moves)) return null;
+      if (['goats', 'tigers', 'watch', 'human'].includes(saved.mode)) state.mode = saved.mode;
+      if (Number.isInteger(saved.movetime)) $('movetime').value = String(saved.movetime);
+      if (Number.isInteger(saved.skill) && saved.skill >= 0 && saved.skill <= 20) state.skill = saved.skill;
+      state.flipped = Boolean(saved.flipped);
+      return saved;
+    } catch (e) {
+      return null;
+    }
+  }
+
+  async function init() {
+    const saved = restore();
     drawBoard();
     for (const b of document.querySelectorAll('[data-mode]')) {
       b.addEventListener('click', () => setMode(b.getAttribute('data-mode')));
@@ -708,14 +1122,16 @@
     $('banner-new').addEventListener('click', newGame);
     $('undo').addEventListener('click', undo);
     $('hint').addEventListener('click', hint);
-    $('pause').addEventListener('click', () => {
-      state.paused = !state.paused;
-      renderAll();
-      schedule();
-    });
-    $('movetime').addEventListener('input', (e) => setMovetime(Number(e.target.value)));
-    $('copy-obx').addEventListener('click', copyObx);
-    $('load-obx').addEventListener('click', loadObx);
+    $('pause').addEventListener('click', togglePause);
+    $('flip').addEventListener('click', flip);
+    $('retry').addEventListener('click', retryFailed);
+    $('nav-back').addEventListener('click', () => goTo(shownPly() - 1));
+    $('nav-forward').addEventListener('click', () => goTo(shownPly() + 1));
+    $('analyse').addEventListener('click', analyse);
+    $('skill').addEventListener('change', (e) => { state.skill = Number(e.target.value); save(); });
+    $('movetime').addEventListener('input', (e) => { setMovetime(Number(e.target.value)); save(); });
+    $('copy-obx').addEventListener('click', () => copyText(shownPos() ? shownPos().obx : $('obx').value, 'OBX copied.'));
+    $('load-obx').addEventListener('click', () => loadObx());
     $('obx').addEventListener('input', () => { state.obxEdited = true; });
     $('obx').addEventListener('keydown', (e) => {
       if (e.key === 'Enter') {
@@ -723,8 +1139,19 @@
         loadObx();
       }
     });
+    $('export-pgn').addEventListener('click', () => { $('game-text').value = pgn(); copyText(pgn(), 'PGN copied.'); });
+    $('export-game').addEventListener('click', () => { $('game-text').value = gameText(); copyText(gameText(), 'Game copied.'); });
+    $('import-game').addEventListener('click', importGame);
+    $('moves').addEventListener('click', (e) => {
+      const cell = e.target.closest('[data-ply]');
+      if (cell) goTo(Number(cell.getAttribute('data-ply')));
+    });
+    document.addEventListener('keydown', onKey);
     setMovetime(Number($('movetime').value));
     serverInfo();
+    const asked = new URLSearchParams(location.search).get('obx');
+    if (asked && await loadObx(asked)) return;
+    if (saved && await start(saved.startObx, saved.moves)) return;
     newGame();
   }
 
