@@ -501,7 +501,7 @@ static void cmd_tbprobe(uci_t *u)
     }
     tb_value_t v;
     if (!tb_probe(tb, p, &v)) {
-        out(u, "Value: not covered (goats in hand and no placement file)");
+        out(u, "Value: not covered (goats in hand)");
         return;
     }
     format_tb_value(text, sizeof text, v);

@@ -729,7 +729,12 @@ static char *analysis_answer(const char *input, const game_t *g, const tb_move_v
         const search_info_t *line = info[i];
         if (db) {
             add(o, "wdl", cJSON_CreateString(wdl_name(db[i].value.wdl)), &ok);
-            add(o, "distance", cJSON_CreateNumber(db[i].value.distance), &ok);
+            /* Placement-phase values carry no distance. */
+            add(o, "distance",
+                db[i].value.distance == TB_DISTANCE_UNKNOWN
+                    ? cJSON_CreateNull()
+                    : cJSON_CreateNumber(db[i].value.distance),
+                &ok);
             add(o, "score", cJSON_CreateNull(), &ok);
         } else if (line && score_is_mate(line->score)) {
             int plies = SCORE_MATE - (line->score > 0 ? line->score : -line->score);

@@ -554,8 +554,8 @@
   }
 
   function valueText(m) {
-    if (m.wdl === 'win') return { cls: 'win', text: `Win in ${m.distance}` };
-    if (m.wdl === 'loss') return { cls: 'loss', text: `Loss in ${m.distance}` };
+    if (m.wdl === 'win') return { cls: 'win', text: m.distance === null ? 'Win' : `Win in ${m.distance}` };
+    if (m.wdl === 'loss') return { cls: 'loss', text: m.distance === null ? 'Loss' : `Loss in ${m.distance}` };
     if (m.wdl === 'draw') return { cls: 'draw', text: 'Draw' };
     if (m.score && typeof m.score.cp === 'number') {
       const v = m.score.cp / 100;
