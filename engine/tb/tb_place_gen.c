@@ -164,10 +164,11 @@ static void run_layer(pgen_t *g, void (*unit)(pworker_t *, uint32_t), uint64_t c
             count[v] += g->workers[i].count[v];
 }
 
+/* The next set of as many points in colex order (m != 0), without a division. */
 static inline uint32_t next_subset(uint32_t m)
 {
-    uint32_t low = m & -m, r = m + low;
-    return (((r ^ m) >> 2) / low) | r;
+    uint32_t t = m | (m - 1);
+    return (t + 1) | (((~t & -~t) - 1) >> (__builtin_ctz(m) + 1));
 }
 
 /* Packs a block of byte results into the layer and counts them over positions. */

@@ -17,7 +17,7 @@
 
 static const char *const USAGE =
     "usage: baghchal-tbgen <dir> [--threads N] [--slice K] [--restart] [--placement]\n"
-    "                      [--captures-to-win N] [--goats N]\n"
+    "                      [--max-in-hand H] [--min-goats G] [--captures-to-win N] [--goats N]\n"
     "       baghchal-tbgen --stats <dir>\n"
     "       baghchal-tbgen --bench-probe <dir> [--count N]\n";
 
@@ -213,7 +213,7 @@ static void on_pack_progress(void *ctx, int side, int h, int c, uint64_t bytes)
         fprintf(stderr, "packed %s h=%2d c=%d: %s bytes\n", side == GOATS ? "goats " : "tigers", h, c, commas(bytes, a));
 }
 
-static int build_placement(const char *dir, int threads, bool restart)
+static int build_placement(const char *dir, int threads, bool restart, int max_in_hand, int min_goats)
 {
     char msg[256], work[4096];
     tb_t *tb;
@@ -226,6 +226,8 @@ static int build_placement(const char *dir, int threads, bool restart)
     tbp_gen_options_init(&o, work);
     o.threads = threads;
     o.restart = restart;
+    o.max_in_hand = max_in_hand;
+    o.min_goats = min_goats;
     o.progress = on_place_progress;
     double t0 = now_s();
     tb_error_t e = tbp_generate(&o, tb, msg, sizeof msg);
@@ -235,7 +237,7 @@ static int build_placement(const char *dir, int threads, bool restart)
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
     t0 = now_s();
-    if (tbp_pack(work, path, tb_goats_total(tb), tb_captures_to_win(tb), 0, 0, TIGERS, on_pack_progress, NULL, msg, sizeof msg) !=
+    if (tbp_pack(work, path, tb_goats_total(tb), tb_captures_to_win(tb), max_in_hand, min_goats, TIGERS, on_pack_progress, NULL, msg, sizeof msg) !=
         TB_OK)
         cli_die("%s", msg);
     tb_close(tb);
@@ -271,6 +273,7 @@ int main(int argc, char **argv)
     cli_program = "baghchal-tbgen";
     const char *dir = NULL;
     bool stats_only = false, bench = false, placement = false;
+    int max_in_hand = 0, min_goats = 0;
     long count = 1000000;
     tb_gen_options_t o;
     tb_gen_options_init(&o, NULL);
@@ -292,6 +295,10 @@ int main(int argc, char **argv)
             o.restart = true;
         else if (!strcmp(a, "--placement"))
             placement = true;
+        else if (!strcmp(a, "--max-in-hand"))
+            max_in_hand = (int)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, BC_GOATS_TOTAL);
+        else if (!strcmp(a, "--min-goats"))
+            min_goats = (int)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 0, BC_GOATS_TOTAL);
         else if (!strcmp(a, "--stats"))
             stats_only = true;
         else if (!strcmp(a, "--bench-probe"))
@@ -335,7 +342,7 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "built in %.1f s\n", now_s() - pr.start);
     if (placement)
-        return build_placement(dir, o.threads, o.restart);
+        return build_placement(dir, o.threads, o.restart, max_in_hand, min_goats);
     if (o.slice >= 0) {
         tb_t *tb;
         if (tb_open(dir, &tb, msg, sizeof msg) != TB_OK) {
