@@ -63,6 +63,12 @@ void tb_header_encode(const tb_header_t *h, uint8_t buf[TB_HEADER_SIZE]);
 /* Checks magic, version, rule, layout and the header checksum. */
 tb_error_t tb_header_decode(const uint8_t *buf, size_t len, tb_header_t *h, char *msg, size_t msglen);
 uint64_t tb_checksum(const void *data, size_t len);
+/* Little-endian fields of n bytes, and whole reads and writes at an offset (false on error
+ * or a short file). */
+void tb_put_le(uint8_t *p, uint64_t v, int n);
+uint64_t tb_get_le(const uint8_t *p, int n);
+bool tb_pread_all(int fd, void *buf, size_t len, uint64_t at);
+bool tb_pwrite_all(int fd, const void *buf, size_t len, uint64_t at);
 
 /* ---- Generation --------------------------------------------------------------------- */
 
@@ -179,7 +185,8 @@ static inline uint32_t tbi_entry(const tb_index_t *ix, bb_t t, bb_t e, uint32_t 
     return (uint32_t)m.cls * ng + tbi_rank_free(ix, c, e);
 }
 
-/* The empty points of rank r (k of them) among the free points of class c. */
+/* The k points of rank r (colex) among the free points of class c: the empty points of a
+ * movement entry, the goats of a placement entry. */
 static inline bb_t tbi_unrank_free(const tb_index_t *ix, const tb_class_t *c, uint32_t r, int k)
 {
     bb_t e = 0;

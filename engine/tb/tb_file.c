@@ -10,31 +10,6 @@ static const char TB_MAGIC[8] = {'B', 'A', 'G', 'H', 'C', 'H', 'T', 'B'};
 
 enum { SLICE_RECORD = 48, SLICE_TABLE_AT = 40, ALIGN = 4096 };
 
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static void put64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static uint32_t get32(const uint8_t *p)
-{
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++)
-        v |= (uint32_t)p[i] << (8 * i);
-    return v;
-}
-static uint64_t get64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
-
 #define fail(e, ...) ((tb_error_t)bc_fail((e), __VA_ARGS__))
 
 /* ---- XXH64 -------------------------------------------------------------------------- */
@@ -76,7 +51,7 @@ uint64_t tb_checksum(const void *data, size_t len)
     for (; end - p >= 8; p += 8)
         h = rotl64(h ^ xxh_round(0, read64(p)), 27) * P1 + P4;
     if (end - p >= 4) {
-        h = rotl64(h ^ ((uint64_t)get32(p) * P1), 23) * P2 + P3;
+        h = rotl64(h ^ ((uint64_t)(uint32_t)tb_get_le(p, 4) * P1), 23) * P2 + P3;
         p += 4;
     }
     for (; p < end; p++)
@@ -125,28 +100,28 @@ void tb_header_encode(const tb_header_t *h, uint8_t buf[TB_HEADER_SIZE])
 {
     memset(buf, 0, TB_HEADER_SIZE);
     memcpy(buf, TB_MAGIC, sizeof TB_MAGIC);
-    put32(buf + 8, h->version);
-    put32(buf + 12, h->rule);
-    put32(buf + 16, h->captures_to_win);
-    put32(buf + 20, h->slice_count);
-    put32(buf + 24, h->tiger_classes);
-    put32(buf + 28, h->header_size);
-    put64(buf + 32, h->file_size);
-    put32(buf + TB_HEADER_USED - 16, h->goats_total);
+    tb_put_le(buf + 8, h->version, 4);
+    tb_put_le(buf + 12, h->rule, 4);
+    tb_put_le(buf + 16, h->captures_to_win, 4);
+    tb_put_le(buf + 20, h->slice_count, 4);
+    tb_put_le(buf + 24, h->tiger_classes, 4);
+    tb_put_le(buf + 28, h->header_size, 4);
+    tb_put_le(buf + 32, h->file_size, 8);
+    tb_put_le(buf + TB_HEADER_USED - 16, h->goats_total, 4);
     for (int c = 0; c < TB_MAX_SLICES; c++) {
         uint8_t *r = buf + SLICE_TABLE_AT + c * SLICE_RECORD;
         const tb_slice_info_t *s = &h->slice[c];
         if ((uint32_t)c >= h->slice_count)
             continue;
-        put32(r, (uint32_t)c);
-        put32(r + 4, s->built);
-        put64(r + 8, s->offset);
-        put64(r + 16, s->length);
-        put32(r + 24, s->goat_sets);
-        put32(r + 28, s->longest);
-        put64(r + 32, s->checksum);
+        tb_put_le(r, (uint32_t)c, 4);
+        tb_put_le(r + 4, s->built, 4);
+        tb_put_le(r + 8, s->offset, 8);
+        tb_put_le(r + 16, s->length, 8);
+        tb_put_le(r + 24, s->goat_sets, 4);
+        tb_put_le(r + 28, s->longest, 4);
+        tb_put_le(r + 32, s->checksum, 8);
     }
-    put64(buf + TB_HEADER_USED - 8, header_hash(buf));
+    tb_put_le(buf + TB_HEADER_USED - 8, header_hash(buf), 8);
 }
 
 tb_error_t tb_header_decode(const uint8_t *buf, size_t len, tb_header_t *h, char *msg, size_t msglen)
@@ -155,18 +130,18 @@ tb_error_t tb_header_decode(const uint8_t *buf, size_t len, tb_header_t *h, char
         return fail(TB_ERR_FORMAT, msg, msglen, "file too short for a header (%zu bytes)", len);
     if (memcmp(buf, TB_MAGIC, sizeof TB_MAGIC) != 0)
         return fail(TB_ERR_FORMAT, msg, msglen, "not a baghchal database (bad magic)");
-    if (get64(buf + TB_HEADER_USED - 8) != header_hash(buf))
+    if (tb_get_le(buf + TB_HEADER_USED - 8, 8) != header_hash(buf))
         return fail(TB_ERR_CHECKSUM, msg, msglen, "header checksum mismatch");
     tb_header_t x;
     memset(&x, 0, sizeof x);
-    x.version = get32(buf + 8);
-    x.rule = get32(buf + 12);
-    x.captures_to_win = get32(buf + 16);
-    x.slice_count = get32(buf + 20);
-    x.tiger_classes = get32(buf + 24);
-    x.header_size = get32(buf + 28);
-    x.file_size = get64(buf + 32);
-    x.goats_total = get32(buf + TB_HEADER_USED - 16);
+    x.version = (uint32_t)tb_get_le(buf + 8, 4);
+    x.rule = (uint32_t)tb_get_le(buf + 12, 4);
+    x.captures_to_win = (uint32_t)tb_get_le(buf + 16, 4);
+    x.slice_count = (uint32_t)tb_get_le(buf + 20, 4);
+    x.tiger_classes = (uint32_t)tb_get_le(buf + 24, 4);
+    x.header_size = (uint32_t)tb_get_le(buf + 28, 4);
+    x.file_size = tb_get_le(buf + 32, 8);
+    x.goats_total = (uint32_t)tb_get_le(buf + TB_HEADER_USED - 16, 4);
     if (x.version != TB_FILE_VERSION)
         return fail(TB_ERR_FORMAT, msg, msglen, "file version %u, expected %d", x.version, TB_FILE_VERSION);
     if (x.rule != TB_RULE_DRAW)
@@ -183,13 +158,13 @@ tb_error_t tb_header_decode(const uint8_t *buf, size_t len, tb_header_t *h, char
     for (uint32_t c = 0; c < x.slice_count; c++) {
         const uint8_t *r = buf + SLICE_TABLE_AT + c * SLICE_RECORD;
         tb_slice_info_t *s = &x.slice[c];
-        s->built = get32(r + 4);
-        s->offset = get64(r + 8);
-        s->length = get64(r + 16);
-        s->goat_sets = get32(r + 24);
-        s->longest = get32(r + 28);
-        s->checksum = get64(r + 32);
-        if (get32(r) != c || s->built > 1 || s->offset != layout.slice[c].offset ||
+        s->built = (uint32_t)tb_get_le(r + 4, 4);
+        s->offset = tb_get_le(r + 8, 8);
+        s->length = tb_get_le(r + 16, 8);
+        s->goat_sets = (uint32_t)tb_get_le(r + 24, 4);
+        s->longest = (uint32_t)tb_get_le(r + 28, 4);
+        s->checksum = tb_get_le(r + 32, 8);
+        if ((uint32_t)tb_get_le(r, 4) != c || s->built > 1 || s->offset != layout.slice[c].offset ||
             s->length != layout.slice[c].length || s->goat_sets != layout.slice[c].goat_sets)
             return fail(TB_ERR_FORMAT, msg, msglen, "slice table entry %u does not match the format", c);
     }

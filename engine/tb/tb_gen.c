@@ -500,39 +500,11 @@ static tb_error_t build_slice(gen_t *g, build_ctx_t *b, char *msg, size_t msglen
 
 /* ---- The file ---------------------------------------------------------------------- */
 
-static bool pread_all(int fd, void *buf, size_t len, uint64_t at)
-{
-    uint8_t *p = buf;
-    while (len) {
-        ssize_t r = pread(fd, p, len, (off_t)at);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return false;
-        p += r, len -= (size_t)r, at += (uint64_t)r;
-    }
-    return true;
-}
-
-static bool pwrite_all(int fd, const void *buf, size_t len, uint64_t at)
-{
-    const uint8_t *p = buf;
-    while (len) {
-        ssize_t r = pwrite(fd, p, len, (off_t)at);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return false;
-        p += r, len -= (size_t)r, at += (uint64_t)r;
-    }
-    return true;
-}
-
 static tb_error_t write_header(int fd, const tb_header_t *h, char *msg, size_t msglen)
 {
     uint8_t buf[TB_HEADER_SIZE];
     tb_header_encode(h, buf);
-    if (!pwrite_all(fd, buf, sizeof buf, 0) || fsync(fd) != 0)
+    if (!tb_pwrite_all(fd, buf, sizeof buf, 0) || fsync(fd) != 0)
         return fail(TB_ERR_IO, msg, msglen, "cannot write the header: %s", strerror(errno));
     return TB_OK;
 }
@@ -545,7 +517,7 @@ static tb_error_t load_slice(int fd, const tb_header_t *h, int c, uint8_t **out,
     uint8_t *buf = malloc(s->length);
     if (!buf)
         return fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory reading slice %d", c);
-    if (!pread_all(fd, buf, s->length, s->offset)) {
+    if (!tb_pread_all(fd, buf, s->length, s->offset)) {
         free(buf);
         return fail(TB_ERR_IO, msg, msglen, "cannot read slice %d: %s", c, errno ? strerror(errno) : "short file");
     }
@@ -577,7 +549,7 @@ static tb_error_t open_file(const tb_gen_options_t *o, const char *path, int *fd
     uint8_t buf[TB_HEADER_SIZE];
     struct stat st;
     bool fresh = true;
-    if (fstat(fd, &st) == 0 && st.st_size >= TB_HEADER_SIZE && pread_all(fd, buf, sizeof buf, 0) &&
+    if (fstat(fd, &st) == 0 && st.st_size >= TB_HEADER_SIZE && tb_pread_all(fd, buf, sizeof buf, 0) &&
         tb_header_decode(buf, sizeof buf, h, NULL, 0) == TB_OK) {
         fresh = false;
         if (h->captures_to_win != (uint32_t)o->captures_to_win || h->goats_total != (uint32_t)o->goats_total) {
@@ -665,7 +637,7 @@ static tb_error_t generate(const tb_gen_options_t *o, int fd, tb_header_t *h, co
         tb_slice_info_t *s = &h->slice[c];
         s->checksum = tb_checksum(g.val, s->length);
         s->longest = (uint32_t)longest_of(g.val, s->length);
-        if (!pwrite_all(fd, g.val, s->length, s->offset) || fdatasync(fd) != 0) {
+        if (!tb_pwrite_all(fd, g.val, s->length, s->offset) || fdatasync(fd) != 0) {
             free(g.val);
             e = fail(TB_ERR_IO, msg, msglen, "cannot write slice %d: %s", c, strerror(errno));
             break;

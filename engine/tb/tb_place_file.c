@@ -18,19 +18,6 @@ static const char MAGIC[8] = {'B', 'A', 'G', 'H', 'C', 'H', 'P', 'L'};
 
 enum { LAYER_TABLE_AT = 64, LAYER_RECORD = 64, ALIGN = 4096, BLOCK = TBP_BLOCK, GROUP = TBP_GROUP };
 
-static void put(uint8_t *p, uint64_t v, int n)
-{
-    for (int i = 0; i < n; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static uint64_t get(const uint8_t *p, int n)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < n; i++)
-        v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
-
 /* ---- The block code --------------------------------------------------------------------
  * A layer's entries (class * goat sets + rank, no padding) fall into blocks of 32. A block
  * is a 3-bit type and its data: types 0-2, every value the type (no data); types 3-5, two
@@ -45,7 +32,7 @@ static const uint8_t POW3[5] = {1, 3, 9, 27, 81};
 
 uint64_t tbp_bits_at(const uint8_t *p, uint64_t pos)
 {
-    return get(p + (pos >> 3), 8) >> (pos & 7);
+    return tb_get_le(p + (pos >> 3), 8) >> (pos & 7);
 }
 
 uint32_t tbp_block_value(const uint8_t *stream, const uint32_t *dir, uint64_t i)
@@ -172,26 +159,26 @@ void tbp_header_encode(const tbp_header_t *x, uint8_t buf[TBP_HEADER_SIZE])
 {
     memset(buf, 0, TBP_HEADER_SIZE);
     memcpy(buf, MAGIC, 8);
-    put(buf + 8, x->version, 4);
-    put(buf + 12, x->goats_total, 4);
-    put(buf + 16, x->captures_to_win, 4);
-    put(buf + 20, x->layer_count, 4);
-    put(buf + 24, x->tiger_classes, 4);
-    put(buf + 28, x->header_size, 4);
-    put(buf + 32, x->file_size, 8);
+    tb_put_le(buf + 8, x->version, 4);
+    tb_put_le(buf + 12, x->goats_total, 4);
+    tb_put_le(buf + 16, x->captures_to_win, 4);
+    tb_put_le(buf + 20, x->layer_count, 4);
+    tb_put_le(buf + 24, x->tiger_classes, 4);
+    tb_put_le(buf + 28, x->header_size, 4);
+    tb_put_le(buf + 32, x->file_size, 8);
     for (uint32_t i = 0; i < x->layer_count; i++) {
         const tbp_layer_info_t *l = &x->layer[i];
         uint8_t *r = buf + LAYER_TABLE_AT + i * LAYER_RECORD;
         r[0] = (uint8_t)l->side, r[1] = (uint8_t)l->h, r[2] = (uint8_t)l->c, r[3] = l->stored;
-        put(r + 4, l->ng, 4);
-        put(r + 8, l->offset, 8);
-        put(r + 16, l->groups, 8);
-        put(r + 24, l->length, 8);
-        put(r + 32, l->checksum, 8);
+        tb_put_le(r + 4, l->ng, 4);
+        tb_put_le(r + 8, l->offset, 8);
+        tb_put_le(r + 16, l->groups, 8);
+        tb_put_le(r + 24, l->length, 8);
+        tb_put_le(r + 32, l->checksum, 8);
         for (int v = 0; v < 3; v++)
-            put(r + 40 + 8 * v, l->count[v], 8);
+            tb_put_le(r + 40 + 8 * v, l->count[v], 8);
     }
-    put(buf + TBP_HEADER_SIZE - 8, tb_checksum(buf, TBP_HEADER_SIZE - 8), 8);
+    tb_put_le(buf + TBP_HEADER_SIZE - 8, tb_checksum(buf, TBP_HEADER_SIZE - 8), 8);
 }
 
 tb_error_t tbp_header_decode(const uint8_t *buf, size_t len, tbp_header_t *x, char *msg, size_t msglen)
@@ -200,16 +187,16 @@ tb_error_t tbp_header_decode(const uint8_t *buf, size_t len, tbp_header_t *x, ch
         return fail(TB_ERR_FORMAT, msg, msglen, "file too short for a header (%zu bytes)", len);
     if (memcmp(buf, MAGIC, 8) != 0)
         return fail(TB_ERR_FORMAT, msg, msglen, "not a baghchal placement database (bad magic)");
-    if (get(buf + TBP_HEADER_SIZE - 8, 8) != tb_checksum(buf, TBP_HEADER_SIZE - 8))
+    if (tb_get_le(buf + TBP_HEADER_SIZE - 8, 8) != tb_checksum(buf, TBP_HEADER_SIZE - 8))
         return fail(TB_ERR_CHECKSUM, msg, msglen, "header checksum mismatch");
     memset(x, 0, sizeof *x);
-    x->version = (uint32_t)get(buf + 8, 4);
-    x->goats_total = (uint32_t)get(buf + 12, 4);
-    x->captures_to_win = (uint32_t)get(buf + 16, 4);
-    x->layer_count = (uint32_t)get(buf + 20, 4);
-    x->tiger_classes = (uint32_t)get(buf + 24, 4);
-    x->header_size = (uint32_t)get(buf + 28, 4);
-    x->file_size = get(buf + 32, 8);
+    x->version = (uint32_t)tb_get_le(buf + 8, 4);
+    x->goats_total = (uint32_t)tb_get_le(buf + 12, 4);
+    x->captures_to_win = (uint32_t)tb_get_le(buf + 16, 4);
+    x->layer_count = (uint32_t)tb_get_le(buf + 20, 4);
+    x->tiger_classes = (uint32_t)tb_get_le(buf + 24, 4);
+    x->header_size = (uint32_t)tb_get_le(buf + 28, 4);
+    x->file_size = tb_get_le(buf + 32, 8);
     if (x->version != TBP_FILE_VERSION)
         return fail(TB_ERR_FORMAT, msg, msglen, "file version %u, expected %d", x->version, TBP_FILE_VERSION);
     if (x->goats_total < 1 || x->goats_total > TBP_MAX_IN_HAND || x->captures_to_win < 1 ||
@@ -222,13 +209,13 @@ tb_error_t tbp_header_decode(const uint8_t *buf, size_t len, tbp_header_t *x, ch
         const uint8_t *r = buf + LAYER_TABLE_AT + i * LAYER_RECORD;
         tbp_layer_info_t *l = &x->layer[i];
         l->side = r[0], l->h = r[1], l->c = r[2], l->stored = r[3];
-        l->ng = (uint32_t)get(r + 4, 4);
-        l->offset = get(r + 8, 8);
-        l->groups = get(r + 16, 8);
-        l->length = get(r + 24, 8);
-        l->checksum = get(r + 32, 8);
+        l->ng = (uint32_t)tb_get_le(r + 4, 4);
+        l->offset = tb_get_le(r + 8, 8);
+        l->groups = tb_get_le(r + 16, 8);
+        l->length = tb_get_le(r + 24, 8);
+        l->checksum = tb_get_le(r + 32, 8);
         for (int v = 0; v < 3; v++)
-            l->count[v] = get(r + 40 + 8 * v, 8);
+            l->count[v] = tb_get_le(r + 40 + 8 * v, 8);
         uint64_t n = (uint64_t)l->ng * TB_TIGER_CLASSES;
         if (!tbp_layer_exists((int)x->goats_total, (int)x->captures_to_win, l->side, l->h, l->c) || l->stored > 1 ||
             l->ng != rk.binom[21][x->goats_total - l->h - l->c] ||
@@ -241,20 +228,6 @@ tb_error_t tbp_header_decode(const uint8_t *buf, size_t len, tbp_header_t *x, ch
 }
 
 /* ---- Packing ------------------------------------------------------------------------- */
-
-static bool pwrite_all(int fd, const void *buf, size_t len, uint64_t at)
-{
-    const uint8_t *p = buf;
-    while (len) {
-        ssize_t r = pwrite(fd, p, len, (off_t)at);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return false;
-        p += r, len -= (size_t)r, at += (uint64_t)r;
-    }
-    return true;
-}
 
 tb_error_t tbp_pack(const char *work, const char *path, int goats_total, int captures_to_win, int max_in_hand,
                     int min_goats, int stored_side, void (*progress)(void *ctx, int side, int h, int c, uint64_t bytes), void *ctx, char *msg,
@@ -303,10 +276,10 @@ tb_error_t tbp_pack(const char *work, const char *path, int goats_total, int cap
                             e = fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
                         } else {
                             for (uint64_t q = 0; q < li->groups; q++)
-                                put(all + 4 * q, dir[q], 4);
+                                tb_put_le(all + 4 * q, dir[q], 4);
                             memcpy(all + dbytes, w.buf, sbytes);
                             li->checksum = tb_checksum(all, li->length);
-                            if (!pwrite_all(fd, all, li->length, at))
+                            if (!tb_pwrite_all(fd, all, li->length, at))
                                 e = fail(TB_ERR_IO, msg, msglen, "cannot write %s: %s", tmp, strerror(errno));
                             free(all);
                         }
@@ -326,7 +299,7 @@ tb_error_t tbp_pack(const char *work, const char *path, int goats_total, int cap
             e = fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
         else {
             tbp_header_encode(x, hdr);
-            if (!pwrite_all(fd, hdr, TBP_HEADER_SIZE, 0) || ftruncate(fd, (off_t)at) != 0 || fsync(fd) != 0)
+            if (!tb_pwrite_all(fd, hdr, TBP_HEADER_SIZE, 0) || ftruncate(fd, (off_t)at) != 0 || fsync(fd) != 0)
                 e = fail(TB_ERR_IO, msg, msglen, "cannot write %s: %s", tmp, strerror(errno));
             free(hdr);
         }

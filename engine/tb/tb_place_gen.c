@@ -85,18 +85,10 @@ uint64_t tbp_entry_of(const tb_index_t *ix, const tbp_rank_t *rk, bb_t tigers, b
 
 void tbp_entry_points(const tb_index_t *ix, const tbp_rank_t *rk, int goats, uint64_t i, bb_t *tigers, bb_t *out_goats)
 {
-    uint32_t ng = rk->binom[21][goats], r = (uint32_t)(i % ng);
+    uint32_t ng = rk->binom[21][goats];
     const tb_class_t *c = &ix->cls[i / ng];
-    bb_t g = 0;
-    for (int j = goats; j >= 1; j--) {
-        int p = j - 1;
-        while (rk->binom[p + 1][j] <= r)
-            p++;
-        r -= rk->binom[p][j];
-        g |= bb_square(c->free_sq[p]);
-    }
     *tigers = c->tigers;
-    *out_goats = g;
+    *out_goats = tbi_unrank_free(ix, c, (uint32_t)(i % ng), goats);
 }
 
 void tbp_layer_shape(tbp_layer_t *l, const tbp_rank_t *rk, int goats_total, int side, int h, int c)
@@ -301,61 +293,20 @@ static void layer_path(char *buf, size_t len, const char *dir, int side, int h, 
     snprintf(buf, len, "%s/%c%02d-%d.raw", dir, side == GOATS ? 'g' : 't', h, c);
 }
 
-static void put32(uint8_t *p, uint64_t v, int n)
-{
-    for (int i = 0; i < n; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static uint64_t get(const uint8_t *p, int n)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < n; i++)
-        v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
-
 static const char RAW_MAGIC[8] = {'B', 'C', 'P', 'L', 'A', 'Y', 'E', 'R'};
-
-static bool write_all(int fd, const void *buf, size_t len)
-{
-    const uint8_t *p = buf;
-    while (len) {
-        ssize_t r = write(fd, p, len);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return false;
-        p += r, len -= (size_t)r;
-    }
-    return true;
-}
-
-static bool read_all(int fd, void *buf, size_t len)
-{
-    uint8_t *p = buf;
-    while (len) {
-        ssize_t r = read(fd, p, len);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return false;
-        p += r, len -= (size_t)r;
-    }
-    return true;
-}
 
 static void raw_header(uint8_t hdr[RAW_HEADER], const tbp_layer_t *l, int goats_total, int captures_to_win)
 {
     memset(hdr, 0, RAW_HEADER);
     memcpy(hdr, RAW_MAGIC, 8);
-    put32(hdr + 8, (uint64_t)goats_total, 4);
-    put32(hdr + 12, (uint64_t)captures_to_win, 4);
-    put32(hdr + 16, (uint64_t)l->side, 4);
-    put32(hdr + 20, (uint64_t)l->h, 4);
-    put32(hdr + 24, (uint64_t)l->c, 4);
-    put32(hdr + 28, l->words, 8);
+    tb_put_le(hdr + 8, (uint64_t)goats_total, 4);
+    tb_put_le(hdr + 12, (uint64_t)captures_to_win, 4);
+    tb_put_le(hdr + 16, (uint64_t)l->side, 4);
+    tb_put_le(hdr + 20, (uint64_t)l->h, 4);
+    tb_put_le(hdr + 24, (uint64_t)l->c, 4);
+    tb_put_le(hdr + 28, l->words, 8);
     for (int v = 0; v < 3; v++)
-        put32(hdr + 36 + 8 * v, l->count[v], 8);
+        tb_put_le(hdr + 36 + 8 * v, l->count[v], 8);
 }
 
 /* Writes a finished layer: a header, the words, and the checksum of the words, to a
@@ -368,12 +319,13 @@ tb_error_t tbp_layer_save(const char *dir, const tbp_layer_t *l, int goats_total
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     uint8_t hdr[RAW_HEADER], sum[8];
     raw_header(hdr, l, goats_total, captures_to_win);
-    put32(sum, tb_checksum(l->bits, l->words * 8), 8);
+    tb_put_le(sum, tb_checksum(l->bits, l->words * 8), 8);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0)
         return fail(TB_ERR_IO, msg, msglen, "cannot create %s: %s", tmp, strerror(errno));
-    bool ok = write_all(fd, hdr, sizeof hdr) && write_all(fd, l->bits, l->words * 8) &&
-              write_all(fd, sum, sizeof sum) && fdatasync(fd) == 0;
+    uint64_t data = l->words * 8;
+    bool ok = tb_pwrite_all(fd, hdr, sizeof hdr, 0) && tb_pwrite_all(fd, l->bits, data, RAW_HEADER) &&
+              tb_pwrite_all(fd, sum, sizeof sum, RAW_HEADER + data) && fdatasync(fd) == 0;
     ok = close(fd) == 0 && ok;
     if (!ok || rename(tmp, path) != 0) {
         unlink(tmp);
@@ -399,12 +351,14 @@ tb_error_t tbp_layer_load(const char *dir, tbp_layer_t *l, int goats_total, int 
         close(fd);
         return fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory loading %s", path);
     }
-    if (read_all(fd, hdr, sizeof hdr)) {
+    uint64_t data = l->words * 8;
+    if (tb_pread_all(fd, hdr, sizeof hdr, 0)) {
         for (int v = 0; v < 3; v++)
-            l->count[v] = get(hdr + 36 + 8 * v, 8);
+            l->count[v] = tb_get_le(hdr + 36 + 8 * v, 8);
         raw_header(want, l, goats_total, captures_to_win);
-        if (memcmp(hdr, want, RAW_HEADER) == 0 && read_all(fd, l->bits, l->words * 8) && read_all(fd, sum, 8) &&
-            get(sum, 8) == tb_checksum(l->bits, l->words * 8))
+        if (memcmp(hdr, want, RAW_HEADER) == 0 && tb_pread_all(fd, l->bits, data, RAW_HEADER) &&
+            tb_pread_all(fd, sum, 8, RAW_HEADER + data) &&
+            tb_get_le(sum, 8) == tb_checksum(l->bits, l->words * 8))
             e = TB_OK;
     }
     close(fd);
