@@ -27,12 +27,14 @@ Test(server, not_built)
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cJSON.h"
 
 #include "baghchal.h"
 #include "pipe.h"
+#include "tb_build.h"
 
 /* Generous bounds: sanitizer builds on a shared two-core machine are slow. */
 enum { START_MS = 30000, REPLY_MS = 30000, EXIT_MS = 30000 };
@@ -1625,6 +1627,89 @@ Test(server, analysis_values_every_move_from_the_database)
     cJSON_Delete(j);
     resp_free(&r);
     stop(s);
+}
+
+/* The placement phase from the solution: the last layers of the real game built beside the
+ * movement database in a folder of the test's own; every move of positions two goats from
+ * the movement phase gets the library's value, as win / draw / loss with no distance. */
+static char place_dir[64];
+
+static void remove_place_dir(void)
+{
+    if (!place_dir[0])
+        return;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", place_dir);
+    cr_assert_eq(system(cmd), 0);
+    place_dir[0] = '\0';
+}
+
+Test(server, analysis_values_placement_moves_from_the_solution, .fini = remove_place_dir)
+{
+    const char *dir = getenv("BAGHCHAL_TB_DIR");
+    char file[4096], work[128], path[160], msg[256];
+    snprintf(file, sizeof file, "%s/" TB_FILE_NAME, dir ? dir : "");
+    if (!dir || access(file, R_OK) != 0)
+        cr_skip_test("no database: set BAGHCHAL_TB_DIR to a directory holding " TB_FILE_NAME);
+    snprintf(place_dir, sizeof place_dir, "/tmp/test_server.XXXXXX");
+    cr_assert_not_null(mkdtemp(place_dir));
+    snprintf(path, sizeof path, "%s/" TB_FILE_NAME, place_dir);
+    cr_assert_eq(symlink(file, path), 0);
+    tb_t *movement;
+    cr_assert_eq(tb_open_game(dir, &movement, msg, sizeof msg), TB_OK, "%s", msg);
+    snprintf(work, sizeof work, "%s/work", place_dir);
+    cr_assert_eq(mkdir(work, 0755), 0);
+    tbp_gen_options_t o;
+    tbp_gen_options_init(&o, work);
+    o.threads = 2, o.max_in_hand = 2, o.min_goats = 18;
+    cr_assert_eq(tbp_generate(&o, movement, msg, sizeof msg), TB_OK, "%s", msg);
+    snprintf(path, sizeof path, "%s/" TBP_FILE_NAME, place_dir);
+    cr_assert_eq(tbp_pack(work, path, 20, 5, 2, 18, TIGERS, NULL, NULL, msg, sizeof msg), TB_OK, "%s", msg);
+    tb_close(movement);
+    tb_t *tb;
+    cr_assert_eq(tb_open_game(place_dir, &tb, msg, sizeof msg), TB_OK, "%s", msg);
+    cr_assert(tb_has_placement(tb));
+    srv_t *s = start("--tablebase", place_dir, NULL);
+    tbp_rank_t rk;
+    tbp_rank_init(&rk);
+    int seen[3] = {0};
+    int checked = 0;
+    for (uint64_t i = 5; i < 1666ull * 1330 && (checked < 20 || !(seen[0] && seen[1] && seen[2])); i += 4001, checked++) {
+        position_t p = {.side = GOATS, .in_hand = 2};
+        tbp_entry_points(tb_index(tb), &rk, 18, i, &p.tigers, &p.goats);
+        p.key = position_compute_key(&p);
+        char obx[128], body[256];
+        obx_format(&p, NULL, 2, obx, sizeof obx);
+        snprintf(body, sizeof body, "{\"obx\": \"%s\"}", obx);
+        resp_t r = post(s->port, "/analysis", body);
+        cJSON *j = expect_json(&r, 200);
+        cr_assert_str_eq(str_field(j, "source"), "database", "%s", obx);
+        int n = check_analysis_moves(s->port, j, obx);
+        move_t moves[MAX_MOVES];
+        tb_move_value_t ranked[MAX_MOVES];
+        cr_assert_eq(gen_moves(&p, moves), n);
+        cr_assert_gt(tb_rank_moves(tb, &p, moves, n, ranked), 0);
+        int k = 0;
+        const cJSON *m;
+        cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(j, "moves"))
+        {
+            char text[MOVE_TEXT_LEN];
+            move_format(ranked[k].move, text);
+            cr_assert_str_eq(str_field(m, "text"), text, "%s: move %d", obx, k);
+            const char *want = ranked[k].value.wdl > 0 ? "win" : ranked[k].value.wdl < 0 ? "loss" : "draw";
+            cr_assert_str_eq(str_field(m, "wdl"), want, "%s %s", obx, text);
+            const cJSON *d = cJSON_GetObjectItemCaseSensitive(m, "distance");
+            if (ranked[k].value.wdl != TB_DRAW)
+                cr_assert(cJSON_IsNull(d), "%s %s: a placement value has no distance", obx, text);
+            seen[ranked[k].value.wdl + 1]++;
+            k++;
+        }
+        cJSON_Delete(j);
+        resp_free(&r);
+    }
+    cr_assert(seen[0] && seen[1] && seen[2], "losing, drawn and winning moves were all shown");
+    stop(s);
+    tb_close(tb);
 }
 
 Test(server, skill_level_plays_weaker_and_reproducibly)
