@@ -1,6 +1,7 @@
 /* baghchal-tbgen: builds the movement-phase database with a progress display and prints its
  * per-slice statistics; --stats prints them for a finished database, --bench-probe times
  * the probe over random positions. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <dirent.h>
 #include <errno.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,7 +19,7 @@
 
 static const char *const USAGE =
     "usage: baghchal-tbgen <dir> [--threads N] [--slice K] [--restart] [--placement]\n"
-    "                      [--max-in-hand H] [--min-goats G] [--captures-to-win N] [--goats N]\n"
+    "                      [--keep-work] [--max-in-hand H] [--min-goats G] [--captures-to-win N] [--goats N]\n"
     "       baghchal-tbgen --stats <dir>\n"
     "       baghchal-tbgen --bench-probe <dir> [--count N]\n";
 
@@ -213,7 +215,25 @@ static void on_pack_progress(void *ctx, int side, int h, int c, uint64_t bytes)
         fprintf(stderr, "packed %s h=%2d c=%d: %s bytes\n", side == GOATS ? "goats " : "tigers", h, c, commas(bytes, a));
 }
 
-static int build_placement(const char *dir, int threads, bool restart, int max_in_hand, int min_goats)
+/* The finished layers are no longer needed once the file is packed. */
+static void remove_work(const char *work)
+{
+    DIR *d = opendir(work);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[4400];
+    while ((e = readdir(d)))
+        if (strstr(e->d_name, ".raw")) {
+            snprintf(path, sizeof path, "%s/%s", work, e->d_name);
+            unlink(path);
+        }
+    closedir(d);
+    if (rmdir(work) == 0)
+        fprintf(stderr, "removed %s\n", work);
+}
+
+static int build_placement(const char *dir, int threads, bool restart, int max_in_hand, int min_goats, bool keep_work)
 {
     char msg[256], work[4096];
     tb_t *tb;
@@ -242,6 +262,8 @@ static int build_placement(const char *dir, int threads, bool restart, int max_i
         cli_die("%s", msg);
     tb_close(tb);
     fprintf(stderr, "packed %s in %.1f s\n", path, now_s() - t0);
+    if (!keep_work)
+        remove_work(work);
     return 0;
 }
 
@@ -274,6 +296,7 @@ int main(int argc, char **argv)
     const char *dir = NULL;
     bool stats_only = false, bench = false, placement = false;
     int max_in_hand = 0, min_goats = 0;
+    bool keep_work = false;
     long count = 1000000;
     tb_gen_options_t o;
     tb_gen_options_init(&o, NULL);
@@ -295,6 +318,8 @@ int main(int argc, char **argv)
             o.restart = true;
         else if (!strcmp(a, "--placement"))
             placement = true;
+        else if (!strcmp(a, "--keep-work"))
+            keep_work = true;
         else if (!strcmp(a, "--max-in-hand"))
             max_in_hand = (int)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, BC_GOATS_TOTAL);
         else if (!strcmp(a, "--min-goats"))
@@ -342,7 +367,7 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "built in %.1f s\n", now_s() - pr.start);
     if (placement)
-        return build_placement(dir, o.threads, o.restart, max_in_hand, min_goats);
+        return build_placement(dir, o.threads, o.restart, max_in_hand, min_goats, keep_work);
     if (o.slice >= 0) {
         tb_t *tb;
         if (tb_open(dir, &tb, msg, sizeof msg) != TB_OK) {
