@@ -269,8 +269,8 @@ Test(board, is_ok_rejects_broken_positions)
     assert_rejected(p, true, "tiger and goat on one point");
 
     p = valid_position();
-    p.captured = 2;
-    assert_rejected(p, true, "goat total 19");
+    p.captured = 4;
+    assert_rejected(p, true, "goat total 21");
 
     p = valid_position();
     p.in_hand = 1;

@@ -47,7 +47,7 @@ static void cleanup(void)
         remove_tree(current_dir);
 }
 
-TestSuite(tb_place, .fini = cleanup);
+TestSuite(tb_place, .fini = cleanup, .timeout = 900);
 
 static void make_dir(char *out, size_t len)
 {
@@ -240,7 +240,7 @@ static int search_value(const pgame_t *g, const ref_pos_t *r)
 
 /* ---- The small game, both phases ------------------------------------------------------ */
 
-Test(tb_place, small_game_both_phases_every_position, .timeout = 600)
+Test(tb_place, small_game_both_phases_every_position)
 {
     char dir[128], msg[256];
     make_dir(dir, sizeof dir);
@@ -284,6 +284,7 @@ Test(tb_place, small_game_both_phases_every_position, .timeout = 600)
     tb_t *tb;
     cr_assert_eq(tb_open(dir, &tb, msg, sizeof msg), TB_OK, "%s", msg);
     position_t p = {.tigers = bb_square(0) | bb_square(4) | bb_square(20) | bb_square(24), .side = GOATS, .in_hand = 2};
+    p.key = position_compute_key(&p);
     tb_value_t v;
     cr_assert(tb_probe(tb, &p, &v));
     cr_assert_eq(v.wdl, TB_LOSS);
@@ -420,6 +421,7 @@ static void check_engine(const char *dir, const pgame_t *g)
     cr_assert_eq(found_win, 2);
     cr_assert_eq(pipe_send(e, "quit"), 0);
     pipe_exit_t x = pipe_finish(e, REPLY_MS);
+    pipe_free(e);
     cr_assert(x.exited && x.code == 0);
     tb_close(tb);
 }
@@ -444,7 +446,7 @@ static tb_t *real_movement(char *dir_out, size_t len)
     return tb;
 }
 
-Test(tb_place, real_game_last_layers_every_entry, .timeout = 900)
+Test(tb_place, real_game_last_layers_every_entry)
 {
     char dir[128], mdir[256], msg[256];
     make_dir(dir, sizeof dir);
