@@ -93,12 +93,14 @@ static bool position_is_ok_for(const position_t *p, int goats_total)
 
 bool position_is_ok(const position_t *p) { return position_is_ok_for(p, BC_GOATS_TOTAL); }
 
+#ifndef NDEBUG
 /* What make and unmake can check: they keep the goat total as it was, so a position of a
  * smaller game stays one. */
-static inline bool position_is_ok_any_game(const position_t *p)
+static bool position_is_ok_any_game(const position_t *p)
 {
     return position_is_ok_for(p, bb_count(p->goats) + p->in_hand + p->captured);
 }
+#endif
 
 /* What m changes in the key when `side` makes it (placements and captures included). */
 static inline uint64_t move_key_delta(int side, move_t m)
