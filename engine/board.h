@@ -50,7 +50,7 @@ static inline bool position_same(const position_t *a, const position_t *b)
 
 void position_set_start(position_t *p);
 uint64_t position_compute_key(const position_t *p);
-/* The full invariant: piece counts, disjoint sets, at most 20 goats in all, key. */
+/* The full invariant: piece counts, disjoint sets, goat total, key. */
 bool position_is_ok(const position_t *p);
 /* The key of the position after m, without making it. */
 uint64_t position_key_after(const position_t *p, move_t m);

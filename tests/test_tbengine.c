@@ -1684,10 +1684,10 @@ Test(tbengine, tool_exit_statuses_and_tbgen_makes_its_directory)
     char *usage[] = {(char *)TBVERIFY, "--bogus", NULL};
     cr_assert_eq(run_tool(usage), 2, "tbverify --bogus");
     char *missing[] = {(char *)TBVERIFY, dir, NULL};
-    cr_assert_eq(run_tool(missing), 1, "tbverify on a directory without a database");
+    cr_assert_eq(run_tool(missing), 2, "tbverify on a directory without a database");
     snprintf(file, sizeof file, "%s/%s", dir, TB_FILE_NAME);
     copy_prefix(file, 100000);
-    cr_assert_eq(run_tool(missing), 1, "tbverify on a truncated database");
+    cr_assert_eq(run_tool(missing), 2, "tbverify on a truncated database");
     unlink(file);
 
     snprintf(nested, sizeof nested, "%s/new/deeper", dir);

@@ -284,7 +284,7 @@ Test(tb_place, small_game_both_phases_every_position)
     tb_t *tb;
     cr_assert_eq(tb_open(dir, &tb, msg, sizeof msg), TB_OK, "%s", msg);
     position_t p = {.tigers = bb_square(0) | bb_square(4) | bb_square(20) | bb_square(24), .side = GOATS, .in_hand = 2};
-    p.key = position_compute_key(&p);
+    p.key = position_compute_key(&p); /* the probe makes moves from it */
     tb_value_t v;
     cr_assert(tb_probe(tb, &p, &v));
     cr_assert_eq(v.wdl, TB_LOSS);

@@ -243,7 +243,16 @@ static bool probe_placement(const tb_t *tb, const position_t *p, tb_value_t *out
         out->distance = TB_DISTANCE_UNKNOWN;
         return true;
     }
-    /* The other side's layers are stored: one ply of probes. */
+    /* One ply of probes, into layers that are stored (or the movement database): a file
+     * holding only some layers leaves the rest not covered rather than searched. */
+    bool stored;
+    if (p->side == GOATS)
+        stored = h == 1 || tb->pdir[TIGERS][h - 1][c];
+    else
+        stored = tb->pdir[GOATS][h][c] &&
+                 (c + 1 >= (int)tb->ph->captures_to_win || !p->goats || tb->pdir[GOATS][h][c + 1]);
+    if (!stored)
+        return false;
     move_t moves[MAX_MOVES];
     int nm = gen_moves(p, moves);
     tb_value_t best = {TB_LOSS, 0};

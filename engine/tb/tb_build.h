@@ -335,4 +335,22 @@ tb_error_t tbp_pack(const char *work, const char *path, int goats_total, int cap
                     int min_goats, int stored_side, void (*progress)(void *ctx, int side, int h, int c, uint64_t bytes), void *ctx, char *msg,
                     size_t msglen);
 
+/* ---- Placement statistics and verification (the tools; tb_place_stats.c) ---------------- */
+
+/* Reads and checks the header and layer table of <dir>/baghchal-placement.tb
+ * (TB_ERR_MISSING when the directory has no such file). */
+tb_error_t tbp_read_header(const char *dir, tbp_header_t *x, char *msg, size_t msglen);
+/* The position of entry i of the layer (side, h in hand, c captured) of a game of
+ * goats_total goats: the class's representative tigers and the entry's goats. */
+void tbp_entry_position(const tb_index_t *ix, const tbp_rank_t *rk, int goats_total, int side, int h, int c,
+                        uint64_t i, position_t *out);
+/* The start of a game of goats_total goats: goats to move, all in hand, tigers on the corners. */
+void tbp_start_position(int goats_total, position_t *out);
+/* Checks the value tb_probe gives a placement position against its children: no legal move
+ * is a loss; a capture that reaches the database's captures to win wins; else the best of
+ * the children's values (tb_probe). *value gets the probed value (0 loss, 1 draw, 2 win for
+ * the side to move) and *kind what was checked; on a mismatch TB_ERR_VERIFY and the reason. */
+tb_error_t tbp_verify_position(const tb_t *tb, const position_t *p, tb_check_t *kind, int *value, char *msg,
+                               size_t msglen);
+
 #endif

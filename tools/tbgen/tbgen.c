@@ -1,8 +1,7 @@
-/* baghchal-tbgen: builds the movement-phase database with a progress display and prints its
- * per-slice statistics; --stats prints them for a finished database, --bench-probe times
- * the probe over random positions. */
-#include <dirent.h>
-#include <errno.h>
+/* baghchal-tbgen: builds the movement-phase database (and with --placement the placement
+ * solution) with a progress display and prints its per-slice statistics; --stats prints them
+ * for a finished database, with the placement layers' when their file is there, and
+ * --bench-probe times the probe over random positions and the choice of a move. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,10 +10,10 @@
 #include <time.h>
 #include <dirent.h>
 #include <errno.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "movegen.h"
 #include "tb_build.h"
 
 static const char *const USAGE =
@@ -39,6 +38,19 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Prints "baghchal-tbgen: <reason>" and returns 1: a database that cannot be built or read. */
+static int fail1(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail1(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("baghchal-tbgen: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 1;
 }
 
 /* "1,234,567" */
@@ -92,6 +104,70 @@ static void on_progress(void *ctx, const tb_progress_t *p)
 
 /* ---- Statistics --------------------------------------------------------------------- */
 
+static const char *wdl_counts(const uint64_t count[3], char *buf, size_t len)
+{
+    char a[32], b[32], c[32];
+    snprintf(buf, len, "%s / %s / %s", commas(count[2], a), commas(count[1], b), commas(count[0], c));
+    return buf;
+}
+
+/* The placement layers' W / D / L for the side to move over positions (the layer table's
+ * counts), a row per goats in hand and captured count, and the value of the start. Returns
+ * 1 when the file cannot be read, or the real game's start is not the published draw. */
+static int print_placement_stats(const tb_t *tb, const char *dir, bool real)
+{
+    char msg[256];
+    tbp_header_t *x = malloc(sizeof *x);
+    if (!x)
+        return fail1("out of memory");
+    if (tbp_read_header(dir, x, msg, sizeof msg) != TB_OK) {
+        free(x);
+        return fail1("%s", msg);
+    }
+    int n = (int)x->goats_total, k = (int)x->captures_to_win;
+    const tbp_layer_info_t *at[SIDE_NB][TBP_MAX_IN_HAND + 1][TB_MAX_SLICES] = {{{NULL}}};
+    uint64_t total[SIDE_NB] = {0};
+    for (uint32_t i = 0; i < x->layer_count; i++) {
+        const tbp_layer_info_t *l = &x->layer[i];
+        at[l->side][l->h][l->c] = l;
+        total[l->side] += l->count[0] + l->count[1] + l->count[2];
+    }
+    printf("placement phase (%s): %u layers, W / D / L for the side to move, over positions\n", TBP_FILE_NAME,
+           x->layer_count);
+    printf("| in hand | captured | goats to move W / D / L | tigers to move W / D / L |\n");
+    printf("|---|---|---|---|\n");
+    for (int h = n; h >= 1; h--)
+        for (int c = 0; c < k; c++) {
+            if (!at[GOATS][h][c] && !at[TIGERS][h][c])
+                continue;
+            char g[100], t[100];
+            printf("| %d | %d | %s | %s |\n", h, c,
+                   at[GOATS][h][c] ? wdl_counts(at[GOATS][h][c]->count, g, sizeof g) : "-",
+                   at[TIGERS][h][c] ? wdl_counts(at[TIGERS][h][c]->count, t, sizeof t) : "-");
+        }
+    char a[32], b[32];
+    printf("placement positions: goats to move %s, tigers to move %s\n", commas(total[GOATS], a),
+           commas(total[TIGERS], b));
+    /* The start is answered from its own layer or by one ply into the tigers' layer below
+     * it; a file without those (a partial build) would send the probe down every layer. */
+    const tbp_layer_info_t *g = at[GOATS][n][0], *t = n > 1 ? at[TIGERS][n - 1][0] : NULL;
+    bool answerable = (g && g->stored) || n == 1 || (t && t->stored);
+    free(x);
+    position_t start;
+    tbp_start_position(n, &start);
+    tb_value_t v;
+    if (!answerable || !tb_probe(tb, &start, &v)) {
+        printf("start position (goats to move, %d in hand, tigers on A1 E1 A5 E5): not covered\n", n);
+        return real ? 1 : 0;
+    }
+    printf("start position (goats to move, %d in hand, tigers on A1 E1 A5 E5): %s", n,
+           v.wdl == TB_DRAW ? "draw" : v.wdl == TB_WIN ? "the goats win" : "the tigers win");
+    if (real)
+        printf(" (Lim & Nievergelt: a draw; %s)", v.wdl == TB_DRAW ? "the same" : "DIFFERENT");
+    printf("\n");
+    return real && v.wdl != TB_DRAW ? 1 : 0;
+}
+
 static int print_stats(const char *dir)
 {
     char msg[256];
@@ -128,8 +204,13 @@ static int print_stats(const char *dir)
         all_match &= classes == PUBLISHED_CLASSES;
         printf("published figures (Lim & Nievergelt): %s\n", all_match ? "all reproduced" : "NOT reproduced");
     }
+    int rc = real && !all_match ? 1 : 0;
+    if (tb_has_placement(tb)) {
+        int prc = print_placement_stats(tb, dir, real);
+        rc = prc > rc ? prc : rc;
+    }
     tb_close(tb);
-    return real && !all_match ? 1 : 0;
+    return rc;
 }
 
 /* ---- Probe benchmark ---------------------------------------------------------------- */
@@ -145,32 +226,136 @@ static bb_t random_points(uint64_t *s, bb_t from, int k)
     return out;
 }
 
+/* A random position of a placement layer: four tigers and the layer's goats anywhere. */
+static void random_placement(uint64_t *seed, const tbp_layer_info_t *l, int goats_total, position_t *p)
+{
+    memset(p, 0, sizeof *p);
+    p->tigers = random_points(seed, BB_ALL, BC_TIGERS_NB);
+    p->goats = random_points(seed, BB_ALL & ~p->tigers, goats_total - l->h - l->c);
+    p->side = l->side;
+    p->in_hand = l->h;
+    p->captured = l->c;
+    p->key = position_compute_key(p);
+}
+
+/* Best of 3 rounds of tb_probe over pos: seconds per probe; the values found (first round)
+ * go to wdl[loss, draw, win], the positions not covered to *missed. */
+static double time_probes(const tb_t *tb, const position_t *pos, long count, uint64_t wdl[3], uint64_t *missed)
+{
+    double best = 1e9;
+    for (int round = 0; round < 3; round++) {
+        double t0 = now_s();
+        for (long i = 0; i < count; i++) {
+            tb_value_t v;
+            bool hit = tb_probe(tb, &pos[i], &v);
+            if (round == 0) {
+                if (hit)
+                    wdl[v.wdl + 1]++;
+                else
+                    (*missed)++;
+            }
+        }
+        double dt = now_s() - t0;
+        best = dt < best ? dt : best;
+    }
+    return count ? best / (double)count : 0;
+}
+
+/* The placement probe over random positions of every layer (the same number from each
+ * layer of a side, half the positions for each side), and tb_rank_moves over every legal
+ * move of random placement positions: what choosing a move from the solution costs. */
+static int bench_placement(const tb_t *tb, const char *dir, long count)
+{
+    char msg[256], a[32], b[32], c[32];
+    tbp_header_t *x = malloc(sizeof *x);
+    position_t *pos = malloc((size_t)count * sizeof *pos);
+    if (!x || !pos) {
+        free(x), free(pos);
+        return fail1("out of memory");
+    }
+    if (tbp_read_header(dir, x, msg, sizeof msg) != TB_OK) {
+        free(x), free(pos);
+        return fail1("%s", msg);
+    }
+    int layers[SIDE_NB][TBP_MAX_LAYERS], nl[SIDE_NB] = {0, 0}, n = (int)x->goats_total;
+    for (uint32_t i = 0; i < x->layer_count; i++)
+        layers[x->layer[i].side][nl[x->layer[i].side]++] = (int)i;
+    uint64_t seed = 54321;
+    double ns[SIDE_NB] = {0, 0};
+    long per_side[SIDE_NB] = {0, 0};
+    for (int side = 0; side < SIDE_NB; side++) {
+        if (!nl[side])
+            continue;
+        per_side[side] = count / 2;
+        for (long i = 0; i < per_side[side]; i++)
+            random_placement(&seed, &x->layer[layers[side][i % nl[side]]], n, &pos[i]);
+        uint64_t wdl[3] = {0, 0, 0}, missed = 0;
+        ns[side] = time_probes(tb, pos, per_side[side], wdl, &missed) * 1e9;
+        bool stored = x->layer[layers[side][0]].stored;
+        printf("placement probe, %s to move (%s, %d layers): %ld random positions, best of 3 rounds: %.1f ns per "
+               "probe (W %s D %s L %s, not covered %llu)\n",
+               side == GOATS ? "goats" : "tigers", stored ? "stored" : "one ply of probes", nl[side], per_side[side],
+               ns[side], commas(wdl[2], a), commas(wdl[1], b), commas(wdl[0], c), (unsigned long long)missed);
+    }
+    if (per_side[GOATS] + per_side[TIGERS])
+        printf("placement probe, both sides: %.1f ns per probe\n",
+               (ns[GOATS] * (double)per_side[GOATS] + ns[TIGERS] * (double)per_side[TIGERS]) /
+                   (double)(per_side[GOATS] + per_side[TIGERS]));
+
+    /* Choosing a move: as many positions as a hundredth of the probes, every layer in turn. */
+    long ranks = count / 100 > 0 ? count / 100 : 1;
+    double sum = 0, worst = 0;
+    long missed = 0, agree = 0;
+    for (long i = 0; i < ranks && x->layer_count; i++) {
+        position_t p;
+        random_placement(&seed, &x->layer[i % (long)x->layer_count], n, &p);
+        move_t moves[MAX_MOVES];
+        tb_move_value_t ranked[MAX_MOVES];
+        int nm = gen_moves(&p, moves);
+        double t0 = now_s();
+        int keep = tb_rank_moves(tb, &p, moves, nm, ranked);
+        double dt = now_s() - t0;
+        sum += dt, worst = dt > worst ? dt : worst;
+        tb_value_t v;
+        if (keep < 0)
+            missed++;
+        else if (tb_probe(tb, &p, &v) && (nm ? ranked[0].value.wdl == v.wdl : v.wdl == TB_LOSS))
+            agree++;
+    }
+    printf("choosing a move (tb_rank_moves over every legal move): %ld random placement positions of every layer: "
+           "%.3f ms average, %.3f ms max (not covered %ld; best move's value = the probe's in %ld)\n",
+           ranks, sum * 1e3 / (double)ranks, worst * 1e3, missed, agree);
+    free(x), free(pos);
+    return 0;
+}
+
 static int bench_probe(const char *dir, long count)
 {
     char msg[256];
     tb_t *tb;
     double t_open = now_s();
-    if (tb_open(dir, &tb, msg, sizeof msg) != TB_OK) {
-        fprintf(stderr, "baghchal-tbgen: %s\n", msg);
-        return 1;
-    }
+    if (tb_open(dir, &tb, msg, sizeof msg) != TB_OK)
+        return fail1("%s", msg);
     printf("open (map and check every checksum): %.1f ms\n", (now_s() - t_open) * 1e3);
     position_t *pos = malloc((size_t)count * sizeof *pos);
-    if (!pos)
-        cli_die("out of memory");
+    if (!pos) {
+        tb_close(tb);
+        return fail1("out of memory");
+    }
     /* Positions uniform over all positions of the database: slices weighted by size. */
+    int goats = tb_goats_total(tb);
     uint64_t total = 0, seed = 12345;
     int n = tb_slice_count(tb);
     for (int c = 0; c < n; c++)
-        total += tb_slice_size(c);
+        total += tb_slice_size_game(goats, c);
     for (long i = 0; i < count; i++) {
         uint64_t r = cli_rng_next(&seed) % total;
         int c = 0;
-        while (r >= tb_slice_size(c))
-            r -= tb_slice_size(c++);
+        while (r >= tb_slice_size_game(goats, c))
+            r -= tb_slice_size_game(goats, c++);
         position_t *p = &pos[i];
         p->tigers = random_points(&seed, BB_ALL, BC_TIGERS_NB);
-        p->goats = BB_ALL & ~p->tigers & ~random_points(&seed, BB_ALL & ~p->tigers, c + 1);
+        p->goats = BB_ALL & ~p->tigers & ~random_points(&seed, BB_ALL & ~p->tigers, 21 - goats + c);
         p->side = (uint8_t)(cli_rng_next(&seed) & 1);
         p->in_hand = 0;
         p->captured = (uint8_t)c;
@@ -191,8 +376,13 @@ static int bench_probe(const char *dir, long count)
     printf("probe: %ld random positions, best of 3 rounds: %.1f ns per probe (checksum %llu)\n", count,
            best * 1e9 / (double)count, (unsigned long long)sum);
     free(pos);
+    int rc = 0;
+    if (tb_has_placement(tb))
+        rc = bench_placement(tb, dir, count);
+    else
+        printf("no placement file (%s): the movement phase only\n", TBP_FILE_NAME);
     tb_close(tb);
-    return 0;
+    return rc;
 }
 
 /* ---- The placement phase ------------------------------------------------------------ */
@@ -238,10 +428,12 @@ static int build_placement(const char *dir, int threads, bool restart, int max_i
     char msg[256], work[4096];
     tb_t *tb;
     if (tb_open(dir, &tb, msg, sizeof msg) != TB_OK)
-        cli_die("%s", msg);
+        return fail1("%s", msg);
     snprintf(work, sizeof work, "%s/placement-work", dir);
-    if (mkdir(work, 0755) != 0 && errno != EEXIST)
-        cli_die("cannot create %s: %s", work, strerror(errno));
+    if (mkdir(work, 0755) != 0 && errno != EEXIST) {
+        tb_close(tb);
+        return fail1("cannot create %s: %s", work, strerror(errno));
+    }
     tbp_gen_options_t o;
     tbp_gen_options_init(&o, work);
     o.threads = threads;
@@ -251,16 +443,19 @@ static int build_placement(const char *dir, int threads, bool restart, int max_i
     o.progress = on_place_progress;
     double t0 = now_s();
     tb_error_t e = tbp_generate(&o, tb, msg, sizeof msg);
-    if (e != TB_OK)
-        cli_die("%s", msg);
+    if (e != TB_OK) {
+        tb_close(tb);
+        return fail1("%s", msg);
+    }
     fprintf(stderr, "placement layers built in %.1f s\n", now_s() - t0);
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
     t0 = now_s();
-    if (tbp_pack(work, path, tb_goats_total(tb), tb_captures_to_win(tb), max_in_hand, min_goats, TIGERS, on_pack_progress, NULL, msg, sizeof msg) !=
-        TB_OK)
-        cli_die("%s", msg);
+    e = tbp_pack(work, path, tb_goats_total(tb), tb_captures_to_win(tb), max_in_hand, min_goats, TIGERS,
+                 on_pack_progress, NULL, msg, sizeof msg);
     tb_close(tb);
+    if (e != TB_OK)
+        return fail1("%s", msg);
     fprintf(stderr, "packed %s in %.1f s\n", path, now_s() - t0);
     if (!keep_work)
         remove_work(work);

@@ -1,5 +1,8 @@
 /* baghchal-tbverify: checks database values against the rules and the values of the
- * children, over a random sample of entries or all of them, on every core. */
+ * children, over a random sample of entries or all of them, on every core: the movement
+ * database, then the placement file when the directory has one. Exit status: 0 every value
+ * checked is right, 1 a value is wrong, 2 the check cannot run (bad usage, a missing or
+ * corrupt database). */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,7 +16,15 @@
 
 static const char *const USAGE = "usage: baghchal-tbverify <dir> [--sample N | --all] [--threads N] [--seed S]\n";
 
-enum { MAX_THREADS = 64, CHUNK = 4096, SHOW_ERRORS = 10 };
+enum { MAX_THREADS = 64, CHUNK = 4096, PCHUNK = 1024, SHOW_ERRORS = 10 };
+
+/* A layer of the placement file, as its layer table describes it. */
+typedef struct {
+    int side, h, c;
+    bool stored;
+    uint64_t entries;
+    uint64_t count[3]; /* positions: side to move loses, draws, wins */
+} layer_t;
 
 typedef struct {
     const tb_t *tb;
@@ -23,22 +34,40 @@ typedef struct {
     uint64_t chunks;
     pthread_mutex_t lock;
     uint64_t shown;
+    /* The placement file (nlayers 0 when there is none). */
+    int goats_total, nlayers;
+    layer_t layer[TBP_MAX_LAYERS];
+    tbp_rank_t rk;
+    uint64_t pnext, pchunks;
 } job_t;
 
 typedef struct {
     job_t *job;
     uint64_t count[TB_MAX_SLICES][SIDE_NB][TB_CHECK_NB];
     uint64_t errors, repeats;
+    uint64_t pcount[TBP_MAX_LAYERS][TB_CHECK_NB];
+    uint64_t pvalues[TBP_MAX_LAYERS][3]; /* positions (entries weighted by their class's orbit) */
+    uint64_t perrors[TBP_MAX_LAYERS];
 } part_t;
+
+static void layer_name(const layer_t *l, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s h=%d c=%d", l->side == GOATS ? "goats" : "tigers", l->h, l->c);
+}
+
+static void board_text(const position_t *p, char board[26])
+{
+    for (int sq = 0; sq < SQUARE_NB; sq++)
+        board[sq] = p->tigers & bb_square(sq) ? 'T' : p->goats & bb_square(sq) ? 'G' : 'X';
+    board[25] = '\0';
+}
 
 static void report_error(job_t *job, int c, int side, uint64_t i, const position_t *p, const char *msg)
 {
     pthread_mutex_lock(&job->lock);
     if (job->shown++ < SHOW_ERRORS) {
         char board[26];
-        for (int sq = 0; sq < SQUARE_NB; sq++)
-            board[sq] = p->tigers & bb_square(sq) ? 'T' : p->goats & bb_square(sq) ? 'G' : 'X';
-        board[25] = '\0';
+        board_text(p, board);
         fprintf(stderr, "slice %d %s to move entry %llu (%s): %s\n", c, side ? "tigers" : "goats",
                 (unsigned long long)i, board, msg);
     }
@@ -67,6 +96,67 @@ static void check(part_t *pt, int c, int side, uint64_t i)
         return;
     }
     pt->count[c][side][kind]++;
+}
+
+/* Entry i of placement layer q against its children. For a stored layer the value is the
+ * file's and the children are the other side's positions, answered by one ply of probes into
+ * the stored layers below: a check over two plies. */
+static void pcheck(part_t *pt, int q, uint64_t i)
+{
+    job_t *job = pt->job;
+    const layer_t *l = &job->layer[q];
+    const tb_index_t *ix = tb_index(job->tb);
+    position_t p;
+    tbp_entry_position(ix, &job->rk, job->goats_total, l->side, l->h, l->c, i, &p);
+    char msg[160];
+    tb_check_t kind;
+    int value = 0;
+    if (tbp_verify_position(job->tb, &p, &kind, &value, msg, sizeof msg) != TB_OK) {
+        pt->perrors[q]++;
+        pthread_mutex_lock(&job->lock);
+        if (job->shown++ < SHOW_ERRORS) {
+            char board[26], name[32];
+            board_text(&p, board);
+            layer_name(l, name, sizeof name);
+            fprintf(stderr, "layer %s entry %llu (%s): %s\n", name, (unsigned long long)i, board, msg);
+        }
+        pthread_mutex_unlock(&job->lock);
+        return;
+    }
+    pt->pcount[q][kind]++;
+    pt->pvalues[q][value] += ix->cls[i / (l->entries / TB_TIGER_CLASSES)].orbit;
+}
+
+static void *run_placement(void *arg)
+{
+    part_t *pt = arg;
+    job_t *job = pt->job;
+    for (;;) {
+        uint64_t u = __atomic_fetch_add(&job->pnext, 1, __ATOMIC_RELAXED);
+        if (u >= job->pchunks)
+            break;
+        if (!job->all) {
+            /* Chunk u of the sample: a layer drawn uniformly, then an entry of it. */
+            uint64_t s = job->seed ^ ((u + 1) * 0x9E3779B97F4A7C15ull);
+            for (int k = 0; k < PCHUNK && u * PCHUNK + (uint64_t)k < job->sample; k++) {
+                int q = (int)(cli_rng_next(&s) % (uint64_t)job->nlayers);
+                pcheck(pt, q, cli_rng_next(&s) % job->layer[q].entries);
+            }
+            continue;
+        }
+        /* Chunks never straddle two layers. */
+        for (int q = 0; q < job->nlayers; q++) {
+            uint64_t size = job->layer[q].entries, here = (size + PCHUNK - 1) / PCHUNK;
+            if (u >= here) {
+                u -= here;
+                continue;
+            }
+            for (uint64_t i = u * PCHUNK; i < (u + 1) * PCHUNK && i < size; i++)
+                pcheck(pt, q, i);
+            break;
+        }
+    }
+    return NULL;
 }
 
 static void *run(void *arg)
@@ -102,11 +192,112 @@ static void *run(void *arg)
     return NULL;
 }
 
+/* Runs fn on `threads` threads (this one included) and returns the seconds it took. */
+static double run_threads(void *(*fn)(void *), part_t *parts, int threads)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pthread_t th[MAX_THREADS];
+    for (int t = 1; t < threads; t++)
+        if (pthread_create(&th[t], NULL, fn, &parts[t]) != 0)
+            cli_die("cannot start a thread");
+    fn(&parts[0]);
+    for (int t = 1; t < threads; t++)
+        pthread_join(th[t], NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+}
+
+/* The placement file's layer table, when tb_open mapped one (it has checked every stored
+ * layer's checksum already). */
+static void load_layers(job_t *job, const char *dir)
+{
+    if (!tb_has_placement(job->tb))
+        return;
+    char msg[256];
+    tbp_header_t *x = malloc(sizeof *x);
+    if (!x)
+        cli_die("out of memory");
+    if (tbp_read_header(dir, x, msg, sizeof msg) != TB_OK)
+        cli_die("%s", msg);
+    tbp_rank_init(&job->rk);
+    job->goats_total = (int)x->goats_total;
+    job->nlayers = (int)x->layer_count;
+    job->pchunks = (job->sample + PCHUNK - 1) / PCHUNK;
+    if (job->all)
+        job->pchunks = 0;
+    for (int q = 0; q < job->nlayers; q++) {
+        const tbp_layer_info_t *li = &x->layer[q];
+        layer_t *l = &job->layer[q];
+        l->side = li->side, l->h = li->h, l->c = li->c, l->stored = li->stored != 0;
+        l->entries = (uint64_t)li->ng * TB_TIGER_CLASSES;
+        memcpy(l->count, li->count, sizeof l->count);
+        if (job->all)
+            job->pchunks += (l->entries + PCHUNK - 1) / PCHUNK;
+    }
+    free(x);
+}
+
+/* Checks the placement layers and prints a line per layer; returns the number of errors.
+ * With --all, the W/D/L counts over positions must also be the layer table's. */
+static uint64_t verify_placement(job_t *job, part_t *parts, int threads)
+{
+    static const char *const KIND[TB_CHECK_NB] = {"terminal", "win", "draw", "loss"};
+    double dt = run_threads(run_placement, parts, threads);
+    int stored_side = -1;
+    for (int q = 0; q < job->nlayers; q++)
+        if (job->layer[q].stored)
+            stored_side = job->layer[q].side;
+    printf("placement: %d layers of %d goats, %s to move stored (%s to move: one ply of probes), %s\n",
+           job->nlayers, job->goats_total, stored_side == TIGERS ? "tigers" : "goats",
+           stored_side == TIGERS ? "goats" : "tigers", job->all ? "every entry" : "random entries");
+    printf("%-16s %-6s %12s %12s %12s %12s %12s %8s %s\n", "layer", "stored", "entries", KIND[0], KIND[1], KIND[2],
+           KIND[3], "errors", "W/D/L counts");
+    uint64_t checked = 0, errors = 0;
+    for (int q = 0; q < job->nlayers; q++) {
+        const layer_t *l = &job->layer[q];
+        uint64_t k[TB_CHECK_NB] = {0}, v[3] = {0}, e = 0, n = 0;
+        for (int t = 0; t < threads; t++) {
+            for (int x = 0; x < TB_CHECK_NB; x++)
+                k[x] += parts[t].pcount[q][x];
+            for (int x = 0; x < 3; x++)
+                v[x] += parts[t].pvalues[q][x];
+            e += parts[t].perrors[q];
+        }
+        for (int x = 0; x < TB_CHECK_NB; x++)
+            n += k[x];
+        n += e; /* entries checked, right or wrong */
+        char name[32];
+        layer_name(l, name, sizeof name);
+        const char *counts = "-";
+        if (job->all && e == 0) {
+            counts = "same as the layer table";
+            if (memcmp(v, l->count, sizeof v) != 0) {
+                counts = "DIFFERENT";
+                e++;
+                fprintf(stderr,
+                        "layer %s: W/D/L over positions %llu / %llu / %llu, the layer table says %llu / %llu / %llu\n",
+                        name, (unsigned long long)v[2], (unsigned long long)v[1], (unsigned long long)v[0],
+                        (unsigned long long)l->count[2], (unsigned long long)l->count[1],
+                        (unsigned long long)l->count[0]);
+            }
+        }
+        printf("%-16s %-6s %12llu %12llu %12llu %12llu %12llu %8llu %s\n", name, l->stored ? "yes" : "no",
+               (unsigned long long)n, (unsigned long long)k[0], (unsigned long long)k[1],
+               (unsigned long long)k[2], (unsigned long long)k[3], (unsigned long long)e, counts);
+        checked += n;
+        errors += e;
+    }
+    printf("checked %llu placement entries against every child in %.1f s: %llu error%s\n",
+           (unsigned long long)checked, dt, (unsigned long long)errors, errors == 1 ? "" : "s");
+    return errors;
+}
+
 int main(int argc, char **argv)
 {
     cli_program = "baghchal-tbverify";
     const char *dir = NULL;
-    job_t job = {0};
+    static job_t job;
     job.sample = 1000000;
     job.seed = 1;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -135,10 +326,11 @@ int main(int argc, char **argv)
         cli_die("no directory given (see --help)");
     char msg[256];
     tb_t *tb;
-    /* A database problem, not a usage one: status 1. */
+    /* A database that cannot be read: the check cannot run (status 2, as for bad usage);
+     * status 1 is kept for a value that is wrong. */
     if (tb_open(dir, &tb, msg, sizeof msg) != TB_OK) {
         fprintf(stderr, "%s: %s\n", cli_program, msg);
-        return 1;
+        return 2;
     }
     job.tb = tb;
     int n = tb_slice_count(tb);
@@ -149,20 +341,12 @@ int main(int argc, char **argv)
             job.chunks += (2 * tb_slice_entries(tb, c) + CHUNK - 1) / CHUNK;
     }
     pthread_mutex_init(&job.lock, NULL);
+    load_layers(&job, dir);
 
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
     static part_t parts[MAX_THREADS];
-    pthread_t th[MAX_THREADS];
-    for (int t = 0; t < threads; t++) {
+    for (int t = 0; t < threads; t++)
         parts[t].job = &job;
-        if (t && pthread_create(&th[t], NULL, run, &parts[t]) != 0)
-            cli_die("cannot start a thread");
-    }
-    run(&parts[0]);
-    for (int t = 1; t < threads; t++)
-        pthread_join(th[t], NULL);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double dt = run_threads(run, parts, threads);
 
     static const char *const KIND[TB_CHECK_NB] = {"terminal", "win", "draw", "loss"};
     uint64_t checked = 0, errors = 0, repeats = 0;
@@ -182,11 +366,14 @@ int main(int argc, char **argv)
         }
     for (int t = 0; t < threads; t++)
         errors += parts[t].errors, repeats += parts[t].repeats;
-    double dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     printf("checked %llu entries (%llu repeats of a symmetric entry also against it) against every child "
            "in %.1f s: %llu error%s\n",
            (unsigned long long)(checked + errors), (unsigned long long)repeats, dt, (unsigned long long)errors,
            errors == 1 ? "" : "s");
+    if (job.nlayers)
+        errors += verify_placement(&job, parts, threads);
+    else
+        printf("no placement file (%s): the movement phase only\n", TBP_FILE_NAME);
     tb_close(tb);
     return errors ? 1 : 0;
 }

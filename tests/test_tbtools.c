@@ -1,0 +1,555 @@
+/* The database tools on the placement solution, driven as executables over pipes: a small
+ * game (2 goats, 2 captures win) built by baghchal-tbgen --placement; baghchal-tbverify
+ * --all on it (entries per layer, exit 0), on a file with a corrupt byte (refused, exit 2)
+ * and on a file with a wrong value under a right checksum (exit 1, the layer named);
+ * --stats against counts made here from the generator's layer files; --bench-probe; and a
+ * build resumed after one layer file is deleted (only that layer is built again, the packed
+ * file is the same byte for byte). */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "baghchal.h"
+#include "pipe.h"
+#include "tb_build.h"
+
+#define TBGEN BAGHCHAL_BIN_DIR "/baghchal-tbgen"
+#define TBVERIFY BAGHCHAL_BIN_DIR "/baghchal-tbverify"
+
+/* Generous: sanitizer builds on a loaded two-core machine are slow. */
+enum { TOOL_MS = 300000, GOATS_N = 2, WIN_K = 2 };
+
+static char current_dir[128];
+
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[512];
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            remove_tree(path);
+        else
+            unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+static void cleanup(void)
+{
+    if (current_dir[0])
+        remove_tree(current_dir);
+}
+
+TestSuite(tbtools, .fini = cleanup, .timeout = 600);
+
+static const char *make_dir(void)
+{
+    snprintf(current_dir, sizeof current_dir, "/tmp/test_tbtools.XXXXXX");
+    cr_assert_not_null(mkdtemp(current_dir));
+    return current_dir;
+}
+
+/* ---- Running a tool ------------------------------------------------------------------ */
+
+typedef struct {
+    int code;
+    pipe_lines_t out; /* standard output and standard error, merged, line by line */
+} run_t;
+
+/* Runs a shell command line (a tool with its arguments; stderr joined to stdout) and
+ * collects its output and exit status. */
+static void run(run_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void run(run_t *r, const char *fmt, ...)
+{
+    char cmd[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    char full[1100];
+    snprintf(full, sizeof full, "exec %s 2>&1", cmd);
+    char *argv[] = {"/bin/sh", "-c", full, NULL};
+    memset(r, 0, sizeof *r);
+    pipe_proc_t *p = pipe_start(argv, 0);
+    cr_assert_not_null(p, "cannot start: %s", cmd);
+    pipe_close_stdin(p);
+    char *line;
+    pipe_status_t st = pipe_read_until(p, "\x01never", TOOL_MS, &r->out, &line);
+    cr_assert_eq(st, PIPE_EOF, "%s: %s before the end of its output", cmd, pipe_status_name(st));
+    pipe_exit_t ex = pipe_wait(p, TOOL_MS);
+    cr_assert(ex.exited, "%s did not exit normally (signal %d)", cmd, ex.signal);
+    r->code = ex.code;
+    pipe_free(p);
+}
+
+static void run_free(run_t *r) { pipe_lines_free(&r->out); }
+
+/* The first line starting with prefix, or NULL. */
+static const char *find_line(const run_t *r, const char *prefix)
+{
+    for (size_t i = 0; i < r->out.count; i++)
+        if (!strncmp(r->out.line[i], prefix, strlen(prefix)))
+            return r->out.line[i];
+    return NULL;
+}
+
+static size_t count_lines(const run_t *r, const char *needle)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->out.count; i++)
+        n += strstr(r->out.line[i], needle) != NULL;
+    return n;
+}
+
+static void dump(const run_t *r)
+{
+    for (size_t i = 0; i < r->out.count; i++)
+        fprintf(stderr, "  | %s\n", r->out.line[i]);
+}
+
+static void build_small(const char *dir)
+{
+    run_t r;
+    run(&r, "%s %s --goats %d --captures-to-win %d --placement --threads 2", TBGEN, dir, GOATS_N, WIN_K);
+    if (r.code != 0)
+        dump(&r);
+    cr_assert_eq(r.code, 0, "baghchal-tbgen --placement failed");
+    run_free(&r);
+}
+
+/* ---- The layers, as the generator left them in the work folder ------------------------ */
+
+typedef struct {
+    int side, h, c;
+    uint64_t entries;
+    uint64_t value[3];     /* entries lost, drawn, won by the side to move */
+    uint64_t positions[3]; /* the same over positions (an entry counts its class's orbit) */
+} layer_count_t;
+
+/* The small game's layers: G(1,0) T(1,0) G(1,1) T(1,1) G(2,0). */
+static int read_layers(const char *dir, layer_count_t out[], int max)
+{
+    char work[256], msg[256];
+    snprintf(work, sizeof work, "%s/placement-work", dir);
+    tb_index_t *ix = tb_index_new();
+    cr_assert_not_null(ix);
+    tbp_rank_t rk;
+    tbp_rank_init(&rk);
+    int n = 0;
+    for (int h = 1; h <= GOATS_N; h++)
+        for (int c = 0; c < WIN_K; c++)
+            for (int side = 0; side < SIDE_NB; side++) {
+                if (!tbp_layer_exists(GOATS_N, WIN_K, side, h, c))
+                    continue;
+                cr_assert_lt(n, max);
+                tbp_layer_t l;
+                tbp_layer_shape(&l, &rk, GOATS_N, side, h, c);
+                cr_assert_eq(tbp_layer_load(work, &l, GOATS_N, WIN_K, msg, sizeof msg), TB_OK, "%s", msg);
+                layer_count_t *o = &out[n++];
+                memset(o, 0, sizeof *o);
+                o->side = side, o->h = h, o->c = c;
+                o->entries = (uint64_t)l.ng * TB_TIGER_CLASSES;
+                for (uint32_t k = 0; k < TB_TIGER_CLASSES; k++)
+                    for (uint32_t r = 0; r < l.ng; r++) {
+                        uint32_t v = tbp_get(l.bits + (uint64_t)k * l.wpc, r);
+                        cr_assert_lt(v, 3);
+                        o->value[v]++;
+                        o->positions[v] += ix->cls[k].orbit;
+                    }
+                free(l.bits);
+            }
+    tb_index_free(ix);
+    return n;
+}
+
+static const char *commas(uint64_t v, char *buf)
+{
+    char tmp[32];
+    int n = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v), o = 0;
+    for (int i = 0; i < n; i++) {
+        if (i && (n - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = tmp[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+static void layer_label(const layer_count_t *l, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s h=%d c=%d", l->side == GOATS ? "goats" : "tigers", l->h, l->c);
+}
+
+/* The numbers of a tbverify layer row: entries, terminal, win, draw, loss, errors. */
+static void verify_row(const run_t *r, const char *label, unsigned long long v[6], char *rest, size_t restlen)
+{
+    char prefix[40];
+    snprintf(prefix, sizeof prefix, "%s ", label);
+    const char *line = find_line(r, prefix);
+    if (!line)
+        dump(r);
+    cr_assert_not_null(line, "no row for layer %s", label);
+    char stored[8];
+    int used = 0;
+    cr_assert_eq(sscanf(line + strlen(label), " %7s %llu %llu %llu %llu %llu %llu %n", stored, &v[0], &v[1], &v[2],
+                        &v[3], &v[4], &v[5], &used),
+                 7, "row: %s", line);
+    snprintf(rest, restlen, "%s", line + strlen(label) + used);
+}
+
+/* ---- baghchal-tbverify ---------------------------------------------------------------- */
+
+Test(tbtools, verify_all_checks_every_placement_entry_per_layer)
+{
+    const char *dir = make_dir();
+    build_small(dir);
+    layer_count_t lay[8];
+    int n = read_layers(dir, lay, 8);
+    cr_assert_eq(n, 5);
+    run_t r;
+    run(&r, "%s %s --all --threads 2", TBVERIFY, dir);
+    if (r.code != 0)
+        dump(&r);
+    cr_assert_eq(r.code, 0);
+    cr_assert_not_null(find_line(&r, "placement: 5 layers of 2 goats, tigers to move stored (goats to move: one ply "
+                                     "of probes), every entry"));
+    /* Entries per layer: 1,666 tiger classes x C(21, goats on the board). */
+    const uint64_t entries[5] = {1666 * 21, 1666 * 21, 1666, 1666, 1666}; /* G(1,0) T(1,0) G(1,1) T(1,1) G(2,0) */
+    uint64_t total = 0;
+    for (int q = 0; q < n; q++) {
+        char label[32], rest[64];
+        layer_label(&lay[q], label, sizeof label);
+        unsigned long long v[6];
+        verify_row(&r, label, v, rest, sizeof rest);
+        cr_assert_eq(lay[q].entries, entries[q], "%s", label);
+        cr_assert_eq(v[0], entries[q], "%s: entries checked", label);
+        cr_assert_eq(v[0], v[1] + v[2] + v[3] + v[4], "%s: the kinds add up", label);
+        cr_assert_eq(v[2], lay[q].value[2], "%s: wins", label);
+        cr_assert_eq(v[3], lay[q].value[1], "%s: draws", label);
+        cr_assert_eq(v[1] + v[4], lay[q].value[0], "%s: losses, terminal or not", label);
+        cr_assert_eq(v[5], 0, "%s: errors", label);
+        cr_assert_str_eq(rest, "same as the layer table", "%s", label);
+        total += v[0];
+    }
+    cr_assert_eq(total, 74970);
+    cr_assert_not_null(find_line(&r, "checked 74970 placement entries against every child in "));
+    cr_assert_eq(count_lines(&r, ": 0 errors"), 2, "movement and placement");
+    run_free(&r);
+}
+
+Test(tbtools, verify_sample_is_the_same_on_any_thread_count)
+{
+    const char *dir = make_dir();
+    build_small(dir);
+    run_t a, b;
+    run(&a, "%s %s --sample 3000 --seed 5 --threads 1", TBVERIFY, dir);
+    run(&b, "%s %s --sample 3000 --seed 5 --threads 2", TBVERIFY, dir);
+    cr_assert_eq(a.code, 0);
+    cr_assert_eq(b.code, 0);
+    const char *labels[5] = {"goats h=1 c=0", "goats h=1 c=1", "goats h=2 c=0", "tigers h=1 c=0", "tigers h=1 c=1"};
+    unsigned long long sum = 0;
+    for (int q = 0; q < 5; q++) {
+        unsigned long long va[6], vb[6];
+        char rest[64];
+        verify_row(&a, labels[q], va, rest, sizeof rest);
+        cr_assert_str_eq(rest, "-", "no count check on a sample");
+        verify_row(&b, labels[q], vb, rest, sizeof rest);
+        cr_assert_arr_eq(va, vb, sizeof va, "%s", labels[q]);
+        cr_assert_gt(va[0], 0, "%s drawn", labels[q]);
+        sum += va[0];
+    }
+    cr_assert_eq(sum, 3000);
+    run_free(&a);
+    run_free(&b);
+}
+
+/* Flips one byte of the stored layer tigers h=1 c=0, inside its data. */
+static void corrupt_stored_layer(const char *dir)
+{
+    tbp_header_t *x = malloc(sizeof *x);
+    cr_assert_not_null(x);
+    char msg[256], path[256];
+    cr_assert_eq(tbp_read_header(dir, x, msg, sizeof msg), TB_OK, "%s", msg);
+    const tbp_layer_info_t *l = NULL;
+    for (uint32_t i = 0; i < x->layer_count; i++)
+        if (x->layer[i].side == TIGERS && x->layer[i].h == 1 && x->layer[i].c == 0)
+            l = &x->layer[i];
+    cr_assert_not_null(l);
+    cr_assert_eq(l->stored, 1);
+    cr_assert_geq(l->offset, TBP_HEADER_SIZE);
+    cr_assert_gt(l->length, 16);
+    snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
+    FILE *f = fopen(path, "r+b");
+    cr_assert_not_null(f);
+    long at = (long)(l->offset + l->length / 2);
+    cr_assert_eq(fseek(f, at, SEEK_SET), 0);
+    int b = fgetc(f);
+    cr_assert_neq(b, EOF);
+    cr_assert_eq(fseek(f, at, SEEK_SET), 0);
+    cr_assert_neq(fputc(b ^ 0x10, f), EOF);
+    cr_assert_eq(fclose(f), 0);
+    free(x);
+}
+
+Test(tbtools, a_corrupt_byte_in_a_stored_layer_is_refused)
+{
+    const char *dir = make_dir();
+    build_small(dir);
+    corrupt_stored_layer(dir);
+    tb_t *tb;
+    char msg[256];
+    cr_assert_eq(tb_open(dir, &tb, msg, sizeof msg), TB_ERR_CHECKSUM);
+    cr_assert_str_eq(msg, "placement layer tigers h=1 c=0: data checksum mismatch");
+    run_t r;
+    run(&r, "%s %s --all", TBVERIFY, dir);
+    cr_assert_eq(r.code, 2, "a corrupt database: the check cannot run");
+    cr_assert_eq(r.out.count, 1, "one line");
+    cr_assert_str_eq(r.out.line[0], "baghchal-tbverify: placement layer tigers h=1 c=0: data checksum mismatch");
+    run_free(&r);
+    run(&r, "%s --stats %s", TBGEN, dir);
+    cr_assert_eq(r.code, 1);
+    cr_assert_str_eq(r.out.line[r.out.count - 1], "baghchal-tbgen: placement layer tigers h=1 c=0: data checksum mismatch");
+    run_free(&r);
+}
+
+Test(tbtools, a_wrong_value_under_a_right_checksum_is_found)
+{
+    const char *dir = make_dir();
+    build_small(dir);
+    /* Turn one win of tigers h=1 c=0 into a loss in the work folder and pack again: the file
+     * is well formed and its checksums are right, its value is not. */
+    char work[256], path[256], msg[256];
+    snprintf(work, sizeof work, "%s/placement-work", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
+    tbp_rank_t rk;
+    tbp_rank_init(&rk);
+    tbp_layer_t l;
+    tbp_layer_shape(&l, &rk, GOATS_N, TIGERS, 1, 0);
+    cr_assert_eq(tbp_layer_load(work, &l, GOATS_N, WIN_K, msg, sizeof msg), TB_OK, "%s", msg);
+    const uint32_t k = 700, rank = 5; /* class 700, goat set 5 */
+    const uint64_t entry = (uint64_t)k * l.ng + rank;
+    uint64_t *w = l.bits + (uint64_t)k * l.wpc + rank / 32;
+    cr_assert_eq((*w >> (rank % 32 * 2)) & 3, 2, "the tigers win it");
+    *w &= ~(3ull << (rank % 32 * 2));
+    cr_assert_eq(tbp_layer_save(work, &l, GOATS_N, WIN_K, msg, sizeof msg), TB_OK, "%s", msg);
+    free(l.bits);
+    cr_assert_eq(tbp_pack(work, path, GOATS_N, WIN_K, 0, 0, TIGERS, NULL, NULL, msg, sizeof msg), TB_OK, "%s", msg);
+    tb_t *tb;
+    cr_assert_eq(tb_open(dir, &tb, msg, sizeof msg), TB_OK, "the checksums are right: %s", msg);
+    tb_close(tb);
+
+    run_t r;
+    run(&r, "%s %s --all --threads 2", TBVERIFY, dir);
+    cr_assert_eq(r.code, 1, "a wrong value");
+    char want[80];
+    snprintf(want, sizeof want, "layer tigers h=1 c=0 entry %llu (", (unsigned long long)entry);
+    const char *line = find_line(&r, want);
+    if (!line)
+        dump(&r);
+    cr_assert_not_null(line, "the wrong entry is named");
+    cr_assert(strstr(line, "): stored loss, its ") && strstr(line, " children give win"), "%s", line);
+    unsigned long long v[6];
+    char rest[64];
+    verify_row(&r, "tigers h=1 c=0", v, rest, sizeof rest);
+    cr_assert_eq(v[0], 34986);
+    cr_assert_eq(v[5], 1, "one error in the layer");
+    /* The goats' placements that lead to that position now find a win: their counts are no
+     * longer the generator's. */
+    verify_row(&r, "goats h=2 c=0", v, rest, sizeof rest);
+    cr_assert_eq(v[5], 1);
+    cr_assert_str_eq(rest, "DIFFERENT");
+    cr_assert_not_null(find_line(&r, "layer goats h=2 c=0: W/D/L over positions "));
+    const char *others[3] = {"goats h=1 c=0", "goats h=1 c=1", "tigers h=1 c=1"};
+    for (int q = 0; q < 3; q++) {
+        verify_row(&r, others[q], v, rest, sizeof rest);
+        cr_assert_eq(v[5], 0, "%s", others[q]);
+        cr_assert_str_eq(rest, "same as the layer table", "%s", others[q]);
+    }
+    cr_assert_not_null(find_line(&r, "checked 74970 placement entries against every child in "));
+    cr_assert(strstr(find_line(&r, "checked 74970 placement entries"), ": 2 errors"));
+    run_free(&r);
+}
+
+Test(tbtools, verify_exit_status_when_it_cannot_run)
+{
+    const char *dir = make_dir();
+    run_t r;
+    run(&r, "%s", TBVERIFY);
+    cr_assert_eq(r.code, 2);
+    cr_assert_str_eq(r.out.line[0], "baghchal-tbverify: no directory given (see --help)");
+    run_free(&r);
+    run(&r, "%s %s --sample 0", TBVERIFY, dir);
+    cr_assert_eq(r.code, 2);
+    cr_assert_eq(r.out.count, 1);
+    run_free(&r);
+    run(&r, "%s %s", TBVERIFY, dir);
+    cr_assert_eq(r.code, 2, "no database");
+    cr_assert_eq(r.out.count, 1);
+    cr_assert(strstr(r.out.line[0], "baghchal.tb"), "%s", r.out.line[0]);
+    run_free(&r);
+    /* A movement database without the placement file: checked alone. */
+    run(&r, "%s %s --goats %d --captures-to-win %d", TBGEN, dir, GOATS_N, WIN_K);
+    cr_assert_eq(r.code, 0);
+    run_free(&r);
+    run(&r, "%s %s --sample 1000", TBVERIFY, dir);
+    cr_assert_eq(r.code, 0);
+    cr_assert_not_null(find_line(&r, "no placement file (baghchal-placement.tb): the movement phase only"));
+    run_free(&r);
+    /* A truncated placement file. */
+    build_small(dir);
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
+    cr_assert_eq(truncate(path, TBP_HEADER_SIZE + 10), 0);
+    run(&r, "%s %s", TBVERIFY, dir);
+    cr_assert_eq(r.code, 2);
+    cr_assert_eq(r.out.count, 1);
+    cr_assert(strstr(r.out.line[0], "truncated"), "%s", r.out.line[0]);
+    run_free(&r);
+}
+
+/* ---- baghchal-tbgen --stats and --bench-probe ------------------------------------------ */
+
+Test(tbtools, stats_print_every_placement_layer_and_the_start)
+{
+    const char *dir = make_dir();
+    build_small(dir);
+    layer_count_t lay[8];
+    int n = read_layers(dir, lay, 8);
+    run_t r;
+    run(&r, "%s --stats %s", TBGEN, dir);
+    cr_assert_eq(r.code, 0);
+    cr_assert_not_null(find_line(&r, "placement phase (baghchal-placement.tb): 5 layers, W / D / L for the side to "
+                                     "move, over positions"));
+    /* A row per (in hand, captured): the goats' and the tigers' counts, from the layer files. */
+    uint64_t total[SIDE_NB] = {0};
+    for (int h = GOATS_N; h >= 1; h--)
+        for (int c = 0; c < WIN_K; c++) {
+            char cell[SIDE_NB][100];
+            bool any = false;
+            for (int side = 0; side < SIDE_NB; side++) {
+                snprintf(cell[side], sizeof cell[side], "-");
+                for (int q = 0; q < n; q++)
+                    if (lay[q].side == side && lay[q].h == h && lay[q].c == c) {
+                        char a[32], b[32], d[32];
+                        snprintf(cell[side], sizeof cell[side], "%s / %s / %s", commas(lay[q].positions[2], a),
+                                 commas(lay[q].positions[1], b), commas(lay[q].positions[0], d));
+                        total[side] += lay[q].positions[0] + lay[q].positions[1] + lay[q].positions[2];
+                        any = true;
+                    }
+            }
+            char row[300];
+            snprintf(row, sizeof row, "| %d | %d | %s | %s |", h, c, cell[GOATS], cell[TIGERS]);
+            if (!any)
+                continue;
+            if (!find_line(&r, row))
+                dump(&r);
+            cr_assert_not_null(find_line(&r, row), "missing row: %s", row);
+        }
+    /* The small game is the tigers': every goats-to-move position lost, every tigers-to-move
+     * position won (12,650 tiger sets x C(21, goats)). */
+    cr_assert_not_null(find_line(&r, "| 1 | 0 | 0 / 0 / 265,650 | 265,650 / 0 / 0 |"));
+    cr_assert_eq(total[GOATS], 290950);
+    cr_assert_eq(total[TIGERS], 278300);
+    cr_assert_not_null(find_line(&r, "placement positions: goats to move 290,950, tigers to move 278,300"));
+    cr_assert_not_null(find_line(&r, "start position (goats to move, 2 in hand, tigers on A1 E1 A5 E5): the tigers win"));
+    run_free(&r);
+}
+
+Test(tbtools, bench_probe_times_both_sides_and_the_move_choice)
+{
+    const char *dir = make_dir();
+    build_small(dir);
+    run_t r;
+    run(&r, "%s --bench-probe %s --count 2000", TBGEN, dir);
+    if (r.code != 0)
+        dump(&r);
+    cr_assert_eq(r.code, 0);
+    /* Every random position is covered and has the small game's value. */
+    const char *g = find_line(&r, "placement probe, goats to move (one ply of probes, 3 layers): 1000 random positions, "
+                                  "best of 3 rounds: ");
+    const char *t = find_line(&r, "placement probe, tigers to move (stored, 2 layers): 1000 random positions, best of "
+                                  "3 rounds: ");
+    cr_assert_not_null(g);
+    cr_assert_not_null(t);
+    cr_assert(strstr(g, " ns per probe (W 0 D 0 L 1,000, not covered 0)"), "%s", g);
+    cr_assert(strstr(t, " ns per probe (W 1,000 D 0 L 0, not covered 0)"), "%s", t);
+    double ns;
+    cr_assert_eq(sscanf(strstr(g, "rounds: ") + 8, "%lf", &ns), 1);
+    cr_assert_gt(ns, 0);
+    cr_assert_not_null(find_line(&r, "placement probe, both sides: "));
+    const char *m = find_line(&r, "choosing a move (tb_rank_moves over every legal move): 20 random placement "
+                                  "positions of every layer: ");
+    cr_assert_not_null(m);
+    cr_assert(strstr(m, " ms max (not covered 0; best move's value = the probe's in 20)"), "%s", m);
+    run_free(&r);
+}
+
+/* ---- Resume ---------------------------------------------------------------------------- */
+
+static uint8_t *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s", path);
+    cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+    long n = ftell(f);
+    cr_assert_gt(n, 0);
+    rewind(f);
+    uint8_t *b = malloc((size_t)n);
+    cr_assert_not_null(b);
+    cr_assert_eq(fread(b, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+Test(tbtools, resume_builds_only_the_missing_layer)
+{
+    const char *dir = make_dir();
+    build_small(dir);
+    char path[256], raw[256];
+    snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
+    size_t len0, len1;
+    uint8_t *before = read_file(path, &len0);
+    snprintf(raw, sizeof raw, "%s/placement-work/t01-0.raw", dir);
+    cr_assert_eq(unlink(raw), 0);
+
+    run_t r;
+    run(&r, "%s %s --goats %d --captures-to-win %d --placement --threads 2", TBGEN, dir, GOATS_N, WIN_K);
+    if (r.code != 0)
+        dump(&r);
+    cr_assert_eq(r.code, 0);
+    cr_assert_not_null(find_line(&r, "slice 0: already built, checksum verified"));
+    cr_assert_not_null(find_line(&r, "slice 1: already built, checksum verified"));
+    cr_assert_eq(count_lines(&r, " entries built in "), 1, "one layer built");
+    cr_assert_eq(count_lines(&r, " entries loaded in "), 4, "the four others loaded");
+    cr_assert_not_null(find_line(&r, "layer tigers h= 1 c=0: 34,986 entries built in "));
+    const char *loaded[4] = {"layer goats  h= 1 c=1: 1,666 entries loaded in ",
+                             "layer tigers h= 1 c=1: 1,666 entries loaded in ",
+                             "layer goats  h= 1 c=0: 34,986 entries loaded in ",
+                             "layer goats  h= 2 c=0: 1,666 entries loaded in "};
+    for (int i = 0; i < 4; i++)
+        cr_assert_not_null(find_line(&r, loaded[i]), "%s", loaded[i]);
+    run_free(&r);
+    struct stat st;
+    cr_assert_eq(stat(raw, &st), 0, "the layer file is back");
+
+    uint8_t *after = read_file(path, &len1);
+    cr_assert_eq(len1, len0);
+    cr_assert_eq(memcmp(before, after, len0), 0, "the packed file is the same byte for byte");
+    free(before);
+    free(after);
+}
