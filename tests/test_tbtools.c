@@ -124,7 +124,7 @@ static void dump(const run_t *r)
 static void build_small(const char *dir)
 {
     run_t r;
-    run(&r, "%s %s --goats %d --captures-to-win %d --placement --threads 2", TBGEN, dir, GOATS_N, WIN_K);
+    run(&r, "%s %s --goats %d --captures-to-win %d --placement --keep-work --threads 2", TBGEN, dir, GOATS_N, WIN_K);
     if (r.code != 0)
         dump(&r);
     cr_assert_eq(r.code, 0, "baghchal-tbgen --placement failed");
@@ -528,7 +528,7 @@ Test(tbtools, resume_builds_only_the_missing_layer)
     cr_assert_eq(unlink(raw), 0);
 
     run_t r;
-    run(&r, "%s %s --goats %d --captures-to-win %d --placement --threads 2", TBGEN, dir, GOATS_N, WIN_K);
+    run(&r, "%s %s --goats %d --captures-to-win %d --placement --keep-work --threads 2", TBGEN, dir, GOATS_N, WIN_K);
     if (r.code != 0)
         dump(&r);
     cr_assert_eq(r.code, 0);
@@ -550,6 +550,17 @@ Test(tbtools, resume_builds_only_the_missing_layer)
     uint8_t *after = read_file(path, &len1);
     cr_assert_eq(len1, len0);
     cr_assert_eq(memcmp(before, after, len0), 0, "the packed file is the same byte for byte");
+    free(after);
+    /* Without --keep-work the finished layers go once the file is packed. */
+    run(&r, "%s %s --goats %d --captures-to-win %d --placement --threads 2", TBGEN, dir, GOATS_N, WIN_K);
+    cr_assert_eq(r.code, 0);
+    cr_assert_eq(count_lines(&r, " entries loaded in "), 5, "every layer loaded");
+    run_free(&r);
+    snprintf(raw, sizeof raw, "%s/placement-work", dir);
+    cr_assert_neq(stat(raw, &st), 0, "the work folder is removed");
+    after = read_file(path, &len1);
+    cr_assert_eq(len1, len0);
+    cr_assert_eq(memcmp(before, after, len0), 0, "the same file again");
     free(before);
     free(after);
 }

@@ -561,8 +561,10 @@ int main(int argc, char **argv)
         return 1;
     }
     fprintf(stderr, "built in %.1f s\n", now_s() - pr.start);
-    if (placement)
-        return build_placement(dir, o.threads, o.restart, max_in_hand, min_goats, keep_work);
+    if (placement) {
+        int rc = build_placement(dir, o.threads, o.restart, max_in_hand, min_goats, keep_work);
+        return rc ? rc : print_stats(dir);
+    }
     if (o.slice >= 0) {
         tb_t *tb;
         if (tb_open(dir, &tb, msg, sizeof msg) != TB_OK) {
