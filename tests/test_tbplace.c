@@ -17,34 +17,14 @@
 #include "pipe.h"
 #include "reference.h"
 #include "tb_build.h"
+#include "tree.h"
 
 static char current_dir[128];
-
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char path[512];
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            remove_tree(path);
-        else
-            unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
-}
 
 static void cleanup(void)
 {
     if (current_dir[0])
-        remove_tree(current_dir);
+        tree_remove(current_dir);
 }
 
 TestSuite(tb_place, .fini = cleanup, .timeout = 900);
