@@ -52,6 +52,10 @@ engine_t *engine_new(void)
     e->move_overhead = ENGINE_DEFAULT_OVERHEAD_MS;
     e->processors = count_processors();
     skill_init(&e->skill);
+    if (!search_shared_init(&e->shared)) {
+        free(e);
+        return NULL;
+    }
     if (!game_init(&e->game, &start, NULL, REP_FORBID) || !tt_resize(&e->tt, ENGINE_DEFAULT_HASH_MB) ||
         !engine_set_threads(e, 1)) {
         engine_free(e);
@@ -80,6 +84,7 @@ void engine_free(engine_t *e)
     tt_free(&e->tt);
     tb_close(e->tb);
     game_free(&e->game);
+    search_shared_destroy(&e->shared);
     free(e);
 }
 
@@ -330,9 +335,12 @@ void engine_ponderhit(engine_t *e)
     atomic_store(&e->shared.pondering, false);
     if (!e->shared.limits.infinite)
         atomic_store(&e->shared.waiting, false);
+    search_wake_timer(&e->shared);
 }
 
 bool engine_searching(engine_t *e) { return atomic_load(&e->running); }
+
+bool engine_stopping(engine_t *e) { return atomic_load(&e->running) && atomic_load(&e->shared.stop); }
 
 int engine_search_threads(engine_t *e) { return e->nthreads < e->processors ? e->nthreads : e->processors; }
 

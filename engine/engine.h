@@ -58,6 +58,9 @@ void engine_ponderhit(engine_t *e);
 /* Waits until the current search (if any) has reported bestmove. */
 void engine_wait(engine_t *e);
 bool engine_searching(engine_t *e);
+/* Is a search (or bench) running that has been told to stop, or has reached its limit, and
+ * is only finishing? Then waiting for it (engine_wait) takes no longer than its bestmove. */
+bool engine_stopping(engine_t *e);
 /* The threads a search runs: the Threads setting, at most the processors the process may
  * use. */
 int engine_search_threads(engine_t *e);

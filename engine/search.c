@@ -196,9 +196,11 @@ static inline bool stopped(const worker_t *w)
     return atomic_load_explicit(&w->s->stop, memory_order_relaxed);
 }
 
-/* Counts a node and checks the limits. Every thread looks at the clock (one thread among
- * many may run seldom when there are more threads than processors); with several threads
- * the node limit is checked on a shared count that each thread adds to in small batches. */
+/* Counts a node and checks the limits. The clock has a thread of its own, which holds the
+ * deadline whatever the node rate (a node may wait on a page fault of the database); the
+ * searching threads also look at it every 256 nodes, since on a loaded machine a sleeping
+ * thread may be woken late. With several threads the node limit is checked on a shared
+ * count that each thread adds to in small batches. */
 static inline void count_node(worker_t *w)
 {
     uint64_t n = atomic_load_explicit(&w->nodes, memory_order_relaxed) + 1;
@@ -215,7 +217,7 @@ static inline void count_node(worker_t *w)
                 atomic_store_explicit(&s->stop, true, memory_order_relaxed);
         }
     }
-    if ((n & 1023) == 0 && s->maximum_ms && !atomic_load_explicit(&s->pondering, memory_order_relaxed) &&
+    if ((n & 255) == 0 && s->maximum_ms && !atomic_load_explicit(&s->pondering, memory_order_relaxed) &&
         search_now_ms() - s->start_ms >= s->maximum_ms)
         atomic_store_explicit(&s->stop, true, memory_order_relaxed);
 }
@@ -871,6 +873,60 @@ static void filter_root_by_tb(search_shared_t *s, root_move_t *root, int *nroot)
     *nroot = keep;
 }
 
+bool search_shared_init(search_shared_t *s)
+{
+    pthread_condattr_t attr;
+    if (pthread_condattr_init(&attr) != 0)
+        return false;
+    bool ok = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) == 0 && pthread_cond_init(&s->timer_cond, &attr) == 0;
+    pthread_condattr_destroy(&attr);
+    if (ok && pthread_mutex_init(&s->timer_lock, NULL) != 0) {
+        pthread_cond_destroy(&s->timer_cond);
+        ok = false;
+    }
+    return ok;
+}
+
+void search_shared_destroy(search_shared_t *s)
+{
+    pthread_cond_destroy(&s->timer_cond);
+    pthread_mutex_destroy(&s->timer_lock);
+}
+
+void search_wake_timer(search_shared_t *s)
+{
+    pthread_mutex_lock(&s->timer_lock);
+    pthread_cond_signal(&s->timer_cond);
+    pthread_mutex_unlock(&s->timer_lock);
+}
+
+/* Sleeps until the deadline (start + maximum, counted once pondering is over) and then sets
+ * stop; wakes early when the search ends or a ponderhit comes. */
+static void *timer_main(void *arg)
+{
+    search_shared_t *s = arg;
+    pthread_mutex_lock(&s->timer_lock);
+    while (!s->timer_done) {
+        struct timespec ts;
+        if (atomic_load(&s->pondering)) {
+            /* A ponderhit wakes the clock; the short sleep is only a safety net. */
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            ts.tv_sec += 1;
+        } else {
+            int64_t deadline = s->start_ms + s->maximum_ms;
+            if (search_now_ms() >= deadline) {
+                atomic_store(&s->stop, true);
+                break;
+            }
+            ts.tv_sec = deadline / 1000;
+            ts.tv_nsec = (deadline % 1000) * 1000000;
+        }
+        pthread_cond_timedwait(&s->timer_cond, &s->timer_lock, &ts);
+    }
+    pthread_mutex_unlock(&s->timer_lock);
+    return NULL;
+}
+
 void search_run(search_shared_t *s)
 {
     s->start_ms = search_now_ms();
@@ -927,6 +983,15 @@ void search_run(search_shared_t *s)
     s->node_batch = s->node_batch < 1 ? 1 : s->node_batch > 1024 ? 1024 : s->node_batch;
     for (int i = 0; i < s->nthreads; i++)
         setup_worker(s->workers[i], s, root, nroot);
+    /* Without a clock thread the time limit could not hold: then the search does not start
+     * and answers at once (stopped before any iteration). */
+    pthread_t timer;
+    bool timed = s->maximum_ms > 0;
+    s->timer_done = false;
+    if (timed && pthread_create(&timer, NULL, timer_main, s) != 0) {
+        timed = false;
+        atomic_store(&s->stop, true);
+    }
     pthread_t threads[MAX_THREADS];
     int started = 0;
     for (int i = 1; i < s->nthreads; i++) {
@@ -940,6 +1005,13 @@ void search_run(search_shared_t *s)
     atomic_store(&s->stop, true);
     for (int i = 1; i <= started; i++)
         pthread_join(threads[i], NULL);
+    if (timed) {
+        pthread_mutex_lock(&s->timer_lock);
+        s->timer_done = true;
+        pthread_cond_signal(&s->timer_cond);
+        pthread_mutex_unlock(&s->timer_lock);
+        pthread_join(timer, NULL);
+    }
 
     /* If the main thread was stopped inside its first iteration, a helper may know more. */
     worker_t *best_w = main_w;

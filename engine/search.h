@@ -4,6 +4,7 @@
 #ifndef BAGHCHAL_SEARCH_H
 #define BAGHCHAL_SEARCH_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "game.h"
@@ -92,7 +93,18 @@ struct search_shared {
      * node_batch nodes, so that the limit holds whatever the number of threads. */
     _Atomic uint64_t nodes_shared;
     uint64_t node_batch;
+    /* The clock: a thread of its own sleeps until the deadline and sets stop, so a limit
+     * holds whatever the node rate (a node may wait on a page fault of the database). */
+    pthread_mutex_t timer_lock;
+    pthread_cond_t timer_cond;
+    bool timer_done;
 };
+
+/* Prepares the clock's lock and condition (once per search_shared_t); false on failure. */
+bool search_shared_init(search_shared_t *s);
+void search_shared_destroy(search_shared_t *s);
+/* Wakes the clock after ponderhit: the time limits apply from then on. */
+void search_wake_timer(search_shared_t *s);
 
 /* Per-thread state, allocated once when the thread count is set: no allocation while
  * searching. */

@@ -1,6 +1,9 @@
 /* Time management. */
 #include "timeman.h"
 
+/* v * num / den without overflow for any clock the protocol accepts. */
+static int64_t scale(int64_t v, int64_t num, int64_t den) { return (int64_t)((__int128)v * num / den); }
+
 tm_budget_t tm_init(int64_t time_left, int64_t inc, int movestogo, int64_t overhead, int in_hand)
 {
     tm_budget_t b;
@@ -17,12 +20,12 @@ tm_budget_t tm_init(int64_t time_left, int64_t inc, int movestogo, int64_t overh
     int mtg = movestogo > 0 ? movestogo : 25 + in_hand / 2;
     if (mtg > 60)
         mtg = 60;
-    int64_t opt = usable / mtg + inc * 3 / 4;
-    int64_t max = usable / 3 + inc * 3 / 4;
+    int64_t opt = usable / mtg + scale(inc, 3, 4);
+    int64_t max = usable / 3 + scale(inc, 3, 4);
     if (movestogo == 1)
-        max = usable * 9 / 10;
-    if (max > usable * 9 / 10)
-        max = usable * 9 / 10;
+        max = scale(usable, 9, 10);
+    if (max > scale(usable, 9, 10))
+        max = scale(usable, 9, 10);
     if (opt > max)
         opt = max;
     if (max < 1)
@@ -36,6 +39,6 @@ tm_budget_t tm_init(int64_t time_left, int64_t inc, int movestogo, int64_t overh
 
 int64_t tm_adjusted(const tm_budget_t *b, int percent)
 {
-    int64_t t = b->optimum_ms * percent / 100;
+    int64_t t = scale(b->optimum_ms, percent, 100);
     return t > b->maximum_ms ? b->maximum_ms : t;
 }

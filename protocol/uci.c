@@ -26,6 +26,7 @@ struct uci {
     bool ponder;
     bool failed;   /* the line being handled was refused (an error line was printed) */
     bool one_shot; /* running one command from the command line: a search must end alone */
+    bool read_any; /* a line has been read (a byte-order mark can only come first) */
     int skill_level, elo; /* Skill Level, UCI_Elo */
     bool limit_strength;  /* UCI_LimitStrength */
 };
@@ -35,6 +36,32 @@ typedef struct {
     char **w;
     int n;
 } words_t;
+
+/* line itself when every byte is printable ASCII, else a new copy with the others written
+ * \xHH (out of memory: line, with them replaced by '?'). */
+static char *escape_unprintable(char *line)
+{
+    size_t extra = 0, len = 0;
+    for (const unsigned char *c = (const unsigned char *)line; *c; c++, len++)
+        extra += *c < 0x20 || *c > 0x7E ? 3 : 0;
+    if (!extra)
+        return line;
+    char *copy = malloc(len + extra + 1), *d = copy;
+    if (!copy) {
+        for (char *c = line; *c; c++)
+            if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7E)
+                *c = '?';
+        return line;
+    }
+    for (const unsigned char *c = (const unsigned char *)line; *c; c++) {
+        if (*c < 0x20 || *c > 0x7E)
+            d += sprintf(d, "\\x%02X", *c);
+        else
+            *d++ = (char)*c;
+    }
+    *d = '\0';
+    return copy;
+}
 
 static void out(uci_t *u, const char *fmt, ...)
 {
@@ -51,9 +78,14 @@ static void out(uci_t *u, const char *fmt, ...)
     }
     if (!line)
         line = stack; /* out of memory: the line is cut, never lost */
+    /* Text that came from the input (an unknown word, a path) may hold any byte: what is not
+     * printable ASCII goes out as \xHH, so no control byte or broken UTF-8 reaches the GUI. */
+    char *shown = escape_unprintable(line);
     pthread_mutex_lock(&u->lock);
-    u->write(u->ctx, line);
+    u->write(u->ctx, shown);
     pthread_mutex_unlock(&u->lock);
+    if (shown != line)
+        free(shown);
     if (line != stack)
         free(line);
 }
@@ -276,6 +308,16 @@ static void apply_option(uci_t *u, const option_t *o, const char *value, long lo
         out(u, "info string %s", note);
 }
 
+/* Whether the engine is idle for a command that needs it so: a search that is only
+ * finishing (told to stop, or at its limit) is waited for, as Stockfish does, so `stop`
+ * followed at once by `setoption` works; a search still running refuses the command. */
+static bool engine_idle(uci_t *u)
+{
+    if (engine_stopping(u->engine))
+        engine_wait(u->engine);
+    return !engine_searching(u->engine);
+}
+
 /* Joins words [from, to) with single spaces into a new string ("" when none), in time
  * linear in their length whatever their number. */
 static char *join_words(const words_t *ws, int from, int to)
@@ -325,8 +367,7 @@ static void cmd_setoption(uci_t *u, words_t *ws)
     if (!o) {
         ERR(u, "unknown option '%.64s'", name);
         ok = false;
-    } else if (engine_searching(u->engine) && strcmp(o->name, "OBXVersion") != 0 &&
-               strcmp(o->name, "Ponder") != 0) {
+    } else if (strcmp(o->name, "OBXVersion") != 0 && strcmp(o->name, "Ponder") != 0 && !engine_idle(u)) {
         ERR(u, "cannot change %s while searching", o->name);
         ok = false;
     } else if (o->type == OPT_SPIN) {
@@ -339,6 +380,9 @@ static void cmd_setoption(uci_t *u, words_t *ws)
         }
     } else if (o->type == OPT_COMBO && (!has_value || !combo_has(o, value))) {
         ERR(u, "invalid value '%.64s' for option %s (one of: %s)", value, o->name, o->vars);
+        ok = false;
+    } else if (o->type == OPT_BUTTON && has_value) {
+        ERR(u, "option %s is a button and takes no value", o->name);
         ok = false;
     } else if (o->type == OPT_CHECK &&
                (!has_value || (strcasecmp(value, "true") != 0 && strcasecmp(value, "false") != 0))) {
@@ -579,13 +623,19 @@ static void report_bestmove(void *ctx, move_t best, move_t ponder, const search_
 
 /* ---- go ------------------------------------------------------------------------ */
 
+enum { PERFT_MAX_DEPTH = 64 };
+
 static void cmd_perft(uci_t *u, words_t *ws)
 {
     long long depth;
-    if (ws->n != 3 || !parse_long(ws->w[2], -1, 1000, &depth) || depth < 1 || depth > 64) {
-        ERR(u, "go perft needs a depth from 1 to 64");
+    if (ws->n != 3 || !parse_long(ws->w[2], 1, PERFT_MAX_DEPTH, &depth)) {
+        ERR(u, "go perft needs a depth from 1 to %d", PERFT_MAX_DEPTH);
         return;
     }
+    /* Clamped like every number with a range; said, since a deep perft takes very long. */
+    long long asked;
+    if (!parse_long(ws->w[2], INT64_MIN, INT64_MAX, &asked) || asked != depth)
+        out(u, "info string perft depth %.40s is out of range, using %lld", ws->w[2], depth);
     position_t p = *game_position(&u->game);
     move_t list[MAX_MOVES];
     int n = gen_moves(&p, list);
@@ -700,7 +750,7 @@ static bool parse_go(uci_t *u, words_t *ws, search_limits_t *l)
 static void cmd_go(uci_t *u, words_t *ws)
 {
     if (ws->n >= 2 && strcasecmp(ws->w[1], "perft") == 0) {
-        if (engine_searching(u->engine)) {
+        if (!engine_idle(u)) {
             ERR(u, "cannot run perft while searching");
             return;
         }
@@ -756,7 +806,7 @@ static void cmd_bench(uci_t *u, words_t *ws)
         ERR(u, "bench takes an optional depth from 1 to %d", MAX_PLY - 1);
         return;
     }
-    if (engine_searching(u->engine)) {
+    if (!engine_idle(u)) {
         ERR(u, "cannot run bench while searching");
         return;
     }
@@ -785,6 +835,13 @@ static void cmd_ucinewgame(uci_t *u)
 bool uci_handle_input(uci_t *u, const char *line, size_t len)
 {
     u->failed = false;
+    /* A UTF-8 byte-order mark before the first command (written by some editors and
+     * Windows tools) is not part of it. */
+    if (!u->read_any && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {
+        line += 3;
+        len -= 3;
+    }
+    u->read_any = true;
     if (memchr(line, '\0', len)) {
         ERR(u, "the line contains a NUL byte");
         return true;
@@ -828,8 +885,12 @@ bool uci_handle_line(uci_t *u, const char *line)
         ERR(u, "%s takes no arguments: '%.40s' and what follows are not understood", cmd, ws.w[1]);
     else if (strcmp(cmd, "uci") == 0)
         cmd_uci(u);
-    else if (strcmp(cmd, "isready") == 0)
+    else if (strcmp(cmd, "isready") == 0) {
+        /* After stop, ready means the search has ended and printed its bestmove. */
+        if (engine_stopping(u->engine))
+            engine_wait(u->engine);
         out(u, "readyok");
+    }
     else if (strcmp(cmd, "ucinewgame") == 0)
         cmd_ucinewgame(u);
     else if (strcmp(cmd, "setoption") == 0)

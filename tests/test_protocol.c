@@ -754,9 +754,46 @@ Test(protocol, go_perft)
     check_perft(&p, 3, perft(&q, 3));
     game_free(&g);
 
-    free(expect_one_error("go perft 0"));
     free(expect_one_error("go perft x"));
     free(expect_one_error("go perft"));
+    free(expect_one_error("go perft 2 3"));
+}
+
+/* Perft depths out of 1..64 are clamped, like every number with a range, and the engine
+ * says so. */
+Test(protocol, go_perft_depths_are_clamped)
+{
+    start_engine();
+    static const char *const low[] = {"0", "-5", "-99999999999999999999"};
+    for (size_t i = 0; i < sizeof low / sizeof *low; i++) {
+        pipe_lines_t out = {0};
+        exchange(&out, "go perft %s", low[i]);
+        char want[96];
+        snprintf(want, sizeof want, "info string perft depth %s is out of range, using 1", low[i]);
+        cr_assert_eq(out.count, 1 + 21 + 2, "go perft %s printed %zu lines", low[i], out.count);
+        cr_assert_str_eq(out.line[0], want);
+        cr_assert_str_eq(out.line[out.count - 1], "Nodes searched: 21");
+        pipe_lines_free(&out);
+    }
+    /* A finished game has no moves, so depth 64 answers at once. */
+    expect_silent("position obx TGGGT/GGGGG/GGGGG/GGXXX/TXXXT g @0 c5");
+    static const char *const high[] = {"65", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof high / sizeof *high; i++) {
+        pipe_lines_t out = {0};
+        exchange(&out, "go perft %s", high[i]);
+        char want[96];
+        snprintf(want, sizeof want, "info string perft depth %s is out of range, using 64", high[i]);
+        cr_assert_eq(out.count, 3, "go perft %s printed %zu lines", high[i], out.count);
+        cr_assert_str_eq(out.line[0], want);
+        cr_assert_str_eq(out.line[1], "");
+        cr_assert_str_eq(out.line[2], "Nodes searched: 0");
+        pipe_lines_free(&out);
+    }
+    pipe_lines_t out = {0};
+    exchange(&out, "go perft 64");
+    cr_assert_eq(out.count, 2, "go perft 64 printed %zu lines", out.count);
+    cr_assert_str_eq(out.line[1], "Nodes searched: 0");
+    pipe_lines_free(&out);
 }
 
 /* ---- how it ends ---- */
@@ -926,6 +963,12 @@ Test(protocol, setoption_errors)
     /* Nothing changed: OBX 2.0 still, and forbid still. */
     cr_assert_str_eq(display().obx, START_OBX);
     free(expect_one_error("position obx TGGGT/GGGGG/GGXGG/GGGGG/TXXXT g @0 c3 - # moves C2C3 A5B5 C3C2 B5A5"));
+    /* A button takes no value: one given is refused, not ignored. */
+    err = expect_one_error("setoption name Clear Hash value xyz");
+    cr_assert_str_eq(err, "info string error: option Clear Hash is a button and takes no value");
+    free(err);
+    free(expect_one_error("setoption name clear hash value"));
+    expect_silent("setoption name Clear Hash");
     /* Option names and values are not case-sensitive. */
     expect_silent("setoption name obxversion value 1");
     cr_assert_str_eq(display().obx, "T3T/5/5/5/T3T g g20 c0 - 0");
@@ -1192,4 +1235,48 @@ Test(protocol, many_words_are_taken_in_linear_time)
         cr_assert_leq(ms, 2000, "'%s' with %d words: readyok after %.0f ms", HEADS[h], WORDS, ms);
         pipe_lines_free(&out);
     }
+}
+
+/* Text echoed from the input in an error line is printable ASCII: other bytes (control
+ * characters, broken UTF-8) are written \\xHH, so a GUI's log or terminal never receives them. */
+Test(protocol, error_lines_escape_what_is_not_printable)
+{
+    start_engine();
+    char *err = expect_one_error("foo\x1b[31m\x07\xc3\xa9\xff");
+    cr_assert_str_eq(err, "info string error: unknown command 'foo\\x1B[31m\\x07\\xC3\\xA9\\xFF'");
+    free(err);
+    err = expect_one_error("setoption name Hash\x1b value 1");
+    cr_assert_str_eq(err, "info string error: unknown option 'Hash\\x1B'");
+    free(err);
+    err = expect_one_error("position startpos moves C3 \x7f");
+    cr_assert_str_eq(err, "info string error: move 2 '\\x7F': '\\x7F' is not a move: expected a point like C3, or "
+                          "two like A1B2");
+    free(err);
+    /* A line that is all printable is shown as it came, backslashes included. */
+    err = expect_one_error("x\\y");
+    cr_assert_str_eq(err, "info string error: unknown command 'x\\y'");
+    free(err);
+}
+
+/* A UTF-8 byte-order mark before the first command is not part of it; anywhere else it is. */
+Test(protocol, a_byte_order_mark_before_the_first_command_is_ignored)
+{
+    start_engine();
+    send_raw("\xEF\xBB\xBFisready\n");
+    char *line;
+    cr_assert_eq(pipe_read_line(eng, REPLY_MS, &line), PIPE_LINE, "no answer to the first command");
+    cr_assert_str_eq(line, "readyok");
+    char *err = expect_one_error("\xEF\xBB\xBFisready");
+    cr_assert_str_eq(err, "info string error: unknown command '\\xEF\\xBB\\xBFisready'");
+    free(err);
+    pipe_free(eng);
+    eng = NULL;
+    /* Also when the first line holds only the mark. */
+    start_engine();
+    send_raw("\xEF\xBB\xBF\r\nuci\n");
+    cr_assert_eq(pipe_read_until(eng, "uciok", REPLY_MS, NULL, &line), PIPE_LINE);
+    pipe_lines_t out = {0};
+    sync_collect(&out);
+    cr_assert_eq(out.count, 0, "'%s'", out.count ? out.line[0] : "");
+    pipe_lines_free(&out);
 }

@@ -2038,3 +2038,121 @@ Test(uci, skill_level_is_reproducible_and_prints_only_asked_lines)
     expect_silent("setoption name UCI_Elo value 600");
     finish_engine();
 }
+
+/* After stop, a command that needs an idle engine waits for the search to end instead of
+ * being refused (as Stockfish does), and readyok comes only after the bestmove. */
+Test(uci, commands_after_stop_wait_for_the_search_to_end)
+{
+    static const char *const cmds[] = {"setoption name Hash value 32", "setoption name Clear Hash",
+                                       "setoption name Threads value 1", "setoption name MultiPV value 1",
+                                       "setoption name Repetition value forbid"};
+    start_engine();
+    expect_silent("position startpos moves C3 A1B2 D4");
+    for (int i = 0; i < 20; i++) {
+        send_line(i % 2 ? "go infinite" : "go depth 60");
+        await_search();
+        send_line("stop");
+        send_line("%s", cmds[i % 5]);
+        pipe_lines_t out = {0};
+        sync_collect(&out);
+        int best = 0;
+        for (size_t k = 0; k < out.count; k++) {
+            cr_assert(starts_with(out.line[k], "info depth ") || starts_with(out.line[k], "bestmove "),
+                      "stop, '%s': '%s'", cmds[i % 5], out.line[k]);
+            best += starts_with(out.line[k], "bestmove ");
+        }
+        cr_assert_eq(best, 1, "stop, '%s': %d bestmoves before readyok", cmds[i % 5], best);
+        pipe_lines_free(&out);
+    }
+    /* stop, isready: the bestmove comes before readyok. */
+    for (int i = 0; i < 20; i++) {
+        send_line(i % 2 ? "go infinite" : "bench 40");
+        if (i % 2)
+            await_search();
+        send_line("stop");
+        pipe_lines_t out = {0};
+        sync_collect(&out);
+        cr_assert_gt(out.count, 0, "stop, isready: readyok before the search's end");
+        cr_assert(starts_with(out.line[out.count - 1], i % 2 ? "bestmove " : "info string bench stopped"),
+                  "'%s' before readyok", out.line[out.count - 1]);
+        pipe_lines_free(&out);
+        expect_silent("setoption name Hash value 16");
+    }
+    /* bench and perft right after stop. */
+    for (int i = 0; i < 5; i++) {
+        send_line("go infinite");
+        await_search();
+        send_line("stop");
+        send_line("go perft 1");
+        pipe_lines_t out = {0};
+        sync_collect(&out);
+        /* The position after C3 A1B2 D4 has 15 moves. */
+        cr_assert_geq(out.count, 1 + 15 + 2, "stop, go perft 1: %zu lines", out.count);
+        cr_assert_str_eq(out.line[out.count - 1], "Nodes searched: 15");
+        cr_assert(starts_with(out.line[out.count - 18], "bestmove "), "'%s'", out.line[out.count - 18]);
+        pipe_lines_free(&out);
+        send_line("go infinite");
+        await_search();
+        send_line("stop");
+        send_line("bench 1");
+        char *line;
+        cr_assert_eq(pipe_read_until(eng, "Nodes/second", REPLY_MS, &out, &line), PIPE_LINE, "no bench after stop");
+        for (size_t k = 0; k < out.count; k++)
+            cr_assert(!starts_with(out.line[k], "info string error"), "'%s'", out.line[k]);
+        pipe_lines_free(&out);
+    }
+    /* A search still running (not told to stop) refuses as before. */
+    send_line("go infinite");
+    await_search();
+    send_line("setoption name Hash value 32");
+    pipe_lines_t out = {0};
+    sync_collect(&out);
+    int errors = 0;
+    for (size_t k = 0; k < out.count; k++) {
+        if (starts_with(out.line[k], "info depth "))
+            continue; /* the search goes on */
+        cr_assert_str_eq(out.line[k], "info string error: cannot change Hash while searching");
+        errors++;
+    }
+    cr_assert_eq(errors, 1);
+    pipe_lines_free(&out);
+    send_line("stop");
+    char *line;
+    cr_assert_eq(pipe_read_until(eng, "bestmove ", REPLY_MS, NULL, &line), PIPE_LINE);
+    expect_silent("setoption name Hash value 32");
+    finish_engine();
+}
+
+/* Clocks up to the clamp give a sane time: a long clock never answers at once (the clock
+ * arithmetic does not overflow), and the search goes on until stop. */
+Test(uci, huge_clocks_think_and_do_not_overflow)
+{
+    static const char *const cases[] = {
+        "go gtime 78884345118058804 movestogo 1",
+        "go gtime 78884345118058803 movestogo 1",
+        "go gtime 2305843009213693951 movestogo 1",
+        "go gtime 99999999999999999999 movestogo 1",
+        "go gtime 99999999999999999999",
+        "go gtime 99999999999999999999 ginc 99999999999999999999",
+        "go gtime 1000000 ginc 99999999999999999999 movestogo 5",
+        "go wtime 9223372036854775807 winc 9223372036854775807 movestogo 1000",
+    };
+    start_engine();
+    expect_silent("position startpos moves C3 A1B2");
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        send_line("%s", cases[i]);
+        double sent = pipe_sent_at(eng);
+        char *line;
+        pipe_lines_t out = {0};
+        pipe_status_t s = pipe_read_until(eng, "bestmove", 300, &out, &line);
+        cr_assert_eq(s, PIPE_TIMEOUT, "'%s' answered after %.1f ms", cases[i], pipe_now_ms() - sent);
+        pipe_lines_free(&out);
+        send_line("stop");
+        go_t g;
+        collect_go(&g, pipe_sent_at(eng), REPLY_MS);
+        check_go_shape(&g);
+        cr_assert_gt(go_last(&g)->depth, 1, "'%s' searched depth %d only", cases[i], go_last(&g)->depth);
+        go_free(&g);
+    }
+    finish_engine();
+}
