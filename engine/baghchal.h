@@ -10,6 +10,7 @@
 #include "eval.h"
 #include "tt.h"
 #include "timeman.h"
+#include "forbid.h"
 #include "search.h"
 #include "engine.h"
 

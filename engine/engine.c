@@ -28,6 +28,10 @@ struct engine {
     void (*bench_done)(void *ctx, const bench_result_t *r);
     void *bench_ctx;
     skill_state_t skill;
+    fb_prover_t *prover; /* made at the first go prove */
+    search_limits_t prove_limits;
+    void (*prove_done)(void *ctx, const fb_proof_t *proof);
+    void *prove_ctx;
 };
 
 /* How many processors the process may use (its affinity mask, else the online count). */
@@ -81,6 +85,7 @@ void engine_free(engine_t *e)
     for (int i = 0; i < e->nthreads; i++)
         worker_free(e->workers[i]);
     engine_free(e->bench);
+    fb_prover_free(e->prover);
     tt_free(&e->tt);
     tb_close(e->tb);
     game_free(&e->game);
@@ -319,6 +324,39 @@ bool engine_bench(engine_t *e, int depth, void (*done)(void *ctx, const bench_re
     atomic_store(&e->shared.stop, false);
     atomic_store(&e->running, true);
     if (pthread_create(&e->thread, NULL, bench_thread, e) != 0) {
+        atomic_store(&e->running, false);
+        return false;
+    }
+    e->thread_live = true;
+    return true;
+}
+
+static void *prove_thread(void *arg)
+{
+    engine_t *e = arg;
+    fb_limits_t lim = {e->prove_limits.nodes, e->prove_limits.movetime, &e->shared.stop};
+    fb_proof_t proof;
+    fb_prove(e->prover, e->tb, &e->game, &lim, &proof);
+    atomic_store(&e->running, false);
+    e->prove_done(e->prove_ctx, &proof);
+    return NULL;
+}
+
+bool engine_prove(engine_t *e, const search_limits_t *limits, void (*done)(void *ctx, const fb_proof_t *proof),
+                  void *ctx)
+{
+    engine_stop(e);
+    engine_wait(e);
+    if (!e->tb)
+        return false;
+    if (!e->prover && !(e->prover = fb_prover_new(ENGINE_PROVER_MB)))
+        return false;
+    e->prove_limits = *limits;
+    e->prove_done = done;
+    e->prove_ctx = ctx;
+    atomic_store(&e->shared.stop, false);
+    atomic_store(&e->running, true);
+    if (pthread_create(&e->thread, NULL, prove_thread, e) != 0) {
         atomic_store(&e->running, false);
         return false;
     }

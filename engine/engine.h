@@ -70,6 +70,14 @@ int engine_hashfull(engine_t *e);
 /* Runs a search to the end on the calling thread (used by bench and tools). */
 void engine_search_sync(engine_t *e, const search_limits_t *limits, const search_report_t *report);
 
+/* Runs the forbid prover (forbid.h) on the current game, on the search thread like a search:
+ * until proven, the limits' movetime or nodes (positions expanded), or engine_stop. done is
+ * called once on that thread. Returns false (nothing is reported) without a database, or when
+ * memory or a thread is lacking. */
+bool engine_prove(engine_t *e, const search_limits_t *limits, void (*done)(void *ctx, const fb_proof_t *proof),
+                  void *ctx);
+enum { ENGINE_PROVER_MB = 64 };
+
 /* The fixed bench positions (OBX strings). */
 extern const char *const BENCH_POSITIONS[];
 extern const int BENCH_POSITIONS_COUNT;

@@ -35,6 +35,10 @@ struct worker {
     int history[SIDE_NB][SQUARE_NB][SQUARE_NB];
     move_t pv[MAX_PLY + 2][MAX_PLY + 2];
     int pv_len[MAX_PLY + 2];
+    /* forbid: the smallest database distance of a win or loss on the line from the root that
+     * the search went on through (it may be recreated below), for the position at each ply;
+     * fb_contrib[ply] is what the position at ply adds for the plies below it. */
+    uint8_t fb_path[MAX_PLY + 2], fb_contrib[MAX_PLY + 2];
     int nroot;
     root_move_t root[MAX_MOVES];
     root_move_t last_complete; /* root[0] as the last completed iteration left it */
@@ -83,6 +87,9 @@ static inline bool is_irreversible(move_t m)
 
 static inline void do_move(worker_t *w, move_t m)
 {
+    int b = w->fb_path[w->ply], c = w->fb_contrib[w->ply];
+    w->fb_path[w->ply + 1] = (uint8_t)(c < b ? c : b);
+    w->fb_contrib[w->ply + 1] = FB_NO_BOUND;
     position_make(&w->pos, m);
     int n = w->nkeys;
     w->keys[n] = w->pos.key;
@@ -174,17 +181,58 @@ static inline int tb_score(tb_value_t v, int ply)
     return 0;
 }
 
-/* Probes the database below the root. A drawn position ends the search there, except when
- * the root itself is a drawn database position: then draws are searched on so that the
- * root picks, among its drawing moves, the one that sets the opponent the most problems. */
+static inline void count_tbhit(worker_t *w)
+{
+    atomic_store_explicit(&w->tbhits, atomic_load_explicit(&w->tbhits, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
+/* Under forbid no position is drawn: a database draw is searched on, and a win or loss ends
+ * the search only when the game's history and the line from the root cannot block its
+ * line (forbid.h); otherwise its distance bounds what holds below it. A placement-phase
+ * position that a later position of the movement phase could recreate passes its twin's
+ * value down the same way. */
+static bool tb_cut_forbid(worker_t *w, tb_value_t v, int *score)
+{
+    const search_shared_t *s = w->s;
+    const position_t *p = &w->pos;
+    if (v.wdl == TB_DRAW) {
+        if (p->in_hand && p->in_hand + p->captured <= BC_CAPTURES_TO_WIN) {
+            tb_value_t t;
+            position_t twin = fb_twin(p);
+            if ((twin.captured < BC_CAPTURES_TO_WIN || twin.side == GOATS) && tb_probe(s->tb, &twin, &t) &&
+                t.wdl != TB_DRAW && t.distance != TB_DISTANCE_UNKNOWN)
+                w->fb_contrib[w->ply] = t.distance;
+        }
+        return false;
+    }
+    if (!p->in_hand && v.distance != TB_DISTANCE_UNKNOWN) {
+        int bound = s->fb_hist.bound[bb_count(p->goats)];
+        if (w->fb_path[w->ply] < bound)
+            bound = w->fb_path[w->ply];
+        if (v.distance > bound) {
+            /* Almost surely still the database's result, but not proven for this game. */
+            *score = v.wdl == TB_WIN ? SCORE_TB_LIKELY - w->ply : -SCORE_TB_LIKELY + w->ply;
+            return true;
+        }
+    }
+    *score = tb_score(v, w->ply);
+    return true;
+}
+
+/* Probes the database below the root. Under `draw` a drawn position ends the search there,
+ * except when the root itself is a drawn database position: then draws are searched on so
+ * that the root picks, among its drawing moves, the one that sets the opponent the most
+ * problems. */
 static inline bool tb_cut(worker_t *w, int *score)
 {
     const search_shared_t *s = w->s;
     tb_value_t v;
     if (!s->tb || !tb_probe(s->tb, &w->pos, &v))
         return false;
-    atomic_store_explicit(&w->tbhits, atomic_load_explicit(&w->tbhits, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
+    count_tbhit(w);
+    if (s->rule == REP_FORBID)
+        return tb_cut_forbid(w, v, score);
     if (v.wdl == TB_DRAW && s->root_in_tb && s->root_tb.wdl == TB_DRAW)
         return false;
     *score = tb_score(v, w->ply);
@@ -602,8 +650,9 @@ static void fill_info(const search_shared_t *s, const root_move_t *rm, int pv_id
     info->multipv = pv_idx + 1;
     info->score = rm->score;
     info->bound = rm->bound;
-    /* At a drawn database root the search only ranks drawing moves: the value is a draw. */
-    if (s->root_in_tb && s->root_tb.wdl == TB_DRAW && !score_is_mate(rm->score)) {
+    /* At a drawn database root the search only ranks drawing moves: the value is a draw.
+     * Under forbid no game is drawn: the search's own score stands. */
+    if (s->rule == REP_DRAW && s->root_in_tb && s->root_tb.wdl == TB_DRAW && !score_is_mate(rm->score)) {
         info->score = 0;
         info->bound = BOUND_EXACT;
     }
@@ -629,7 +678,7 @@ static bool root_proven(const search_shared_t *s, const worker_t *w, int multipv
         if (rm->bound != BOUND_EXACT || !score_is_mate(rm->score))
             return false;
         int plies = SCORE_MATE - (rm->score > 0 ? rm->score : -rm->score);
-        if (plies > depth && !(s->root_in_tb && s->root_tb.wdl != TB_DRAW))
+        if (plies > depth && !(s->root_in_tb && s->root_tb.wdl != TB_DRAW && (s->rule == REP_DRAW || s->root_holds)))
             return false;
     }
     return true;
@@ -734,6 +783,8 @@ static void setup_worker(worker_t *w, search_shared_t *s, const root_move_t *roo
     }
     memcpy(w->root, root, (size_t)nroot * sizeof *root);
     w->nroot = nroot;
+    w->fb_path[0] = FB_NO_BOUND;
+    w->fb_contrib[0] = FB_NO_BOUND;
 }
 
 static void wait_for_release(search_shared_t *s)
@@ -834,6 +885,39 @@ static uint32_t wrong_reply_share(const tb_t *tb, const position_t *p, move_t m)
     return n ? (uint32_t)((uint64_t)losing * 65536 / (uint64_t)n) : 0;
 }
 
+/* Under forbid, what the database says of the root's moves for this game (forbid.h): a win
+ * or loss that the history cannot block, else open (a database draw, or a win or loss whose
+ * line the history might block). The root keeps the fastest wins, or else every open move
+ * (the search chooses among them: this is where the game is played), or else the slowest
+ * losses. */
+static void filter_root_forbid(search_shared_t *s, root_move_t *root, int *nroot)
+{
+    move_t moves[MAX_MOVES];
+    fb_move_value_t ranked[MAX_MOVES];
+    for (int i = 0; i < *nroot; i++)
+        moves[i] = root[i].move;
+    /* The bound alone, as in the search below (a bounded search per move would cost more
+     * than a short move has). */
+    int keep = fb_rank_moves(s->tb, s->game, &s->fb_hist, moves, *nroot, 0, ranked);
+    if (keep <= 0)
+        return;
+    s->root_tbhits = (uint64_t)*nroot + 1;
+    s->root_in_tb = true;
+    s->root_tb = ranked[0].value;
+    /* Among moves of the same value, those whose value holds for this game come first. */
+    int holding = 0;
+    for (int i = 0; i < keep; i++)
+        if (ranked[i].holds)
+            ranked[holding++] = ranked[i];
+    s->root_holds = holding > 0;
+    if (holding)
+        keep = holding;
+    for (int i = 0; i < keep; i++)
+        root[i] = (root_move_t){.move = ranked[i].move, .score = -SCORE_INF, .prev_score = -SCORE_INF,
+                                .pv_len = 1, .pv = {ranked[i].move}};
+    *nroot = keep;
+}
+
 /* At a database root only the moves that keep the value are searched: the fastest wins,
  * the slowest losses, or among the drawing moves those that leave the opponent the largest
  * share of losing replies (the search then picks among them). */
@@ -843,6 +927,10 @@ static void filter_root_by_tb(search_shared_t *s, root_move_t *root, int *nroot)
     const position_t *p = game_position(s->game);
     if (!s->tb || !tb_probe(s->tb, p, &s->root_tb))
         return;
+    if (s->rule == REP_FORBID) {
+        filter_root_forbid(s, root, nroot);
+        return;
+    }
     move_t moves[MAX_MOVES];
     tb_move_value_t ranked[MAX_MOVES];
     for (int i = 0; i < *nroot; i++)
@@ -931,6 +1019,7 @@ void search_run(search_shared_t *s)
 {
     s->start_ms = search_now_ms();
     s->root_in_tb = false;
+    s->root_holds = false;
     s->root_tbhits = 0;
     tt_new_search(s->tt);
     /* Root moves: the game's legal moves (exact repetition rules), cut to searchmoves. */
@@ -954,6 +1043,8 @@ void search_run(search_shared_t *s)
         report_game_over(s);
         return;
     }
+    if (s->tb && s->rule == REP_FORBID)
+        fb_history_init(&s->fb_hist, s->tb, s->game);
     filter_root_by_tb(s, root, &nroot);
 
     /* Time limits. */
@@ -1029,7 +1120,12 @@ void search_run(search_shared_t *s)
     if (final.score == -SCORE_INF) {
         /* Stopped before any move was searched: the database's value when the root has
          * one, else the static evaluation. */
-        final.score = s->root_in_tb ? tb_score(s->root_tb, 0) : eval_position(p);
+        if (s->root_in_tb && (s->rule == REP_DRAW || (s->root_tb.wdl != TB_DRAW && s->root_holds)))
+            final.score = tb_score(s->root_tb, 0);
+        else if (s->root_in_tb && s->root_tb.wdl != TB_DRAW)
+            final.score = s->root_tb.wdl == TB_WIN ? SCORE_TB_LIKELY : -SCORE_TB_LIKELY;
+        else
+            final.score = eval_position(p);
         final.bound = BOUND_EXACT;
         settle_pv(s, &final, score_is_mate(final.score));
     }

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "forbid.h"
 #include "game.h"
 #include "tb.h"
 #include "tt.h"
@@ -21,6 +22,9 @@ enum {
     /* A placement-phase database win, whose distance is not stored: SCORE_TB_WIN - ply. */
     SCORE_TB_WIN = 20000,
     SCORE_TB_WIN_IN_MAX = SCORE_TB_WIN - 1000,
+    /* Under forbid, a database win whose line the game's history might block (forbid.h):
+     * SCORE_TB_LIKELY - ply, a large score that is not a proof. */
+    SCORE_TB_LIKELY = 10000,
     SCORE_INF = 32001,
     SCORE_NONE = 32002
 };
@@ -85,7 +89,9 @@ struct search_shared {
     int64_t start_ms;
     int64_t optimum_ms, maximum_ms; /* 0: no time limit */
     bool root_in_tb;                /* the root is a database position (values below) */
-    tb_value_t root_tb;
+    tb_value_t root_tb;             /* under forbid a draw here means open: not known */
+    bool root_holds;                /* forbid: root_tb (a win or loss) holds for this game */
+    fb_history_t fb_hist;           /* forbid: what the game's history allows the database */
     uint64_t root_tbhits;           /* probes made to rank the root moves */
     int nthreads;
     worker_t **workers;

@@ -29,6 +29,7 @@ struct uci {
     bool read_any; /* a line has been read (a byte-order mark can only come first) */
     int skill_level, elo; /* Skill Level, UCI_Elo */
     bool limit_strength;  /* UCI_LimitStrength */
+    fb_prover_t *prover;  /* tbprobe's, made at its first use under forbid */
 };
 
 typedef struct {
@@ -165,6 +166,7 @@ void uci_free(uci_t *u)
     if (!u)
         return;
     engine_free(u->engine);
+    fb_prover_free(u->prover);
     game_free(&u->game);
     pthread_mutex_destroy(&u->lock);
     free(u);
@@ -527,6 +529,32 @@ static void format_tb_value(char *buf, size_t len, tb_value_t v)
         snprintf(buf, len, "%s in %d", v.wdl == TB_WIN ? "win" : "loss", v.distance);
 }
 
+/* tbprobe under forbid, where no game is drawn (forbid.h): what holds for this game, what the
+ * prover settles within a small budget, and open for the rest. */
+static void tbprobe_forbid(uci_t *u, const tb_t *tb)
+{
+    if (!u->prover && !(u->prover = fb_prover_new(FB_SETTLE_MB))) {
+        ERR(u, "out of memory");
+        return;
+    }
+    fb_settled_t root;
+    char text[64];
+    fb_settle(u->prover, tb, &u->game, MOVE_NONE, FB_SETTLE_NODES, &root);
+    fb_settled_text(&root, false, text, sizeof text);
+    out(u, "Value: %s", text);
+    move_t moves[MAX_MOVES];
+    fb_settled_t val[MAX_MOVES];
+    int n = game_legal_moves(&u->game, moves);
+    fb_settle_moves(u->prover, tb, &u->game, moves, n, FB_SETTLE_NODES, val);
+    out(u, "Moves (%d):", n);
+    for (int i = 0; i < n; i++) {
+        char mt[MOVE_TEXT_LEN];
+        move_format(moves[i], mt);
+        fb_settled_text(&val[i], true, text, sizeof text);
+        out(u, "%s: %s", mt, text);
+    }
+}
+
 static void cmd_tbprobe(uci_t *u)
 {
     const tb_t *tb = engine_tablebase(u->engine);
@@ -546,6 +574,10 @@ static void cmd_tbprobe(uci_t *u)
     tb_value_t v;
     if (!tb_probe(tb, p, &v)) {
         out(u, "Value: not covered (goats in hand)");
+        return;
+    }
+    if (u->game.rule == REP_FORBID) {
+        tbprobe_forbid(u, tb);
         return;
     }
     format_tb_value(text, sizeof text, v);
@@ -747,8 +779,65 @@ static bool parse_go(uci_t *u, words_t *ws, search_limits_t *l)
     return true;
 }
 
+static void report_proof(void *ctx, const fb_proof_t *proof)
+{
+    uci_t *u = ctx;
+    char pv[FB_MAX_PV * 5 + 8] = "", b[MOVE_TEXT_LEN] = "(none)";
+    size_t len = 0;
+    for (int i = 0; i < proof->pv_len; i++) {
+        char t[MOVE_TEXT_LEN];
+        move_format(proof->pv[i], t);
+        len += (size_t)snprintf(pv + len, sizeof pv - len, " %s", t);
+    }
+    if (proof->move != MOVE_NONE)
+        move_format(proof->move, b);
+    static const char *const RESULT[] = {"loss", "open", "win"};
+    out(u, "info string prove result %s nodes %" PRIu64 " time %" PRId64 "%s%s", RESULT[proof->result + 1],
+        proof->nodes, proof->ms, proof->pv_len ? " pv" : "", pv);
+    out(u, "bestmove %s", b);
+}
+
+/* go prove [movetime T] [nodes N] [infinite]: the forbid prover on the current game. */
+static void cmd_prove(uci_t *u, words_t *ws)
+{
+    search_limits_t l;
+    for (int i = 2; i < ws->n; i++)
+        if (strcasecmp(ws->w[i], "movetime") && strcasecmp(ws->w[i], "nodes") && strcasecmp(ws->w[i], "infinite")) {
+            if (i > 2 && (!strcasecmp(ws->w[i - 1], "movetime") || !strcasecmp(ws->w[i - 1], "nodes")))
+                continue;
+            ERR(u, "go prove takes movetime, nodes and infinite, not '%.40s'", ws->w[i]);
+            return;
+        }
+    words_t rest = {ws->buf, ws->w + 1, ws->n - 1};
+    if (!parse_go(u, &rest, &l))
+        return;
+    if (u->one_shot && !l.movetime && !l.nodes) {
+        ERR(u, "go prove as one command needs a limit that ends it: movetime or nodes");
+        return;
+    }
+    if (!engine_tablebase(u->engine)) {
+        ERR(u, "go prove needs the database (setoption name TablebasePath value <dir>)");
+        return;
+    }
+    if (u->rule != REP_FORBID) {
+        ERR(u, "go prove proves results under Repetition forbid; under draw the database's values are exact "
+               "(tbprobe)");
+        return;
+    }
+    engine_stop(u->engine);
+    engine_wait(u->engine);
+    if (!engine_set_game(u->engine, &u->game) || !engine_prove(u->engine, &l, report_proof, u)) {
+        ERR(u, "out of memory: no proof");
+        out(u, "bestmove (none)");
+    }
+}
+
 static void cmd_go(uci_t *u, words_t *ws)
 {
+    if (ws->n >= 2 && strcasecmp(ws->w[1], "prove") == 0) {
+        cmd_prove(u, ws);
+        return;
+    }
     if (ws->n >= 2 && strcasecmp(ws->w[1], "perft") == 0) {
         if (!engine_idle(u)) {
             ERR(u, "cannot run perft while searching");

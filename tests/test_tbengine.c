@@ -403,6 +403,38 @@ static bool random_movement_game(uint64_t seed, line_t *l, rep_rule_t rule)
 
 /* What tbprobe must print for the game g, by the library: the database value and every
  * legal move of the game ranked; a finished game is a loss in 0 with no move. */
+/* Under forbid: what the library settles for this game (forbid.h), with the budget that honest
+ * output uses. */
+static void expected_tbprobe_forbid(const game_t *g, move_t *moves, int n, pipe_lines_t *want)
+{
+    fb_prover_t *pr = fb_prover_new(FB_SETTLE_MB);
+    cr_assert_not_null(pr);
+    fb_settled_t root, vals[MAX_MOVES];
+    char buf[96], text[64];
+    fb_settle(pr, tb, g, MOVE_NONE, FB_SETTLE_NODES, &root);
+    fb_settle_moves(pr, tb, g, moves, n, FB_SETTLE_NODES, vals);
+    want->line = realloc(want->line, (size_t)(n + 2) * sizeof *want->line);
+    cr_assert_not_null(want->line);
+    fb_settled_text(&root, false, text, sizeof text);
+    snprintf(buf, sizeof buf, "Value: %s", text);
+    want->line[0] = strdup(buf);
+    snprintf(buf, sizeof buf, "Moves (%d):", n);
+    want->line[1] = strdup(buf);
+    for (int i = 0; i < n; i++) {
+        char t[MOVE_TEXT_LEN];
+        move_format(moves[i], t);
+        fb_settled_text(&vals[i], true, text, sizeof text);
+        snprintf(buf, sizeof buf, "%s: %s", t, text);
+        want->line[i + 2] = strdup(buf);
+        /* Never a draw under forbid, and never a move that repeats. */
+        cr_assert(strcmp(text, "draw") != 0);
+        cr_assert_not(game_move_repeats(g, moves[i]));
+    }
+    cr_assert(strcmp(want->line[0], "Value: draw") != 0);
+    want->count = (size_t)n + 2;
+    fb_prover_free(pr);
+}
+
 static void expected_tbprobe(const game_t *g, pipe_lines_t *want)
 {
     char buf[64], v[32];
@@ -421,6 +453,9 @@ static void expected_tbprobe(const game_t *g, pipe_lines_t *want)
     if (game_result(g).reason != RESULT_NONE) {
         cr_assert_eq(n, 0);
         value = (tb_value_t){TB_LOSS, 0};
+    } else if (g->rule == REP_FORBID) {
+        expected_tbprobe_forbid(g, moves, n, want);
+        return;
     }
     if (n)
         cr_assert_geq(tb_rank_moves(tb, p, moves, n, ranked), 1);
@@ -696,6 +731,22 @@ static void check_root_moves(const game_t *g, const move_t *only, int nonly, con
     for (int i = 0; i < keep; i++)
         best[i] = ranked[i].move;
     tb_value_t value = ranked[0].value;
+    /* Under forbid a win or loss is the engine's claim only when it holds for this game's
+     * history (forbid.h); the moves kept are those whose value holds, when some do. */
+    bool holds = true;
+    if (g->rule == REP_FORBID) {
+        fb_history_t h;
+        fb_history_init(&h, tb, g);
+        fb_move_value_t fr[MAX_MOVES];
+        int fk = fb_rank_moves(tb, g, &h, legal, n, 0, fr), k = 0;
+        cr_assert_eq(fk, keep, "%s: fb_rank_moves and tb_rank_moves disagree", what);
+        for (int i = 0; i < fk; i++)
+            if (fr[i].holds)
+                best[k++] = fr[i].move;
+        holds = k > 0;
+        if (k)
+            keep = k;
+    }
     c->positions++;
     c->win += value.wdl == TB_WIN;
     c->draw += value.wdl == TB_DRAW;
@@ -716,11 +767,22 @@ static void check_root_moves(const game_t *g, const move_t *only, int nonly, con
         fail(c, F_TBHITS, "%s: an info line with tbhits 0 at a database root (%s)", what, vt);
     /* Under forbid the history can make a database draw a forced win or loss (the drawing
      * moves repeat): then a mate is allowed, and its line is checked below. */
-    bool forbid_mate = value.wdl == TB_DRAW && g->rule == REP_FORBID && r.last.mate && !r.last.bound;
+    bool forbid_mate = (value.wdl == TB_DRAW || !holds) && g->rule == REP_FORBID && r.last.mate && !r.last.bound;
     if (value.wdl == TB_DRAW) {
-        if (!forbid_mate && (r.last.mate || r.last.score != 0 || r.last.bound))
+        /* Under forbid no root is drawn: the search's own score, never cp 0 as a claim of a
+         * draw is required (any cp is an estimate). */
+        if (g->rule == REP_DRAW && (r.last.mate || r.last.score != 0 || r.last.bound))
             fail(c, F_SCORE, "%s: a drawn root scored %s %d%s", what, r.last.mate ? "mate" : "cp", r.last.score,
                  r.last.bound ? " (a bound)" : "");
+    } else if (!holds) {
+        /* A database result the history might block: a large score of the right sign that is
+         * not a proof, unless the search found a mate itself (checked with its line below). */
+        int sign = value.wdl == TB_WIN ? 1 : -1;
+        bool likely = !r.last.mate && r.last.score * sign > SCORE_TB_LIKELY - MAX_PLY &&
+                      r.last.score * sign <= SCORE_TB_LIKELY;
+        if (!likely && !(forbid_mate && r.last.score * sign > 0))
+            fail(c, F_SCORE, "%s: a root with %s that the history might block scored %s %d", what, vt,
+                 r.last.mate ? "mate" : "cp", r.last.score);
     } else {
         int want = value.wdl == TB_WIN ? (value.distance + 1) / 2 : -(value.distance / 2);
         if (!r.last.mate || r.last.score != want || r.last.bound)
@@ -748,7 +810,7 @@ static void check_root_moves(const game_t *g, const move_t *only, int nonly, con
                  r.last.score, r.last.npv, result_describe(res));
         c->forbid_mates++;
     }
-    if (legal_pv && value.wdl != TB_DRAW) {
+    if (legal_pv && value.wdl != TB_DRAW && holds) {
         game_result_t res = game_result(&replay);
         int winner = value.wdl == TB_WIN ? p->side : !p->side;
         /* Under forbid the history can block every best continuation further on: then

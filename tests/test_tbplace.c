@@ -337,6 +337,11 @@ static void check_engine(const char *dir, const pgame_t *g)
     snprintf(cmd, sizeof cmd, "setoption name TablebasePath value %s", dir);
     talk(e, cmd, "info string tablebase loaded", &out);
     pipe_lines_free(&out);
+    /* The draw rule first: the database's values are that rule's (forbid follows below). */
+    talk(e, "setoption name Repetition value draw", NULL, &out);
+    pipe_lines_free(&out);
+    fb_prover_t *pr = fb_prover_new(FB_SETTLE_MB);
+    cr_assert_not_null(pr);
     const tbp_layer_t *l = &g->layer[GOATS][2][0];
     int found_draw = 0, found_win = 0;
     for (uint64_t i = 0; i < (uint64_t)l->ng * TB_TIGER_CLASSES && (found_draw < 3 || found_win < 2); i += 997) {
@@ -396,7 +401,48 @@ static void check_engine(const char *dir, const pgame_t *g)
         snprintf(want, sizeof want, "Moves (%d):", n);
         cr_assert_str_eq(matched, want);
         pipe_lines_free(&out);
+
+        /* Under forbid (the placement phase cannot repeat) a win is still a win, and a draw is
+         * open unless the prover settles it: the engine keeps the database's value, claims no
+         * draw, and tbprobe says what the library settles. */
+        talk(e, "setoption name Repetition value forbid", NULL, &out);
+        pipe_lines_free(&out);
+        talk(e, cmd, NULL, &out);
+        pipe_lines_free(&out);
+        talk(e, "go depth 4", "bestmove", &out);
+        bm = matched;
+        played = MOVE_NONE;
+        for (int k = 0; k < n; k++) {
+            char text[MOVE_TEXT_LEN];
+            move_format(moves[k], text);
+            if (strncmp(bm + 9, text, strlen(text)) == 0 && (bm[9 + strlen(text)] == ' ' || !bm[9 + strlen(text)]))
+                played = moves[k];
+        }
+        kept = false;
+        for (int k = 0; k < keep; k++)
+            kept |= ranked[k].move == played;
+        cr_assert(kept, "%s, forbid: '%s' does not keep the value", obx, bm);
+        info = last_with(&out, "info depth");
+        cr_assert_not_null(info);
+        if (v.wdl != TB_DRAW)
+            cr_assert_not_null(strstr(info, " score cp 19999 "), "%s, forbid: a win one ply away, but '%s'", obx, info);
+        pipe_lines_free(&out);
+        talk(e, "tbprobe", "Moves (", &out);
+        game_t gm;
+        cr_assert(game_init(&gm, &p, NULL, REP_FORBID));
+        fb_settled_t sv;
+        fb_settle(pr, tb, &gm, MOVE_NONE, FB_SETTLE_NODES, &sv);
+        char text[64], wantv[80];
+        fb_settled_text(&sv, false, text, sizeof text);
+        snprintf(wantv, sizeof wantv, "Value: %s", text);
+        cr_assert_str_eq(last_with(&out, "Value: "), wantv);
+        cr_assert_str_neq(wantv, "Value: draw");
+        game_free(&gm);
+        pipe_lines_free(&out);
+        talk(e, "setoption name Repetition value draw", NULL, &out);
+        pipe_lines_free(&out);
     }
+    fb_prover_free(pr);
     cr_assert_eq(found_draw, 3, "drawn positions with drawing moves of different chances");
     cr_assert_eq(found_win, 2);
     cr_assert_eq(pipe_send(e, "quit"), 0);
