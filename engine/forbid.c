@@ -269,6 +269,18 @@ static inline uint32_t sat_add(uint32_t a, uint32_t b) { return a + b >= FB_INF 
 
 static inline const position_t *cur(const fb_prover_t *pr) { return &pr->path[pr->ply]; }
 
+/* A position's key as a member of a set. Zobrist keys are linear: the four positions of two
+ * goat and two tiger placements XOR to nothing, exactly the shape a no-repetition game
+ * traces, so the members are mixed (the splitmix64 finalizer) before they are combined. */
+static inline uint64_t member_hash(uint64_t key)
+{
+    key ^= key >> 30;
+    key *= 0xBF58476D1CE4E5B9ull;
+    key ^= key >> 27;
+    key *= 0x94D049BB133111EBull;
+    return key ^ (key >> 31);
+}
+
 /* The key of the current node: the position (with its goats in hand) and the positions of
  * the line it could still recreate (a movement position: those with as many goats or fewer;
  * in the placement phase, any with enough goats to have a twin). */
@@ -279,7 +291,7 @@ static uint64_t node_key(const fb_prover_t *pr)
     uint64_t set = 0;
     for (int g = BC_GOATS_TOTAL - BC_CAPTURES_TO_WIN; g <= top; g++)
         set ^= pr->acc[g];
-    return position_hash(p) ^ (set * 0x9E3779B97F4A7C15ull) ^ (set >> 29);
+    return position_hash(p) ^ member_hash(set ^ 0x9E3779B97F4A7C15ull);
 }
 
 /* Is q (reached from the current position, which has no goat in hand) a position of the
@@ -330,7 +342,7 @@ static void prepare_children(fb_prover_t *pr)
 static void push(fb_prover_t *pr, move_t m)
 {
     const position_t *p = cur(pr);
-    pr->acc[goats_on_board(p)] ^= p->key;
+    pr->acc[goats_on_board(p)] ^= member_hash(p->key);
     pr->filter[p->key & (FB_FILTER - 1)]++;
     pr->path[pr->ply + 1] = *p;
     position_make(&pr->path[pr->ply + 1], m);
@@ -341,7 +353,7 @@ static void pop(fb_prover_t *pr)
 {
     pr->ply--;
     const position_t *p = cur(pr);
-    pr->acc[goats_on_board(p)] ^= p->key;
+    pr->acc[goats_on_board(p)] ^= member_hash(p->key);
     pr->filter[p->key & (FB_FILTER - 1)]--;
 }
 
