@@ -538,13 +538,18 @@ Test(referee, descendants_in_other_sessions_are_killed)
     scratch_free(&s);
 }
 
-Test(referee, engine_children_die_with_a_killed_referee)
+/* Starts a referee with fake_<fake> (tagged) against fake_good, waits until `want`
+ * processes with the tag run (the referee and its own helpers carry the tag too), ends
+ * the referee with `signals` (a SIGINT is followed by the next signal once the referee says
+ * it stops) and expects nothing with the tag to outlive it. */
+static void kill_referee_case(const char *fake, int want, const int *signals, int signals_nb)
 {
-    /* SIGKILL leaves the referee no chance to clean up: its guard process does it. */
     char tag[64];
-    snprintf(tag, sizeof tag, "reftag-spawn-%ld", (long)getpid());
+    snprintf(tag, sizeof tag, "reftag-kill%s-%ld", fake, (long)getpid());
     args_t a = {0};
-    add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_spawn", NULL);
+    add(&a, REFEREE);
+    add(&a, "-engine");
+    add(&a, "cmd=" BIN "/fake_%s", fake);
     add(&a, "args=--tag %s", tag);
     add_list(&a, "-engine", "cmd=" BIN "/fake_good", NULL);
     add(&a, "args=--tag %s", tag);
@@ -554,19 +559,52 @@ Test(referee, engine_children_die_with_a_killed_referee)
     args_free(&a);
     char *line;
     cr_assert_eq(pipe_read_line(p, 10000, &line), PIPE_LINE);
-    /* Both engines and the spawned child, given time to start even on a loaded machine. */
     int running = 0;
-    for (int k = 0; k < 200 && (running = processes_with(tag)) < 3; k++)
+    for (int k = 0; k < 200 && (running = processes_with(tag)) < want; k++)
         nanosleep(&(struct timespec){0, 25 * 1000 * 1000L}, NULL);
-    cr_assert_geq(running, 3, "the engines and the child should be running");
-    cr_assert_eq(kill(pipe_pid(p), SIGKILL), 0);
+    cr_assert_geq(running, want, "the engines and their children should be running");
+    for (int k = 0; k < signals_nb; k++) {
+        cr_assert_eq(kill(pipe_pid(p), signals[k]), 0);
+        while (signals[k] == SIGINT && k + 1 < signals_nb) {
+            cr_assert_eq(pipe_read_line(p, 10000, &line), PIPE_LINE);
+            if (strncmp(line, "Interrupted", 11) == 0)
+                break;
+        }
+    }
     pipe_exit_t x = pipe_wait(p, 10000);
-    cr_assert_eq(x.signal, SIGKILL);
+    if (signals[signals_nb - 1] == SIGKILL)
+        cr_assert_eq(x.signal, SIGKILL);
+    else
+        cr_assert(x.exited && x.code == 130, "exit %d signal %d", x.code, x.signal);
     pipe_free(p);
     int left = 0;
     for (int k = 0; k < 100 && (left = processes_with(tag)) > 0; k++)
         nanosleep(&(struct timespec){0, 30 * 1000 * 1000L}, NULL);
-    cr_assert_eq(left, 0, "%d processes outlived the killed referee", left);
+    cr_assert_eq(left, 0, "%d processes outlived the referee", left);
+}
+
+Test(referee, engine_children_die_with_a_killed_referee)
+{
+    /* SIGKILL leaves the referee no chance to clean up: the engine's supervisor does it. The
+     * referee, both engines and the spawned child. */
+    static const int kill9[] = {SIGKILL};
+    kill_referee_case("spawn", 4, kill9, 1);
+}
+
+Test(referee, setsid_grandchild_dies_with_a_killed_referee)
+{
+    /* The grandchild runs sleep in a session of its own: no process group reaches it. The
+     * referee, both engines, the child and the sleep. */
+    static const int kill9[] = {SIGKILL};
+    kill_referee_case("setsidsleep", 5, kill9, 1);
+}
+
+Test(referee, setsid_grandchild_dies_after_two_quick_ctrl_c)
+{
+    /* The second Ctrl-C leaves at once, while the engines are told to quit (the fake takes
+     * a second to). */
+    static const int twice[] = {SIGINT, SIGINT};
+    kill_referee_case("setsidsleep", 5, twice, 2);
 }
 
 Test(referee, log_has_charged_and_engine_time_of_every_move)

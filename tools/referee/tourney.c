@@ -27,7 +27,7 @@ static int g_wake_w = -1;
 static void on_signal(int sig)
 {
     (void)sig;
-    if (g_signals) /* a second Ctrl-C: leave now; the engines die with their parent threads */
+    if (g_signals) /* a second Ctrl-C: leave now; the engines' supervisors kill what is left */
         _exit(130);
     g_signals = 1;
     int saved = errno;
@@ -755,8 +755,6 @@ int tourney_run(const config_t *cfg)
     install_signals(old);
     signals = true;
     proc_become_subreaper();
-    if (!proc_guard_start()) /* without it only a SIGKILL of the referee could leave processes */
-        ui_note(r, "warning: cannot start the process guard: %s", strerror(errno));
     print_header(r);
 
     /* Workers leave SIGINT and SIGTERM to the main thread. */
@@ -787,7 +785,6 @@ int tourney_run(const config_t *cfg)
     for (int k = 0; k < cfg->concurrency; k++)
         if (workers[k].started)
             pthread_join(workers[k].thread, NULL);
-    proc_guard_stop();
     /* Anything still posted (nothing, unless a worker failed mid-way) is counted in order. */
     while (r->done_nb > 0) {
         size_t best = 0;
