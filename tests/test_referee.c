@@ -1586,6 +1586,27 @@ Test(referee, bad_command_lines_exit_with_one_line)
         {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -sprt elo0=0 elo1=5 stats=binomial",
          "pentanomial or trinomial"},
         {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -concurrency many", "-concurrency"},
+        /* Numbers beyond their type are refused, not saturated. */
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -seed 99999999999999999999999",
+         "-seed needs an integer from 0 to 18446744073709551615"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -seed 18446744073709551616", "-seed"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -seed ' -5'", "-seed"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -seed 0x1ffffffffffffffff", "-seed"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -rounds 99999999999999999999",
+         "-rounds"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -games 99999999999999999999", "-games"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -maxmoves 99999999999999999999",
+         "-maxmoves"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -nodes 99999999999999999999", "nodes="},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -movetime 99999999999999999999", "movetime="},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -tc 99999999999999999999/1", "tc="},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -timeouts init=99999999999999999999",
+         "-timeouts"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -resign movecount=99999999999999999999 "
+         "score=1", "-resign"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -openings random=4 "
+         "startpos=99999999999999999999", "startpos="},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -sprt elo0=0 elo1=1e400", "elo1="},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char cmd[1024];
@@ -1596,6 +1617,17 @@ Test(referee, bad_command_lines_exit_with_one_line)
         cr_assert(strstr(r.out, cases[i][1]), "'%s' printed:\n%s", cases[i][0], r.out);
         run_free(&r);
     }
+}
+
+Test(referee, seed_takes_the_whole_64_bit_range)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s -engine cmd=%s/fake_good -engine cmd=%s/fake_good -depth 1 -progress 0 "
+             "-seed 18446744073709551615 2>&1", REFEREE, BIN, BIN);
+    run_t r = run_shell(cmd);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    cr_assert(strstr(r.out, ", seed 18446744073709551615\n"), "%s", r.out);
+    run_free(&r);
 }
 
 /* ---- statistics, against values computed by hand ----

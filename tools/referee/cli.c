@@ -2,6 +2,7 @@
  * `-each` defaults and single-valued options, with every value checked up front. */
 #include "cli.h"
 
+#include <errno.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -661,10 +662,13 @@ static bool parse_tournament(const char *v, config_t *cfg, err_t *e)
 
 static bool parse_seed(const char *v, config_t *cfg, err_t *e)
 {
-    char *end;
-    unsigned long long s = strtoull(v, &end, 0);
-    if (end == v || *end || v[0] == '-')
-        return fail(e, "-seed needs a non-negative integer, got '%s'", v);
+    /* strtoull skips spaces, negates a '-' and saturates: only digits (decimal, 0x hex or 0
+     * octal) within 64 bits are a seed. */
+    char *end = NULL;
+    errno = 0;
+    unsigned long long s = v[0] >= '0' && v[0] <= '9' ? strtoull(v, &end, 0) : 0;
+    if (!end || end == v || *end || errno == ERANGE)
+        return fail(e, "-seed needs an integer from 0 to %llu, got '%s'", (unsigned long long)UINT64_MAX, v);
     cfg->seed = s;
     return true;
 }
