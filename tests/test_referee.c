@@ -1619,6 +1619,22 @@ Test(referee, bad_command_lines_exit_with_one_line)
     }
 }
 
+Test(referee, full_disk_on_an_output_fails_the_run_with_one_line)
+{
+    /* /dev/full takes the open and fails every write with ENOSPC. */
+    static const char *const outputs[] = {"-log", "-records", "-pgnout", "-json"};
+    for (size_t k = 0; k < sizeof outputs / sizeof outputs[0]; k++) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, "%s -engine cmd=%s/fake_good -engine cmd=%s/fake_good -depth 1 -rounds 2 "
+                 "-progress 0 %s /dev/full 2>&1 >/dev/null", REFEREE, BIN, BIN, outputs[k]);
+        run_t r = run_shell(cmd);
+        cr_assert(r.exit.exited && r.exit.code == 2, "%s exited %d:\n%s", outputs[k], r.exit.code, r.out);
+        cr_assert_str_eq(r.out, "baghchal-referee: cannot write /dev/full: No space left on device\n", "%s",
+                         outputs[k]);
+        run_free(&r);
+    }
+}
+
 Test(referee, seed_takes_the_whole_64_bit_range)
 {
     char cmd[1024];

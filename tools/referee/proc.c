@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,11 @@
 #endif
 
 enum { READ_CHUNK = 65536, MAX_LINE = 1 << 20 };
+
+/* The first error writing the protocol log (0: none), for the run to report. */
+static atomic_int g_log_errno;
+
+int proc_log_errno(void) { return atomic_load(&g_log_errno); }
 
 int64_t now_us(void)
 {
@@ -66,8 +72,14 @@ static void log_line(const proc_t *p, char dir, const char *s, size_t n)
     memcpy(b + h, s, n);
     b[total - 1] = '\n';
     /* One write per line: O_APPEND keeps lines of different threads whole. */
-    ssize_t w = write(p->log_fd, b, total);
-    (void)w;
+    ssize_t w;
+    do
+        w = write(p->log_fd, b, total);
+    while (w < 0 && errno == EINTR);
+    if (w != (ssize_t)total) {
+        int expected = 0;
+        atomic_compare_exchange_strong(&g_log_errno, &expected, w < 0 ? errno : ENOSPC);
+    }
     if (b != stack)
         free(b);
 }

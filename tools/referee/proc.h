@@ -79,6 +79,8 @@ void proc_become_subreaper(void);
 
 /* Writes a note to the protocol log, as "NAME(PID) = text". */
 void proc_log_note(const proc_t *p, const char *text);
+/* The errno of the first failed write to the protocol log, 0 when none failed. */
+int proc_log_errno(void);
 
 /* "exited with status 1", "killed by signal 11 (Segmentation fault)". */
 void proc_describe_exit(const proc_exit_t *e, char *buf, size_t len);

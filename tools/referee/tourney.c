@@ -85,6 +85,7 @@ struct run {
     int64_t pair_index; /* the index of the last counted game, -1: none */
     pair_stats_t *pairs;
     summary_t sum;
+    bool log_failed;
     FILE *records, *pgn;
 
     /* Output, under ui. */
@@ -338,16 +339,28 @@ static void *worker_main(void *arg)
 
 /* ---- counting (main thread) ---- */
 
-static void output_failed(run_t *r, const char *what)
+/* A write to an output failed (errno e): the run stops, and says why on standard error. */
+static void output_failed_errno(run_t *r, const char *path, int e)
 {
-    int e = errno;
     pthread_mutex_lock(&r->lock);
     if (!r->failed) {
         r->failed = true;
-        snprintf(r->fatal, sizeof r->fatal, "cannot write %s: %s", what, strerror(e));
+        snprintf(r->fatal, sizeof r->fatal, "cannot write %s: %s", path, strerror(e));
     }
     pthread_mutex_unlock(&r->lock);
     wake_all(r);
+}
+
+static void output_failed(run_t *r, const char *path) { output_failed_errno(r, path, errno); }
+
+/* Lines are written to the log by the workers: a failed one is seen here. */
+static void check_log(run_t *r)
+{
+    int e = proc_log_errno();
+    if (e && r->cfg->log_file && !r->log_failed) {
+        r->log_failed = true;
+        output_failed_errno(r, r->cfg->log_file, e);
+    }
 }
 
 /* A game of the schedule without a record gets a note line in its place, so that --check
@@ -356,7 +369,7 @@ static void note_missing(run_t *r, int64_t index, const char *why)
 {
     if (r->records && !r->replaying && (fprintf(r->records, "; game %lld %s\n\n", (long long)index + 1, why) < 0 ||
                        fflush(r->records) != 0))
-        output_failed(r, "the records file");
+        output_failed(r, r->cfg->records_file);
 }
 
 /* Consecutive failures, in game order: an engine that fails in -maxfailures games in a row is
@@ -433,9 +446,9 @@ static void count(run_t *r, int64_t index, outcome_t *o)
     r->sum.terms[o->term]++;
     r->sum.counted++;
     if (r->records && o->record && (fputs(o->record, r->records) < 0 || fflush(r->records) != 0))
-        output_failed(r, "the records file");
+        output_failed(r, r->cfg->records_file);
     if (r->pgn && o->pgn && (fputs(o->pgn, r->pgn) < 0 || fflush(r->pgn) != 0))
-        output_failed(r, "the PGN file");
+        output_failed(r, r->cfg->pgn_file);
     if (r->cfg->verbose && !r->replaying)
         ui_note(r, "Game %lld: %s (goats) vs %s (tigers): %s, %s (%zu plies)", (long long)index + 1,
                 r->cfg->engines[s.engine[GOATS]].name, r->cfg->engines[s.engine[TIGERS]].name,
@@ -501,6 +514,7 @@ static void main_loop(run_t *r)
             ui_progress(r, false);
         }
         r->processed += nb;
+        check_log(r);
         if (finished && nb == 0)
             break;
     }
@@ -798,6 +812,7 @@ int tourney_run(const config_t *cfg)
         free(d.out);
     }
 
+    check_log(r); /* the engines' last lines, written as they quit */
     if (r->tty && r->line_shown) {
         fputs("\r\033[K", stdout);
         r->line_shown = false;
@@ -809,21 +824,26 @@ int tourney_run(const config_t *cfg)
     report_print(&r->sum, stdout);
     fflush(stdout);
     status = r->failed ? 2 : r->sum.interrupted ? 130 : 0;
-    if (r->records && fclose(r->records) != 0) {
-        fprintf(stderr, "baghchal-referee: cannot write %s: %s\n", cfg->records_file, strerror(errno));
+    /* One line on standard error: the first write that failed. */
+    if (r->failed)
+        snprintf(msg, sizeof msg, "%s", r->fatal);
+    if (r->records && fclose(r->records) != 0 && status != 2) {
+        snprintf(msg, sizeof msg, "cannot write %s: %s", cfg->records_file, strerror(errno));
         status = 2;
     }
     r->records = NULL;
-    if (r->pgn && fclose(r->pgn) != 0) {
-        fprintf(stderr, "baghchal-referee: cannot write %s: %s\n", cfg->pgn_file, strerror(errno));
+    if (r->pgn && fclose(r->pgn) != 0 && status != 2) {
+        snprintf(msg, sizeof msg, "cannot write %s: %s", cfg->pgn_file, strerror(errno));
         status = 2;
     }
     r->pgn = NULL;
-    if (cfg->json_file && !report_json(&r->sum, cfg->json_file, msg, sizeof msg)) {
-        fprintf(stderr, "baghchal-referee: %s\n", msg);
+    char jmsg[512];
+    if (cfg->json_file && !report_json(&r->sum, cfg->json_file, jmsg, sizeof jmsg) && status != 2) {
+        snprintf(msg, sizeof msg, "%s", jmsg);
         status = 2;
     }
-    msg[0] = '\0';
+    if (status != 2)
+        msg[0] = '\0';
 out:
     if (msg[0])
         fprintf(stderr, "baghchal-referee: %s\n", msg);
