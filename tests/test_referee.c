@@ -410,28 +410,72 @@ Test(referee, closed_output_is_a_disconnect)
     fault_case(&c, NULL, NULL);
 }
 
-Test(referee, no_uciok_is_a_stall)
+/* An engine that fails to start or to get ready for its games: they are not played, not
+ * counted (no result, no termination), and each has a note with the failure in its place;
+ * the engine is restarted for its next game and nothing survives the run. */
+static void start_failure_case(const char *fake, const char *args, const char *term, const char *reason)
 {
-    fault_case_t c = {"nouci", NULL, "depth=1", 1, "stall", 2,1, NULL};
-    fault_case(&c, NULL, NULL);
+    scratch_t s;
+    scratch_init(&s);
+    char tag[96];
+    snprintf(tag, sizeof tag, "reftag-start-%s-%ld", fake, (long)getpid());
+    args_t a = {0};
+    add(&a, REFEREE);
+    add(&a, "-engine");
+    add(&a, "cmd=" BIN "/fake_%s", fake);
+    add(&a, "args=--tag %s %s", tag, args ? args : "");
+    add_list(&a, "-engine", "cmd=" BIN "/fake_good", "name=good", NULL);
+    add(&a, "args=--tag %s", tag);
+    add_list(&a, "-each", "depth=1", "-timeouts", TIMEOUTS, "-seed", "1", "-progress", "0", "-rounds", "1", "-records",
+             path_in(&s, "records.txt"), "-json", path_in(&s, "summary.json"), NULL);
+    run_t r = run_args(&a);
+    args_free(&a);
+    cr_assert(r.exit.exited && r.exit.code == 0, "exit %d signal %d:\n%s", r.exit.code, r.exit.signal, r.out);
+    char *json = read_file(path_in(&s, "summary.json"));
+    cr_assert_eq(json_int(json, "\"games\"", "counted"), 0, "%s", r.out);
+    cr_assert_eq(json_int(json, "\"games\"", "not_played"), 2, "%s", r.out);
+    cr_assert_eq(json_int(json, "\"games\"", "aborted"), 0, "%s", r.out);
+    cr_assert_eq(json_int(json, "\"pairs\"", "games"), 0, "%s", json);
+    for (int t = 0; t < TERMS_NB; t++)
+        cr_assert_eq(json_int(json, "\"terminations\"", TERMS[t]), 0, "%s:\n%s", TERMS[t], json);
+    cr_assert_eq(json_int(json, "\"engines\"", "restarts"), 1, "%s", r.out);
+    cr_assert(strstr(r.out, "Games: 2 scheduled, 0 counted, 0 aborted, 2 not played"), "%s", r.out);
+    char *text = read_file(path_in(&s, "records.txt"));
+    for (int game = 1; game <= 2; game++) {
+        char head[128], tail[32];
+        snprintf(head, sizeof head, "; game %d not played (%s): fake_%s %s", game, term, fake, reason);
+        snprintf(tail, sizeof tail, " (%s)\n", game == 1 ? "goats" : "tigers");
+        const char *note = strstr(text, head), *nl = note ? strchr(note, '\n') : NULL;
+        cr_assert(nl && strncmp(nl + 1 - strlen(tail), tail, strlen(tail)) == 0, "expected '%s...%s' in:\n%s", head,
+                  tail, text);
+    }
+    cr_assert_eq(count_of(text, "[Event "), 0, "%s", text);
+    expect_check(path_in(&s, "records.txt"), 0);
+    cr_assert_eq(processes_with(tag), 0, "processes of %s left behind", fake);
+    free(text);
+    free(json);
+    run_free(&r);
+    scratch_free(&s);
 }
 
-Test(referee, no_readyok_is_a_stall)
+Test(referee, no_uciok_means_the_games_are_not_played)
 {
-    fault_case_t c = {"noready", NULL, "depth=1", 1, "stall", 2,1, NULL};
-    fault_case(&c, NULL, NULL);
+    start_failure_case("nouci", NULL, "stall", "sent no uciok at startup (uci)");
 }
 
-Test(referee, exit_at_start_with_status_0_is_a_disconnect)
+Test(referee, no_readyok_means_the_games_are_not_played)
 {
-    fault_case_t c = {"exit", "--code 0", "depth=1", 1, "disconnect", 2,1, NULL};
-    fault_case(&c, NULL, NULL);
+    start_failure_case("noready", NULL, "stall", "sent no readyok at startup");
 }
 
-Test(referee, exit_at_start_with_status_3_is_a_crash)
+Test(referee, exit_at_start_with_status_0_means_the_games_are_not_played)
 {
-    fault_case_t c = {"exit", "--code 3", "depth=1", 1, "crash", 2,1, NULL};
-    fault_case(&c, NULL, NULL);
+    start_failure_case("exit", "--code 0", "disconnect", "exited at startup");
+}
+
+Test(referee, exit_at_start_with_status_3_means_the_games_are_not_played)
+{
+    start_failure_case("exit", "--code 3", "crash", "exited with status 3 at startup");
 }
 
 Test(referee, engine_ignoring_quit_is_killed)
@@ -461,16 +505,43 @@ Test(referee, engine_ignoring_quit_is_killed)
 
 Test(referee, engine_dropped_after_repeated_failures)
 {
-    /* Exits at start every time: three failures drop it, the fourth game is not played. */
-    char *json;
-    run_t r;
-    fault_case_t c = {"exit", "--code 0", "depth=1", 2, "disconnect", 3, 2, NULL};
-    fault_case(&c, &r, &json);
-    cr_assert_eq(json_int(json, "\"games\"", "not_played"), 1, "%s", r.out);
-    cr_assert(strstr(json, "\"dropped\": true"), "%s", json);
-    cr_assert(strstr(r.out, "dropped after 3 consecutive failures"), "%s", r.out);
-    free(json);
-    run_free(&r);
+    /* Exits at start every time: three failures drop it, the fourth game is not played
+     * either; -resume from the first two games drops it at the same game. */
+    scratch_t s;
+    scratch_init(&s);
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_exit", "name=quitter", "-engine", "cmd=" BIN "/fake_good",
+             "-each", "depth=1", "-rounds", "2", "-seed", "1", "-progress", "0", "-timeouts", TIMEOUTS, "-json",
+             path_in(&s, "summary.json"), "-records", path_in(&s, "records.txt"), NULL);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            /* What a run stopped after game 2 leaves. */
+            char *text = read_file(path_in(&s, "records.txt"));
+            char *third = strstr(text, "; game 3 ");
+            cr_assert_not_null(third, "%s", text);
+            *third = '\0';
+            write_file(path_in(&s, "records.txt"), text);
+            free(text);
+            add(&a, "-resume");
+        }
+        run_t r = run_args(&a);
+        cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+        char *json = read_file(path_in(&s, "summary.json"));
+        cr_assert_eq(json_int(json, "\"games\"", "counted"), 0, "%s", r.out);
+        cr_assert_eq(json_int(json, "\"games\"", "not_played"), 4, "%s", r.out);
+        cr_assert(strstr(json, "\"dropped\": true"), "%s", json);
+        cr_assert(strstr(r.out, "game 3: quitter exited at startup") &&
+                  strstr(r.out, " (goats); quitter dropped after 3 consecutive failures"), "%s", r.out);
+        char *text = read_file(path_in(&s, "records.txt"));
+        const char *third = strstr(text, "; game 3 not played (disconnect): quitter exited at startup");
+        cr_assert(third && strstr(third, " (goats)\n\n; game 4 not played: an engine was dropped\n"), "%s", text);
+        expect_check(path_in(&s, "records.txt"), 0);
+        free(text);
+        free(json);
+        run_free(&r);
+    }
+    args_free(&a);
+    scratch_free(&s);
 }
 
 Test(referee, stopped_search_bestmove_is_awaited_before_isready)
@@ -681,8 +752,8 @@ Test(referee, dropped_engine_game_count_does_not_depend_on_concurrency)
         args_free(&a);
         cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
         char *json = read_file(path_in(&s, "summary.json"));
-        cr_assert_eq(json_int(json, "\"games\"", "counted"), 3, "concurrency %d:\n%s", conc, r.out);
-        cr_assert_eq(json_int(json, "\"games\"", "not_played"), 3, "concurrency %d:\n%s", conc, r.out);
+        cr_assert_eq(json_int(json, "\"games\"", "counted"), 0, "concurrency %d:\n%s", conc, r.out);
+        cr_assert_eq(json_int(json, "\"games\"", "not_played"), 6, "concurrency %d:\n%s", conc, r.out);
         cr_assert(strstr(r.out, "game 3: ") && strstr(r.out, "quitter dropped after 3 consecutive failures"),
                   "concurrency %d:\n%s", conc, r.out);
         char *text = read_file(path_in(&s, "records.txt"));
@@ -1202,6 +1273,42 @@ Test(referee, sigint_ends_the_run_with_partial_results)
     cr_assert_leq(json_int(json, "\"games\"", "aborted"), 2);
     expect_check(path_in(&s, "records.txt"), 0);
     cr_assert_eq(processes_with(s.dir), 0, "engine processes left behind");
+    free(json);
+    run_free(&r);
+    scratch_free(&s);
+}
+
+Test(referee, a_game_the_run_stops_before_it_starts_is_not_counted)
+{
+    /* The fake never answers uci: Ctrl-C comes while the referee waits for it. */
+    scratch_t s;
+    scratch_init(&s);
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_nouci", "-engine", "cmd=" BIN "/fake_good", "-each", "depth=1",
+             "-timeouts", "init=20000", "-progress", "0", "-records", path_in(&s, "records.txt"), "-json",
+             path_in(&s, "summary.json"), NULL);
+    double t0 = pipe_now_ms();
+    pipe_proc_t *p = pipe_start(a.v, 0);
+    cr_assert_not_null(p);
+    args_free(&a);
+    char *line;
+    cr_assert_eq(pipe_read_line(p, 10000, &line), PIPE_LINE);
+    nanosleep(&(struct timespec){0, 300 * 1000 * 1000L}, NULL);
+    cr_assert_eq(kill(pipe_pid(p), SIGINT), 0);
+    run_t r = collect(p, t0);
+    pipe_free(p);
+    cr_assert(r.exit.exited && r.exit.code == 130, "exit %d:\n%s", r.exit.code, r.out);
+    cr_assert(strstr(r.out, "Games: 2 scheduled, 0 counted, 0 aborted, 0 not played"), "%s", r.out);
+    char *json = read_file(path_in(&s, "summary.json"));
+    cr_assert_eq(json_int(json, "\"games\"", "counted"), 0, "%s", json);
+    cr_assert_eq(json_int(json, "\"games\"", "aborted"), 0, "%s", json);
+    cr_assert_eq(json_int(json, "\"games\"", "not_played"), 0, "%s", json);
+    for (int t = 0; t < TERMS_NB; t++)
+        cr_assert_eq(json_int(json, "\"terminations\"", TERMS[t]), 0, "%s:\n%s", TERMS[t], json);
+    char *text = read_file(path_in(&s, "records.txt"));
+    cr_assert_str_eq(text, "; game 1 not started: the run stopped before it\n\n");
+    expect_check(path_in(&s, "records.txt"), 0);
+    free(text);
     free(json);
     run_free(&r);
     scratch_free(&s);

@@ -537,6 +537,15 @@ bool record_scan(const char *path, record_entry_t **entries, size_t *n, char *ms
             memset(&e, 0, sizeof e);
             e.game_no = noted;
             e.end = pos;
+            /* "not played (crash): REASON": an engine failed to start or get ready. */
+            const char *why = line + used + 10;
+            const char *close = strncmp(why, " (", 2) == 0 ? strstr(why, "): ") : NULL;
+            if (close) {
+                char term[32];
+                snprintf(term, sizeof term, "%.*s", (int)(close - why - 2), why + 2);
+                e.term = term_parse(term);
+                snprintf(e.reason, sizeof e.reason, "%s", close + 3);
+            }
             if (!(ok = scan_push(entries, n, &cap, &e)))
                 break;
             continue;
@@ -659,7 +668,8 @@ int record_check_file(const char *path, FILE *err, int64_t *games)
         long long noted;
         int used = 0;
         if (!in_game && sscanf(line, "; game %lld %n", &noted, &used) == 1 && used > 0 &&
-            (strncmp(line + used, "not played", 10) == 0 || strncmp(line + used, "aborted", 7) == 0)) {
+            (strncmp(line + used, "not played", 10) == 0 || strncmp(line + used, "aborted", 7) == 0 ||
+             strncmp(line + used, "not started", 11) == 0)) {
             /* A game of the schedule that has no record, and why. */
             char no[32];
             snprintf(no, sizeof no, "%lld", noted);

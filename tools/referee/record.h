@@ -38,7 +38,8 @@ const char *result_name(int winner);
 /* One game of an existing record file, for -resume. */
 typedef struct {
     int64_t game_no;
-    bool played;     /* false: a "not played" note */
+    bool played;     /* false: a "not played" note (term and reason tell why when an engine failed
+                      * to start or get ready; TERM_NONE: an engine had been dropped) */
     char goats[128], tigers[128];
     char opening[96];
     char rule[16];

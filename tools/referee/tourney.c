@@ -297,7 +297,7 @@ static void *worker_main(void *arg)
             wake_all(r);
             break;
         }
-        if (!o->aborted) {
+        if (!o->aborted && !o->not_started) {
             for (int side = 0; side < SIDE_NB; side++) {
                 player_t *pl = players[side];
                 if (!pl->running)
@@ -404,9 +404,12 @@ static bool drop_check(run_t *r, int64_t index, outcome_t *o)
     return true;
 }
 
+/* Counts a finished game in game order. Only played games reach the results; the others
+ * leave a note in the records in their place. */
 static void count(run_t *r, int64_t index, outcome_t *o)
 {
-    if (!o->unplayed && !o->aborted && r->decided_at < 0 && !drop_check(r, index, o)) {
+    bool stopped = o->aborted || o->not_started;
+    if (!o->unplayed && !stopped && r->decided_at < 0 && !drop_check(r, index, o)) {
         o->unplayed = true; /* played after its engine was dropped at an earlier game */
         outcome_free(o);
     }
@@ -415,15 +418,28 @@ static void count(run_t *r, int64_t index, outcome_t *o)
         note_missing(r, index, "not played: an engine was dropped");
         return;
     }
-    if (o->aborted) {
-        if (r->decided_at < 0) {
+    if (stopped) {
+        if (r->decided_at >= 0)
+            return;
+        if (o->aborted) {
             r->sum.aborted++;
             note_missing(r, index, "aborted: the run stopped during the game");
+        } else {
+            /* Counted nowhere, like the games the run never reached; the note keeps the
+             * numbering of the records whole, and -resume plays the game. */
+            note_missing(r, index, "not started: the run stopped before it");
         }
         return;
     }
     if (r->decided_at >= 0) {
         r->sum.discarded++;
+        return;
+    }
+    if (o->start_failed) {
+        char why[600];
+        snprintf(why, sizeof why, "not played (%s): %s", term_name(o->term), o->reason);
+        r->sum.unplayed++;
+        note_missing(r, index, why);
         return;
     }
     game_spec_t s = spec_of(r, index);
@@ -633,7 +649,8 @@ static void resume_count(run_t *r)
         const record_entry_t *e = &r->resumed[k];
         outcome_t o;
         memset(&o, 0, sizeof o);
-        o.unplayed = !e->played;
+        o.unplayed = !e->played && e->term == TERM_NONE;
+        o.start_failed = !e->played && e->term != TERM_NONE;
         o.winner = e->winner;
         o.term = e->term;
         o.plies = e->plies;
