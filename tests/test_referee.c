@@ -138,6 +138,20 @@ static run_t run_args(args_t *a)
     return r;
 }
 
+/* Runs argv with standard error merged into the output. */
+static run_t run_args_merged(args_t *a)
+{
+    char *argv[MAX_ARGS + 5] = {"/bin/sh", "-c", "exec \"$@\" 2>&1", "sh"};
+    for (int i = 0; i <= a->n; i++)
+        argv[4 + i] = a->v[i];
+    double t0 = pipe_now_ms();
+    pipe_proc_t *p = pipe_start(argv, 0);
+    cr_assert_not_null(p);
+    run_t r = collect(p, t0);
+    pipe_free(p);
+    return r;
+}
+
 /* Runs a shell command line with standard error merged into the output. */
 static run_t run_shell(const char *cmd)
 {
@@ -287,6 +301,25 @@ static char *without_dates(const char *text)
     }
     out[k] = '\0';
     return out;
+}
+
+/* The games of records, without their Date lines and the settings at the head of the file
+ * (the tests' runs of one match start the engines through links of different names). */
+static char *games_only(const char *text)
+{
+    char *t = without_dates(text);
+    size_t k = 0;
+    for (const char *p = t; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
+        if (strncmp(p, "; setting ", 10) != 0) {
+            memmove(t + k, p, n);
+            k += n;
+        }
+        p += n;
+    }
+    t[k] = '\0';
+    return t;
 }
 
 static void expect_check(const char *records, int want_status)
@@ -857,7 +890,7 @@ Test(referee, real_match_is_consistent_reproducible_and_independent_of_concurren
     char *one = real_match(&s, "one.txt", 1, NULL);
     char *again = real_match(&s, "again.txt", 1, NULL);
     char *two = real_match(&s, "two.txt", 2, NULL);
-    char *a = without_dates(one), *b = without_dates(again), *c = without_dates(two);
+    char *a = games_only(one), *b = games_only(again), *c = games_only(two);
     cr_assert_str_eq(a, b, "the same seed and limits gave other games");
     cr_assert_str_eq(a, c, "concurrency 2 gave other games than concurrency 1");
     /* Each opening is played twice with the sides swapped. */
@@ -1083,7 +1116,7 @@ Test(referee, pgn_output_reads_back_as_the_records)
         run_free(&r);
         again = read_file(path_in(&s, "again.txt"));
     }
-    char *x = without_dates(records), *y = without_dates(again);
+    char *x = games_only(records), *y = games_only(again);
     cr_assert_str_eq(x, y);
     free(x);
     free(y);
@@ -1306,7 +1339,9 @@ Test(referee, a_game_the_run_stops_before_it_starts_is_not_counted)
     for (int t = 0; t < TERMS_NB; t++)
         cr_assert_eq(json_int(json, "\"terminations\"", TERMS[t]), 0, "%s:\n%s", TERMS[t], json);
     char *text = read_file(path_in(&s, "records.txt"));
-    cr_assert_str_eq(text, "; game 1 not started: the run stopped before it\n\n");
+    char *games = games_only(text);
+    cr_assert_str_eq(games, "; game 1 not started: the run stopped before it\n\n");
+    free(games);
     expect_check(path_in(&s, "records.txt"), 0);
     free(text);
     free(json);
@@ -1315,34 +1350,25 @@ Test(referee, a_game_the_run_stops_before_it_starts_is_not_counted)
 }
 
 /* A 12-game match of two real engines at fixed depths, with -resume when asked. */
-static run_t resume_match(scratch_t *s, const char *seed, bool resume)
+static run_t resume_match(scratch_t *s, const char *seed, const char *alpha_depth, bool resume)
 {
     args_t a = {0};
     add_list(&a, REFEREE, "-engine", NULL);
     add(&a, "cmd=%s", BIN "/baghchal");
-    add_list(&a, "name=alpha", "depth=2", "-engine", "cmd=" BIN "/baghchal", "name=beta", "depth=1", "-each",
+    add_list(&a, "name=alpha", alpha_depth, "-engine", "cmd=" BIN "/baghchal", "name=beta", "depth=1", "-each",
              "option.Hash=4", "-openings", "random=4", "-seed", seed, "-rounds", "6", "-progress", "0", "-records",
              path_in(s, "run.txt"), "-pgnout", path_in(s, "run.pgn"), "-json", path_in(s, "run.json"), NULL);
     if (resume)
         add(&a, "-resume");
-    run_t r = run_args(&a);
+    run_t r = run_args_merged(&a);
     args_free(&a);
     return r;
 }
 
-Test(referee, resume_continues_an_interrupted_run)
+/* What an interrupted run leaves of the full records: games 1-5, game 6 aborted, game 7
+ * finished (at concurrency > 1). */
+static void write_interrupted(scratch_t *s, const char *full)
 {
-    scratch_t s;
-    scratch_init(&s);
-    run_t r = resume_match(&s, "9", false);
-    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
-    run_free(&r);
-    char *full = read_file(path_in(&s, "run.txt"));
-    char *full_json = read_file(path_in(&s, "run.json"));
-    char *full_pgn = read_file(path_in(&s, "run.pgn"));
-
-    /* What an interrupted run leaves: games 1-5, game 6 aborted, game 7 finished (at
-     * concurrency > 1), and half a PGN game. */
     const char *a, *b, *c, *d;
     game_span(full, 6, &a, &b);
     game_span(full, 7, &c, &d);
@@ -1351,17 +1377,35 @@ Test(referee, resume_continues_an_interrupted_run)
     cr_assert_not_null(cut);
     snprintf(cut, n, "%.*s; game 6 aborted: the run stopped during the game\n\n%.*s", (int)(a - full), full,
              (int)(d - c), c);
-    write_file(path_in(&s, "run.txt"), cut);
+    write_file(path_in(s, "run.txt"), cut);
     free(cut);
+}
+
+Test(referee, resume_continues_an_interrupted_run)
+{
+    scratch_t s;
+    scratch_init(&s);
+    run_t r = resume_match(&s, "9", "depth=2", false);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    run_free(&r);
+    char *full = read_file(path_in(&s, "run.txt"));
+    char *full_json = read_file(path_in(&s, "run.json"));
+    char *full_pgn = read_file(path_in(&s, "run.pgn"));
+    cr_assert(strncmp(full, "; setting tournament: match\n", 28) == 0, "%s", full);
+    cr_assert(strstr(full, "\n; setting engine 1 limits: depth=2\n; setting engine 1 options: Hash=4\n"), "%s",
+              full);
+
+    /* The records of an interrupted run, and half a PGN game. */
+    write_interrupted(&s, full);
     const char *pgn6 = full_pgn;
     for (int k = 0; k < 6; k++)
         pgn6 = strstr(pgn6 + 1, "[Event ");
-    cut = strndup(full_pgn, (size_t)(pgn6 - full_pgn) + 40);
+    char *cut = strndup(full_pgn, (size_t)(pgn6 - full_pgn) + 40);
     cr_assert_not_null(cut);
     write_file(path_in(&s, "run.pgn"), cut);
     free(cut);
 
-    r = resume_match(&s, "9", true);
+    r = resume_match(&s, "9", "depth=2", true);
     cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
     cr_assert(strstr(r.out, "5 games read, the run goes on at game 6"), "%s", r.out);
     run_free(&r);
@@ -1377,30 +1421,102 @@ Test(referee, resume_continues_an_interrupted_run)
     cr_assert_eq(strncmp(pa, pb, (size_t)(strstr(pa, "\"sprt\"") - pa)), 0, "results differ:\n%s\n%s", pa, pb);
     cr_assert_eq(json_int(json, "\"games\"", "counted"), 12);
     char *pgn = read_file(path_in(&s, "run.pgn"));
-    cr_assert_eq(count_of(pgn, "[Event "), 12, "%s", pgn);
-    cr_assert_eq(strlen(pgn), strlen(full_pgn));
+    x = without_dates(full_pgn);
+    y = without_dates(pgn);
+    cr_assert_str_eq(y, x, "the PGN of the resumed run differs from the uninterrupted run's");
+    free(x);
+    free(y);
     free(pgn);
     free(json);
 
-    /* Another seed gives other openings: not this run's records. */
-    r = resume_match(&s, "10", true);
+    /* Without its PGN file the resumed run writes the games read again, from the records. */
+    write_interrupted(&s, full);
+    cr_assert_eq(unlink(path_in(&s, "run.pgn")), 0);
+    r = resume_match(&s, "9", "depth=2", true);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    run_free(&r);
+    pgn = read_file(path_in(&s, "run.pgn"));
+    cr_assert_eq(count_of(pgn, "[Event "), 12, "%s", pgn);
+    x = without_dates(full_pgn);
+    y = without_dates(pgn);
+    cr_assert_str_eq(y, x, "the PGN rebuilt from the records differs from the uninterrupted run's");
+    free(x);
+    free(y);
+    free(pgn);
+
+    /* Other settings than the records were made with: refused, naming them, nothing changed. */
+    write_interrupted(&s, full);
+    char *before = read_file(path_in(&s, "run.txt"));
+    r = resume_match(&s, "9", "depth=3", true);
     cr_assert(r.exit.exited && r.exit.code == 1, "%s", r.out);
+    cr_assert(strstr(r.out, "was made with other settings: engine 1 limits 'depth=2' (now 'depth=3')\n"), "%s",
+              r.out);
+    cr_assert_eq(count_of(r.out, "\n"), 1, "%s", r.out);
+    run_free(&r);
+    r = resume_match(&s, "10", "depth=2", true);
+    cr_assert(r.exit.exited && r.exit.code == 1, "%s", r.out);
+    cr_assert(strstr(r.out, "was made with other settings: seed '9' (now '10')\n"), "%s", r.out);
     run_free(&r);
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "%s -engine cmd=%s/baghchal name=alpha -engine cmd=%s/baghchal name=beta -depth 1 "
-             "-openings random=4 -seed 10 -rounds 6 -records %s -resume 2>&1", REFEREE, BIN, BIN,
+             "-openings random=4 -seed 9 -rounds 6 -maxmoves 300 -records %s -resume 2>&1", REFEREE, BIN, BIN,
              path_in(&s, "run.txt"));
     r = run_shell(cmd);
     cr_assert(r.exit.exited && r.exit.code == 1, "%s", r.out);
-    cr_assert(strstr(r.out, "-resume: game 1 of ") && strstr(r.out, "another opening"), "%s", r.out);
+    cr_assert(strstr(r.out, "other settings: maxmoves '0' (now '300'), engine 1 limits 'depth=2' (now 'depth=1'), "
+                            "engine 1 options 'Hash=4' (now 'none'), engine 2 options 'Hash=4' (now 'none')\n"),
+              "%s", r.out);
     run_free(&r);
     char *kept = read_file(path_in(&s, "run.txt"));
-    cr_assert_str_eq(kept, again, "a refused -resume must leave the records alone");
+    cr_assert_str_eq(kept, before, "a refused -resume must leave the records alone");
     free(kept);
+
+    /* Records without settings (an older referee's) are held to their games' tags. */
+    char *bare = games_only(before);
+    write_file(path_in(&s, "run.txt"), bare);
+    r = resume_match(&s, "9", "depth=3", true);
+    cr_assert(r.exit.exited && r.exit.code == 1, "%s", r.out);
+    cr_assert(strstr(r.out, "-resume: game 1 of ") && strstr(r.out, "other limits"), "%s", r.out);
+    run_free(&r);
+    r = resume_match(&s, "10", "depth=2", true);
+    cr_assert(r.exit.exited && r.exit.code == 1, "%s", r.out);
+    cr_assert(strstr(r.out, "-resume: game 1 of ") && strstr(r.out, "another opening"), "%s", r.out);
+    run_free(&r);
+    kept = read_file(path_in(&s, "run.txt"));
+    cr_assert_str_eq(kept, bare, "a refused -resume must leave the records alone");
+    free(kept);
+    free(bare);
+    free(before);
     free(again);
     free(full);
     free(full_json);
     free(full_pgn);
+    scratch_free(&s);
+}
+
+Test(referee, check_holds_every_game_to_the_run_settings)
+{
+    /* A run resumed with other limits by an older referee mixed depth 2 and depth 3 games. */
+    scratch_t s;
+    scratch_init(&s);
+    char *records = real_match(&s, "mixed.txt", 1, NULL);
+    char *mixed = replace_once(records, "[Game \"5\"]", "[TimeControl \"goats depth=2, tigers depth=1\"]",
+                               "[TimeControl \"goats depth=3, tigers depth=1\"]");
+    write_file(path_in(&s, "mixed.txt"), mixed);
+    expect_check_says(path_in(&s, "mixed.txt"), "game 5: alpha (goats) played with limits 'depth=3', the settings "
+                                                "give it 'depth=2'");
+    char *bare = games_only(mixed);
+    write_file(path_in(&s, "mixed.txt"), bare);
+    expect_check_says(path_in(&s, "mixed.txt"), "game 5: alpha (goats) played with limits 'depth=3', but with "
+                                                "'depth=2' in game 1");
+    free(bare);
+    free(mixed);
+    mixed = replace_once(records, "[Game \"3\"]", "[Repetition \"forbid\"]\n", "[Repetition \"forbid\"]\n"
+                                                                               "[MaxMoves \"200\"]\n");
+    write_file(path_in(&s, "mixed.txt"), mixed);
+    expect_check_says(path_in(&s, "mixed.txt"), "game 3: MaxMoves is '200', the settings say maxmoves '0'");
+    free(mixed);
+    free(records);
     scratch_free(&s);
 }
 

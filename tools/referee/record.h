@@ -35,6 +35,26 @@ char *record_format_pgn(const record_info_t *r);
 /* "goats", "tigers", "draw". */
 const char *result_name(int winner);
 
+/* The settings at the head of a record file ("; setting KEY: VALUE" lines, see
+ * cli_settings). */
+typedef struct {
+    char *key, *value;
+} setting_t;
+
+typedef struct {
+    setting_t *v;
+    size_t n;
+} settings_t;
+
+/* Adds the settings of text (lines of cli_settings); false when out of memory. */
+bool settings_parse(settings_t *s, const char *text);
+/* The value of key, NULL when absent. */
+const char *settings_get(const settings_t *s, const char *key);
+void settings_free(settings_t *s);
+/* Describes in msg ("engine 1 limits 'depth=5' (now 'depth=3'), seed ...") the settings of
+ * `was` that `now` does not have, or has with another value; false when they are the same. */
+bool settings_differ(const settings_t *was, const settings_t *now, char *msg, size_t msglen);
+
 /* One game of an existing record file, for -resume. */
 typedef struct {
     int64_t game_no;
@@ -46,6 +66,8 @@ typedef struct {
     int winner;      /* GOATS, TIGERS, -1: draw */
     term_t term;
     char reason[512];
+    char timecontrol[300];
+    int64_t maxmoves; /* 0: no MaxMoves tag */
     size_t plies;
     long end;        /* byte offset just after the game (or note) in the file */
 } record_entry_t;
@@ -55,10 +77,20 @@ typedef struct {
 int record_fault_side(const char *reason);
 
 /* Reads the games of a record file from game 1 on, as long as they are complete and numbered
- * 1, 2, 3 ... (an "aborted" note, an unfinished game or a gap ends the list). The caller
- * frees *entries. False with a reason in msg when the file cannot be read or is out of
- * memory; a missing file is an empty list. */
-bool record_scan(const char *path, record_entry_t **entries, size_t *n, char *msg, size_t msglen);
+ * 1, 2, 3 ... (an "aborted" note, an unfinished game or a gap ends the list), and the settings
+ * at its head (none in files written before they were) into *settings, *head_end being the
+ * byte offset after them. The caller frees *entries and the settings. False with a reason in
+ * msg when the file cannot be read or is out of memory; a missing file is an empty list. */
+bool record_scan(const char *path, record_entry_t **entries, size_t *n, settings_t *settings, long *head_end,
+                 char *msg, size_t msglen);
+
+/* Writes the games of the record file (up to byte offset end) as PGN to out (see
+ * record_format_pgn), replaying each; out NULL: only checks that it can. False with a reason
+ * in msg when a game cannot be read or replayed, or out cannot be written. */
+bool record_write_pgn(const char *path, long end, FILE *out, char *msg, size_t msglen);
+
+/* "depth=5" for both sides, or "goats depth=5, tigers depth=3": a TimeControl tag's value. */
+void record_timecontrol(const char *goats, const char *tigers, char *buf, size_t len);
 
 /* Replays every game of a record file and checks it against the rules; problems are
  * written to err, one line each. Returns the number of problems (-1: unreadable file);

@@ -76,7 +76,9 @@ struct run {
     /* -resume: the games of the records file, counted before the workers start. */
     record_entry_t *resumed;
     size_t resumed_nb;
+    long keep; /* bytes of the records file kept: its settings and the games read */
     bool replaying;
+    char *settings; /* cli_settings(), the head of a new records file */
 
     /* The main thread's. */
     int64_t processed;
@@ -538,64 +540,46 @@ static void main_loop(run_t *r)
 
 /* ---- setup ---- */
 
-/* The byte offset of the (k+1)-th game of a PGN file (its size when it has k games or fewer). */
-static long pgn_cut(const char *path, int64_t k)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    long pos = 0, cut = -1;
-    int64_t games = 0;
-    while ((n = getline(&line, &cap, f)) >= 0) {
-        if (strncmp(line, "[Event ", 7) == 0 && games++ == k) {
-            cut = pos;
-            break;
-        }
-        pos += (long)n;
-    }
-    free(line);
-    fclose(f);
-    return cut >= 0 ? cut : pos;
-}
-
-/* -resume: the records file keeps its games up to the first one that must be played again;
- * the rest (an aborted or unfinished game and what follows) is cut, and so is the PGN. */
+/* -resume: the records file keeps its settings and its games up to the first one that must
+ * be played again; the rest (an aborted or unfinished game and what follows) is cut. */
 static int cut_for_resume(run_t *r, char *msg, size_t msglen)
 {
     const config_t *cfg = r->cfg;
-    long keep = r->resumed_nb ? r->resumed[r->resumed_nb - 1].end : 0;
-    if (truncate(cfg->records_file, keep) < 0 && errno != ENOENT) {
+    if (truncate(cfg->records_file, r->keep) < 0 && errno != ENOENT) {
         snprintf(msg, msglen, "cannot cut %s for -resume: %s", cfg->records_file, strerror(errno));
         return -1;
-    }
-    if (cfg->pgn_file) {
-        int64_t played = 0;
-        for (size_t k = 0; k < r->resumed_nb; k++)
-            played += r->resumed[k].played;
-        if (truncate(cfg->pgn_file, pgn_cut(cfg->pgn_file, played)) < 0 && errno != ENOENT) {
-            snprintf(msg, msglen, "cannot cut %s for -resume: %s", cfg->pgn_file, strerror(errno));
-            return -1;
-        }
     }
     return 0;
 }
 
+/* Opens the outputs; -1 when one cannot be opened (bad input), -2 when a write fails. */
 static int open_outputs(run_t *r, char *msg, size_t msglen)
 {
     const config_t *cfg = r->cfg;
-    const char *mode = cfg->resume ? "ae" : "we";
     if (cfg->resume && cut_for_resume(r, msg, msglen) < 0)
         return -1;
-    if (cfg->records_file && !(r->records = fopen(cfg->records_file, mode))) {
+    if (cfg->records_file && !(r->records = fopen(cfg->records_file, cfg->resume ? "ae" : "we"))) {
         snprintf(msg, msglen, "cannot write %s: %s", cfg->records_file, strerror(errno));
         return -1;
     }
-    if (cfg->pgn_file && !(r->pgn = fopen(cfg->pgn_file, mode))) {
+    /* A new file starts with the settings (a file kept by -resume has them, or had games
+     * before settings were written). */
+    if (r->records && r->keep == 0 &&
+        (fputs(r->settings, r->records) < 0 || fflush(r->records) != 0)) {
+        snprintf(msg, msglen, "cannot write %s: %s", cfg->records_file, strerror(errno));
+        return -2;
+    }
+    /* The PGN holds the games counted: with -resume, those of the records, rebuilt from them
+     * whatever the PGN file held (or whether it was there at all). */
+    if (cfg->pgn_file && !(r->pgn = fopen(cfg->pgn_file, "we"))) {
         snprintf(msg, msglen, "cannot write %s: %s", cfg->pgn_file, strerror(errno));
         return -1;
+    }
+    if (r->pgn && cfg->resume && r->keep > 0 &&
+        (!record_write_pgn(cfg->records_file, r->keep, r->pgn, msg, msglen) || fflush(r->pgn) != 0)) {
+        if (!msg[0])
+            snprintf(msg, msglen, "cannot write %s: %s", cfg->pgn_file, strerror(errno));
+        return -2;
     }
     if (cfg->log_file &&
         (r->log_fd = open(cfg->log_file, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644)) < 0) {
@@ -605,11 +589,30 @@ static int open_outputs(run_t *r, char *msg, size_t msglen)
     return 0;
 }
 
-/* -resume: the games read must be this run's (engines, openings, rule), in its schedule. */
+/* -resume: the records must be this run's: made with the same settings (when the file has
+ * them), and every game read where this run's schedule puts it (engines, opening, rule,
+ * limits, move limit). Nothing is changed when they are not. */
 static bool resume_read(run_t *r, char *msg, size_t msglen)
 {
     const config_t *cfg = r->cfg;
-    if (!record_scan(cfg->records_file, &r->resumed, &r->resumed_nb, msg, msglen))
+    settings_t was = {0}, now = {0};
+    long head_end = 0;
+    if (!record_scan(cfg->records_file, &r->resumed, &r->resumed_nb, &was, &head_end, msg, msglen))
+        return false;
+    bool ok = settings_parse(&now, r->settings);
+    char diff[1024];
+    if (!ok)
+        snprintf(msg, msglen, "out of memory");
+    else if (was.n > 0 && settings_differ(&was, &now, diff, sizeof diff)) {
+        sbuf_t b = {0};
+        sb_addf(&b, "-resume: %s was made with other settings: %s", cfg->records_file, diff);
+        snprintf(msg, msglen, "%s", b.s ? b.s : "-resume: the records were made with other settings");
+        sb_free(&b);
+        ok = false;
+    }
+    settings_free(&was);
+    settings_free(&now);
+    if (!ok)
         return false;
     if ((int64_t)r->resumed_nb > r->total) {
         snprintf(msg, msglen, "-resume: %s holds %zu games, this run has %lld", cfg->records_file, r->resumed_nb,
@@ -626,11 +629,17 @@ static bool resume_read(run_t *r, char *msg, size_t msglen)
             snprintf(msg, msglen, "out of memory");
             return false;
         }
+        char lim[SIDE_NB][128], tc[300];
+        for (int side = 0; side < SIDE_NB; side++)
+            limits_describe(&cfg->engines[s.engine[side]], lim[side], sizeof lim[side]);
+        record_timecontrol(lim[GOATS], lim[TIGERS], tc, sizeof tc);
         const char *why = strcmp(e->goats, cfg->engines[s.engine[GOATS]].name) != 0 ||
                                   strcmp(e->tigers, cfg->engines[s.engine[TIGERS]].name) != 0
                               ? "other engines"
                           : strcmp(e->opening, op.obx) != 0 ? "another opening (give the run's -seed and -openings)"
                           : strcmp(e->rule, rule_name(cfg->rule)) != 0 ? "another repetition rule"
+                          : strcmp(e->timecontrol, tc) != 0          ? "other limits"
+                          : e->maxmoves != cfg->maxmoves               ? "another -maxmoves"
                                                                         : NULL;
         if (why) {
             snprintf(msg, msglen, "-resume: game %lld of %s was played with %s than this run's", (long long)k + 1,
@@ -638,6 +647,11 @@ static bool resume_read(run_t *r, char *msg, size_t msglen)
             return false;
         }
     }
+    r->keep = r->resumed_nb ? r->resumed[r->resumed_nb - 1].end : head_end;
+    /* The PGN is rebuilt from the records: a game that cannot be is found before anything
+     * is changed. */
+    if (cfg->pgn_file && r->keep > 0 && !record_write_pgn(cfg->records_file, r->keep, NULL, msg, msglen))
+        return false;
     return true;
 }
 
@@ -747,10 +761,17 @@ int tourney_run(const config_t *cfg)
         goto out;
     }
     r->total = cfg->rounds * 2 * r->pairings_nb;
+    if (!(r->settings = cli_settings(cfg))) {
+        snprintf(msg, sizeof msg, "out of memory");
+        goto out;
+    }
     if (cfg->resume && !resume_read(r, msg, sizeof msg))
         goto out;
-    if (open_outputs(r, msg, sizeof msg) < 0)
+    int opened = open_outputs(r, msg, sizeof msg);
+    if (opened < 0) {
+        status = opened == -2 ? 2 : 1;
         goto out;
+    }
     int fds[2];
     if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0) {
         snprintf(msg, sizeof msg, "cannot make a pipe: %s", strerror(errno));
@@ -889,6 +910,7 @@ out:
     }
     free(r->done);
     free(r->resumed);
+    free(r->settings);
     free(workers);
     free(r->pairs);
     free(r->engines);
