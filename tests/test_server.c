@@ -1690,6 +1690,64 @@ Test(server, analysis_values_every_move_by_search)
     stop(s);
 }
 
+/* A score as one number that orders them: mates beyond every centipawn value. */
+static double score_rank(const cJSON *score)
+{
+    const cJSON *mate = cJSON_GetObjectItemCaseSensitive(score, "mate");
+    if (cJSON_IsNumber(mate))
+        return mate->valuedouble > 0 ? 1e6 - mate->valuedouble : -1e6 - mate->valuedouble;
+    return num_field(score, "cp");
+}
+
+/* Scored moves first, best first; the moves no line reached after them. */
+static void expect_best_first(const resp_t *r, const cJSON *j)
+{
+    double prev = 1e9;
+    bool unscored = false;
+    const cJSON *m;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(j, "moves"))
+    {
+        const cJSON *score = cJSON_GetObjectItemCaseSensitive(m, "score");
+        if (!cJSON_IsObject(score)) {
+            unscored = true;
+            continue;
+        }
+        cr_assert(!unscored, "a scored move after an unscored one: %s", r->body);
+        double v = score_rank(score);
+        cr_assert_leq(v, prev, "%s is not in its place, best first: %s", str_field(m, "move"), r->body);
+        prev = v;
+    }
+}
+
+Test(server, analysis_is_best_first_whatever_the_search_reached)
+{
+    /* The depth-6 iteration of this position scores its seventh line (C4 -83) above the
+     * fifth and sixth (C3, D3 -85): the engine reports MultiPV lines in the order it
+     * searched them. Every depth, and searches stopped by the clock at any iteration. */
+    srv_t *s = start(NULL);
+    const char *obx = "GGGGG/GTXTG/GXXXG/GTXTX/GGGGX g @6 c0 mE5D4 #t14";
+    char body[256];
+    for (int depth = 1; depth <= 8; depth++) {
+        snprintf(body, sizeof body, "{\"obx\": \"%s\", \"depth\": %d}", obx, depth);
+        resp_t r = post(s->port, "/analysis", body);
+        cJSON *j = expect_json(&r, 200);
+        cr_assert_str_eq(str_field(j, "source"), "search");
+        cr_assert_eq(check_analysis_moves(s->port, j, obx), 7);
+        expect_best_first(&r, j);
+        cJSON_Delete(j);
+        resp_free(&r);
+    }
+    for (int k = 0; k < 12; k++) {
+        snprintf(body, sizeof body, "{\"obx\": \"%s\", \"movetime\": %d}", obx, 20 + 25 * k);
+        resp_t r = post(s->port, "/analysis", body);
+        cJSON *j = expect_json(&r, 200);
+        expect_best_first(&r, j);
+        cJSON_Delete(j);
+        resp_free(&r);
+    }
+    stop(s);
+}
+
 Test(server, analysis_values_every_move_from_the_database)
 {
     const char *dir = getenv("BAGHCHAL_TB_DIR");
