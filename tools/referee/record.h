@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "game.h"
+#include "settings.h"
 #include "util.h"
 
 typedef struct {
@@ -34,26 +35,6 @@ char *record_format_pgn(const record_info_t *r);
 
 /* "goats", "tigers", "draw". */
 const char *result_name(int winner);
-
-/* The settings at the head of a record file ("; setting KEY: VALUE" lines, see
- * cli_settings). */
-typedef struct {
-    char *key, *value;
-} setting_t;
-
-typedef struct {
-    setting_t *v;
-    size_t n;
-} settings_t;
-
-/* Adds the settings of text (lines of cli_settings); false when out of memory. */
-bool settings_parse(settings_t *s, const char *text);
-/* The value of key, NULL when absent. */
-const char *settings_get(const settings_t *s, const char *key);
-void settings_free(settings_t *s);
-/* Describes in msg ("engine 1 limits 'depth=5' (now 'depth=3'), seed ...") the settings of
- * `was` that `now` does not have, or has with another value; false when they are the same. */
-bool settings_differ(const settings_t *was, const settings_t *now, char *msg, size_t msglen);
 
 /* One game of an existing record file, for -resume. */
 typedef struct {
