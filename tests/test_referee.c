@@ -30,8 +30,11 @@
 #define BIN BAGHCHAL_BIN_DIR
 #define REFEREE BIN "/baghchal-referee"
 
-/* Short timeouts keep the faults fast; sanitizer builds still start within them. */
+/* Short timeouts keep the faults of the fakes fast; sanitizer builds still start within them. */
 #define TIMEOUTS "init=3000", "ready=1500", "stall=1500", "quit=500"
+/* Real engines under ThreadSanitizer on a loaded machine take seconds to start: matches
+ * that expect no fault give them time. */
+#define REAL_TIMEOUTS "init=30000", "ready=30000", "stall=30000", "quit=3000"
 
 enum { RUN_MS = 50000, MAX_ARGS = 96 };
 
@@ -837,7 +840,7 @@ static char *real_match(scratch_t *s, const char *name, int concurrency, const c
     add_list(&a, "name=alpha", "depth=2", "-engine", NULL);
     add(&a, "cmd=%s", engine_link(s, link_b));
     add_list(&a, "name=beta", "depth=1", "-each", "option.Hash=4", "-openings", "random=4", "-seed", "11",
-             "-rounds", "4", "-progress", "0", "-timeouts", TIMEOUTS, "-records", records, "-json", json, NULL);
+             "-rounds", "4", "-progress", "0", "-timeouts", REAL_TIMEOUTS, "-records", records, "-json", json, NULL);
     add(&a, "-concurrency");
     add(&a, "%d", concurrency);
     if (extra)
@@ -1108,7 +1111,7 @@ Test(referee, pgn_output_reads_back_as_the_records)
         add_list(&a, "name=alpha", "depth=2", "-engine", NULL);
         add(&a, "cmd=%s", engine_link(&s, "pb"));
         add_list(&a, "name=beta", "depth=1", "-each", "option.Hash=4", "-openings", "random=4", "-seed", "11",
-                 "-rounds", "4", "-progress", "0", "-timeouts", TIMEOUTS, "-concurrency", "2", "-records",
+                 "-rounds", "4", "-progress", "0", "-timeouts", REAL_TIMEOUTS, "-concurrency", "2", "-records",
                  path_in(&s, "again.txt"), "-pgnout", pgn_opt, NULL);
         run_t r = run_args(&a);
         args_free(&a);
