@@ -30,8 +30,11 @@
 #define BIN BAGHCHAL_BIN_DIR
 #define REFEREE BIN "/baghchal-referee"
 
-/* Short timeouts keep the faults fast; sanitizer builds still start within them. */
+/* Short timeouts keep the faults of the fakes fast; sanitizer builds still start within them. */
 #define TIMEOUTS "init=3000", "ready=1500", "stall=1500", "quit=500"
+/* Real engines under ThreadSanitizer on a loaded machine take seconds to start: matches
+ * that expect no fault give them time. */
+#define REAL_TIMEOUTS "init=30000", "ready=30000", "stall=30000", "quit=3000"
 
 enum { RUN_MS = 50000, MAX_ARGS = 96 };
 
@@ -133,6 +136,20 @@ static run_t run_args(args_t *a)
     double t0 = pipe_now_ms();
     pipe_proc_t *p = pipe_start(a->v, 0);
     cr_assert_not_null(p, "cannot start %s: %s", a->v[0], strerror(errno));
+    run_t r = collect(p, t0);
+    pipe_free(p);
+    return r;
+}
+
+/* Runs argv with standard error merged into the output. */
+static run_t run_args_merged(args_t *a)
+{
+    char *argv[MAX_ARGS + 5] = {"/bin/sh", "-c", "exec \"$@\" 2>&1", "sh"};
+    for (int i = 0; i <= a->n; i++)
+        argv[4 + i] = a->v[i];
+    double t0 = pipe_now_ms();
+    pipe_proc_t *p = pipe_start(argv, 0);
+    cr_assert_not_null(p);
     run_t r = collect(p, t0);
     pipe_free(p);
     return r;
@@ -289,6 +306,25 @@ static char *without_dates(const char *text)
     return out;
 }
 
+/* The games of records, without their Date lines and the settings at the head of the file
+ * (the tests' runs of one match start the engines through links of different names). */
+static char *games_only(const char *text)
+{
+    char *t = without_dates(text);
+    size_t k = 0;
+    for (const char *p = t; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
+        if (strncmp(p, "; setting ", 10) != 0) {
+            memmove(t + k, p, n);
+            k += n;
+        }
+        p += n;
+    }
+    t[k] = '\0';
+    return t;
+}
+
 static void expect_check(const char *records, int want_status)
 {
     args_t a = {0};
@@ -410,28 +446,72 @@ Test(referee, closed_output_is_a_disconnect)
     fault_case(&c, NULL, NULL);
 }
 
-Test(referee, no_uciok_is_a_stall)
+/* An engine that fails to start or to get ready for its games: they are not played, not
+ * counted (no result, no termination), and each has a note with the failure in its place;
+ * the engine is restarted for its next game and nothing survives the run. */
+static void start_failure_case(const char *fake, const char *args, const char *term, const char *reason)
 {
-    fault_case_t c = {"nouci", NULL, "depth=1", 1, "stall", 2,1, NULL};
-    fault_case(&c, NULL, NULL);
+    scratch_t s;
+    scratch_init(&s);
+    char tag[96];
+    snprintf(tag, sizeof tag, "reftag-start-%s-%ld", fake, (long)getpid());
+    args_t a = {0};
+    add(&a, REFEREE);
+    add(&a, "-engine");
+    add(&a, "cmd=" BIN "/fake_%s", fake);
+    add(&a, "args=--tag %s %s", tag, args ? args : "");
+    add_list(&a, "-engine", "cmd=" BIN "/fake_good", "name=good", NULL);
+    add(&a, "args=--tag %s", tag);
+    add_list(&a, "-each", "depth=1", "-timeouts", TIMEOUTS, "-seed", "1", "-progress", "0", "-rounds", "1", "-records",
+             path_in(&s, "records.txt"), "-json", path_in(&s, "summary.json"), NULL);
+    run_t r = run_args(&a);
+    args_free(&a);
+    cr_assert(r.exit.exited && r.exit.code == 0, "exit %d signal %d:\n%s", r.exit.code, r.exit.signal, r.out);
+    char *json = read_file(path_in(&s, "summary.json"));
+    cr_assert_eq(json_int(json, "\"games\"", "counted"), 0, "%s", r.out);
+    cr_assert_eq(json_int(json, "\"games\"", "not_played"), 2, "%s", r.out);
+    cr_assert_eq(json_int(json, "\"games\"", "aborted"), 0, "%s", r.out);
+    cr_assert_eq(json_int(json, "\"pairs\"", "games"), 0, "%s", json);
+    for (int t = 0; t < TERMS_NB; t++)
+        cr_assert_eq(json_int(json, "\"terminations\"", TERMS[t]), 0, "%s:\n%s", TERMS[t], json);
+    cr_assert_eq(json_int(json, "\"engines\"", "restarts"), 1, "%s", r.out);
+    cr_assert(strstr(r.out, "Games: 2 scheduled, 0 counted, 0 aborted, 2 not played"), "%s", r.out);
+    char *text = read_file(path_in(&s, "records.txt"));
+    for (int game = 1; game <= 2; game++) {
+        char head[128], tail[32];
+        snprintf(head, sizeof head, "; game %d not played (%s): fake_%s %s", game, term, fake, reason);
+        snprintf(tail, sizeof tail, " (%s)\n", game == 1 ? "goats" : "tigers");
+        const char *note = strstr(text, head), *nl = note ? strchr(note, '\n') : NULL;
+        cr_assert(nl && strncmp(nl + 1 - strlen(tail), tail, strlen(tail)) == 0, "expected '%s...%s' in:\n%s", head,
+                  tail, text);
+    }
+    cr_assert_eq(count_of(text, "[Event "), 0, "%s", text);
+    expect_check(path_in(&s, "records.txt"), 0);
+    cr_assert_eq(processes_with(tag), 0, "processes of %s left behind", fake);
+    free(text);
+    free(json);
+    run_free(&r);
+    scratch_free(&s);
 }
 
-Test(referee, no_readyok_is_a_stall)
+Test(referee, no_uciok_means_the_games_are_not_played)
 {
-    fault_case_t c = {"noready", NULL, "depth=1", 1, "stall", 2,1, NULL};
-    fault_case(&c, NULL, NULL);
+    start_failure_case("nouci", NULL, "stall", "sent no uciok at startup (uci)");
 }
 
-Test(referee, exit_at_start_with_status_0_is_a_disconnect)
+Test(referee, no_readyok_means_the_games_are_not_played)
 {
-    fault_case_t c = {"exit", "--code 0", "depth=1", 1, "disconnect", 2,1, NULL};
-    fault_case(&c, NULL, NULL);
+    start_failure_case("noready", NULL, "stall", "sent no readyok at startup");
 }
 
-Test(referee, exit_at_start_with_status_3_is_a_crash)
+Test(referee, exit_at_start_with_status_0_means_the_games_are_not_played)
 {
-    fault_case_t c = {"exit", "--code 3", "depth=1", 1, "crash", 2,1, NULL};
-    fault_case(&c, NULL, NULL);
+    start_failure_case("exit", "--code 0", "disconnect", "exited at startup");
+}
+
+Test(referee, exit_at_start_with_status_3_means_the_games_are_not_played)
+{
+    start_failure_case("exit", "--code 3", "crash", "exited with status 3 at startup");
 }
 
 Test(referee, engine_ignoring_quit_is_killed)
@@ -461,16 +541,43 @@ Test(referee, engine_ignoring_quit_is_killed)
 
 Test(referee, engine_dropped_after_repeated_failures)
 {
-    /* Exits at start every time: three failures drop it, the fourth game is not played. */
-    char *json;
-    run_t r;
-    fault_case_t c = {"exit", "--code 0", "depth=1", 2, "disconnect", 3, 2, NULL};
-    fault_case(&c, &r, &json);
-    cr_assert_eq(json_int(json, "\"games\"", "not_played"), 1, "%s", r.out);
-    cr_assert(strstr(json, "\"dropped\": true"), "%s", json);
-    cr_assert(strstr(r.out, "dropped after 3 consecutive failures"), "%s", r.out);
-    free(json);
-    run_free(&r);
+    /* Exits at start every time: three failures drop it, the fourth game is not played
+     * either; -resume from the first two games drops it at the same game. */
+    scratch_t s;
+    scratch_init(&s);
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_exit", "name=quitter", "-engine", "cmd=" BIN "/fake_good",
+             "-each", "depth=1", "-rounds", "2", "-seed", "1", "-progress", "0", "-timeouts", TIMEOUTS, "-json",
+             path_in(&s, "summary.json"), "-records", path_in(&s, "records.txt"), NULL);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            /* What a run stopped after game 2 leaves. */
+            char *text = read_file(path_in(&s, "records.txt"));
+            char *third = strstr(text, "; game 3 ");
+            cr_assert_not_null(third, "%s", text);
+            *third = '\0';
+            write_file(path_in(&s, "records.txt"), text);
+            free(text);
+            add(&a, "-resume");
+        }
+        run_t r = run_args(&a);
+        cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+        char *json = read_file(path_in(&s, "summary.json"));
+        cr_assert_eq(json_int(json, "\"games\"", "counted"), 0, "%s", r.out);
+        cr_assert_eq(json_int(json, "\"games\"", "not_played"), 4, "%s", r.out);
+        cr_assert(strstr(json, "\"dropped\": true"), "%s", json);
+        cr_assert(strstr(r.out, "game 3: quitter exited at startup") &&
+                  strstr(r.out, " (goats); quitter dropped after 3 consecutive failures"), "%s", r.out);
+        char *text = read_file(path_in(&s, "records.txt"));
+        const char *third = strstr(text, "; game 3 not played (disconnect): quitter exited at startup");
+        cr_assert(third && strstr(third, " (goats)\n\n; game 4 not played: an engine was dropped\n"), "%s", text);
+        expect_check(path_in(&s, "records.txt"), 0);
+        free(text);
+        free(json);
+        run_free(&r);
+    }
+    args_free(&a);
+    scratch_free(&s);
 }
 
 Test(referee, stopped_search_bestmove_is_awaited_before_isready)
@@ -538,13 +645,18 @@ Test(referee, descendants_in_other_sessions_are_killed)
     scratch_free(&s);
 }
 
-Test(referee, engine_children_die_with_a_killed_referee)
+/* Starts a referee with fake_<fake> (tagged) against fake_good, waits until `want`
+ * processes with the tag run (the referee and its own helpers carry the tag too), ends
+ * the referee with `signals` (a SIGINT is followed by the next signal once the referee says
+ * it stops) and expects nothing with the tag to outlive it. */
+static void kill_referee_case(const char *fake, int want, const int *signals, int signals_nb)
 {
-    /* SIGKILL leaves the referee no chance to clean up: its guard process does it. */
     char tag[64];
-    snprintf(tag, sizeof tag, "reftag-spawn-%ld", (long)getpid());
+    snprintf(tag, sizeof tag, "reftag-kill%s-%ld", fake, (long)getpid());
     args_t a = {0};
-    add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_spawn", NULL);
+    add(&a, REFEREE);
+    add(&a, "-engine");
+    add(&a, "cmd=" BIN "/fake_%s", fake);
     add(&a, "args=--tag %s", tag);
     add_list(&a, "-engine", "cmd=" BIN "/fake_good", NULL);
     add(&a, "args=--tag %s", tag);
@@ -554,19 +666,52 @@ Test(referee, engine_children_die_with_a_killed_referee)
     args_free(&a);
     char *line;
     cr_assert_eq(pipe_read_line(p, 10000, &line), PIPE_LINE);
-    /* Both engines and the spawned child, given time to start even on a loaded machine. */
     int running = 0;
-    for (int k = 0; k < 200 && (running = processes_with(tag)) < 3; k++)
+    for (int k = 0; k < 200 && (running = processes_with(tag)) < want; k++)
         nanosleep(&(struct timespec){0, 25 * 1000 * 1000L}, NULL);
-    cr_assert_geq(running, 3, "the engines and the child should be running");
-    cr_assert_eq(kill(pipe_pid(p), SIGKILL), 0);
+    cr_assert_geq(running, want, "the engines and their children should be running");
+    for (int k = 0; k < signals_nb; k++) {
+        cr_assert_eq(kill(pipe_pid(p), signals[k]), 0);
+        while (signals[k] == SIGINT && k + 1 < signals_nb) {
+            cr_assert_eq(pipe_read_line(p, 10000, &line), PIPE_LINE);
+            if (strncmp(line, "Interrupted", 11) == 0)
+                break;
+        }
+    }
     pipe_exit_t x = pipe_wait(p, 10000);
-    cr_assert_eq(x.signal, SIGKILL);
+    if (signals[signals_nb - 1] == SIGKILL)
+        cr_assert_eq(x.signal, SIGKILL);
+    else
+        cr_assert(x.exited && x.code == 130, "exit %d signal %d", x.code, x.signal);
     pipe_free(p);
     int left = 0;
     for (int k = 0; k < 100 && (left = processes_with(tag)) > 0; k++)
         nanosleep(&(struct timespec){0, 30 * 1000 * 1000L}, NULL);
-    cr_assert_eq(left, 0, "%d processes outlived the killed referee", left);
+    cr_assert_eq(left, 0, "%d processes outlived the referee", left);
+}
+
+Test(referee, engine_children_die_with_a_killed_referee)
+{
+    /* SIGKILL leaves the referee no chance to clean up: the engine's supervisor does it. The
+     * referee, both engines and the spawned child. */
+    static const int kill9[] = {SIGKILL};
+    kill_referee_case("spawn", 4, kill9, 1);
+}
+
+Test(referee, setsid_grandchild_dies_with_a_killed_referee)
+{
+    /* The grandchild runs sleep in a session of its own: no process group reaches it. The
+     * referee, both engines, the child and the sleep. */
+    static const int kill9[] = {SIGKILL};
+    kill_referee_case("setsidsleep", 5, kill9, 1);
+}
+
+Test(referee, setsid_grandchild_dies_after_two_quick_ctrl_c)
+{
+    /* The second Ctrl-C leaves at once, while the engines are told to quit (the fake takes
+     * a second to). */
+    static const int twice[] = {SIGINT, SIGINT};
+    kill_referee_case("setsidsleep", 5, twice, 2);
 }
 
 Test(referee, log_has_charged_and_engine_time_of_every_move)
@@ -643,8 +788,8 @@ Test(referee, dropped_engine_game_count_does_not_depend_on_concurrency)
         args_free(&a);
         cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
         char *json = read_file(path_in(&s, "summary.json"));
-        cr_assert_eq(json_int(json, "\"games\"", "counted"), 3, "concurrency %d:\n%s", conc, r.out);
-        cr_assert_eq(json_int(json, "\"games\"", "not_played"), 3, "concurrency %d:\n%s", conc, r.out);
+        cr_assert_eq(json_int(json, "\"games\"", "counted"), 0, "concurrency %d:\n%s", conc, r.out);
+        cr_assert_eq(json_int(json, "\"games\"", "not_played"), 6, "concurrency %d:\n%s", conc, r.out);
         cr_assert(strstr(r.out, "game 3: ") && strstr(r.out, "quitter dropped after 3 consecutive failures"),
                   "concurrency %d:\n%s", conc, r.out);
         char *text = read_file(path_in(&s, "records.txt"));
@@ -695,7 +840,7 @@ static char *real_match(scratch_t *s, const char *name, int concurrency, const c
     add_list(&a, "name=alpha", "depth=2", "-engine", NULL);
     add(&a, "cmd=%s", engine_link(s, link_b));
     add_list(&a, "name=beta", "depth=1", "-each", "option.Hash=4", "-openings", "random=4", "-seed", "11",
-             "-rounds", "4", "-progress", "0", "-timeouts", TIMEOUTS, "-records", records, "-json", json, NULL);
+             "-rounds", "4", "-progress", "0", "-timeouts", REAL_TIMEOUTS, "-records", records, "-json", json, NULL);
     add(&a, "-concurrency");
     add(&a, "%d", concurrency);
     if (extra)
@@ -748,7 +893,7 @@ Test(referee, real_match_is_consistent_reproducible_and_independent_of_concurren
     char *one = real_match(&s, "one.txt", 1, NULL);
     char *again = real_match(&s, "again.txt", 1, NULL);
     char *two = real_match(&s, "two.txt", 2, NULL);
-    char *a = without_dates(one), *b = without_dates(again), *c = without_dates(two);
+    char *a = games_only(one), *b = games_only(again), *c = games_only(two);
     cr_assert_str_eq(a, b, "the same seed and limits gave other games");
     cr_assert_str_eq(a, c, "concurrency 2 gave other games than concurrency 1");
     /* Each opening is played twice with the sides swapped. */
@@ -966,7 +1111,7 @@ Test(referee, pgn_output_reads_back_as_the_records)
         add_list(&a, "name=alpha", "depth=2", "-engine", NULL);
         add(&a, "cmd=%s", engine_link(&s, "pb"));
         add_list(&a, "name=beta", "depth=1", "-each", "option.Hash=4", "-openings", "random=4", "-seed", "11",
-                 "-rounds", "4", "-progress", "0", "-timeouts", TIMEOUTS, "-concurrency", "2", "-records",
+                 "-rounds", "4", "-progress", "0", "-timeouts", REAL_TIMEOUTS, "-concurrency", "2", "-records",
                  path_in(&s, "again.txt"), "-pgnout", pgn_opt, NULL);
         run_t r = run_args(&a);
         args_free(&a);
@@ -974,7 +1119,7 @@ Test(referee, pgn_output_reads_back_as_the_records)
         run_free(&r);
         again = read_file(path_in(&s, "again.txt"));
     }
-    char *x = without_dates(records), *y = without_dates(again);
+    char *x = games_only(records), *y = games_only(again);
     cr_assert_str_eq(x, y);
     free(x);
     free(y);
@@ -1169,35 +1314,64 @@ Test(referee, sigint_ends_the_run_with_partial_results)
     scratch_free(&s);
 }
 
+Test(referee, a_game_the_run_stops_before_it_starts_is_not_counted)
+{
+    /* The fake never answers uci: Ctrl-C comes while the referee waits for it. */
+    scratch_t s;
+    scratch_init(&s);
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_nouci", "-engine", "cmd=" BIN "/fake_good", "-each", "depth=1",
+             "-timeouts", "init=20000", "-progress", "0", "-records", path_in(&s, "records.txt"), "-json",
+             path_in(&s, "summary.json"), NULL);
+    double t0 = pipe_now_ms();
+    pipe_proc_t *p = pipe_start(a.v, 0);
+    cr_assert_not_null(p);
+    args_free(&a);
+    char *line;
+    cr_assert_eq(pipe_read_line(p, 10000, &line), PIPE_LINE);
+    nanosleep(&(struct timespec){0, 300 * 1000 * 1000L}, NULL);
+    cr_assert_eq(kill(pipe_pid(p), SIGINT), 0);
+    run_t r = collect(p, t0);
+    pipe_free(p);
+    cr_assert(r.exit.exited && r.exit.code == 130, "exit %d:\n%s", r.exit.code, r.out);
+    cr_assert(strstr(r.out, "Games: 2 scheduled, 0 counted, 0 aborted, 0 not played"), "%s", r.out);
+    char *json = read_file(path_in(&s, "summary.json"));
+    cr_assert_eq(json_int(json, "\"games\"", "counted"), 0, "%s", json);
+    cr_assert_eq(json_int(json, "\"games\"", "aborted"), 0, "%s", json);
+    cr_assert_eq(json_int(json, "\"games\"", "not_played"), 0, "%s", json);
+    for (int t = 0; t < TERMS_NB; t++)
+        cr_assert_eq(json_int(json, "\"terminations\"", TERMS[t]), 0, "%s:\n%s", TERMS[t], json);
+    char *text = read_file(path_in(&s, "records.txt"));
+    char *games = games_only(text);
+    cr_assert_str_eq(games, "; game 1 not started: the run stopped before it\n\n");
+    free(games);
+    expect_check(path_in(&s, "records.txt"), 0);
+    free(text);
+    free(json);
+    run_free(&r);
+    scratch_free(&s);
+}
+
 /* A 12-game match of two real engines at fixed depths, with -resume when asked. */
-static run_t resume_match(scratch_t *s, const char *seed, bool resume)
+static run_t resume_match(scratch_t *s, const char *seed, const char *alpha_depth, bool resume)
 {
     args_t a = {0};
     add_list(&a, REFEREE, "-engine", NULL);
     add(&a, "cmd=%s", BIN "/baghchal");
-    add_list(&a, "name=alpha", "depth=2", "-engine", "cmd=" BIN "/baghchal", "name=beta", "depth=1", "-each",
+    add_list(&a, "name=alpha", alpha_depth, "-engine", "cmd=" BIN "/baghchal", "name=beta", "depth=1", "-each",
              "option.Hash=4", "-openings", "random=4", "-seed", seed, "-rounds", "6", "-progress", "0", "-records",
              path_in(s, "run.txt"), "-pgnout", path_in(s, "run.pgn"), "-json", path_in(s, "run.json"), NULL);
     if (resume)
         add(&a, "-resume");
-    run_t r = run_args(&a);
+    run_t r = run_args_merged(&a);
     args_free(&a);
     return r;
 }
 
-Test(referee, resume_continues_an_interrupted_run)
+/* What an interrupted run leaves of the full records: games 1-5, game 6 aborted, game 7
+ * finished (at concurrency > 1). */
+static void write_interrupted(scratch_t *s, const char *full)
 {
-    scratch_t s;
-    scratch_init(&s);
-    run_t r = resume_match(&s, "9", false);
-    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
-    run_free(&r);
-    char *full = read_file(path_in(&s, "run.txt"));
-    char *full_json = read_file(path_in(&s, "run.json"));
-    char *full_pgn = read_file(path_in(&s, "run.pgn"));
-
-    /* What an interrupted run leaves: games 1-5, game 6 aborted, game 7 finished (at
-     * concurrency > 1), and half a PGN game. */
     const char *a, *b, *c, *d;
     game_span(full, 6, &a, &b);
     game_span(full, 7, &c, &d);
@@ -1206,17 +1380,35 @@ Test(referee, resume_continues_an_interrupted_run)
     cr_assert_not_null(cut);
     snprintf(cut, n, "%.*s; game 6 aborted: the run stopped during the game\n\n%.*s", (int)(a - full), full,
              (int)(d - c), c);
-    write_file(path_in(&s, "run.txt"), cut);
+    write_file(path_in(s, "run.txt"), cut);
     free(cut);
+}
+
+Test(referee, resume_continues_an_interrupted_run)
+{
+    scratch_t s;
+    scratch_init(&s);
+    run_t r = resume_match(&s, "9", "depth=2", false);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    run_free(&r);
+    char *full = read_file(path_in(&s, "run.txt"));
+    char *full_json = read_file(path_in(&s, "run.json"));
+    char *full_pgn = read_file(path_in(&s, "run.pgn"));
+    cr_assert(strncmp(full, "; setting tournament: match\n", 28) == 0, "%s", full);
+    cr_assert(strstr(full, "\n; setting engine 1 limits: depth=2\n; setting engine 1 options: Hash=4\n"), "%s",
+              full);
+
+    /* The records of an interrupted run, and half a PGN game. */
+    write_interrupted(&s, full);
     const char *pgn6 = full_pgn;
     for (int k = 0; k < 6; k++)
         pgn6 = strstr(pgn6 + 1, "[Event ");
-    cut = strndup(full_pgn, (size_t)(pgn6 - full_pgn) + 40);
+    char *cut = strndup(full_pgn, (size_t)(pgn6 - full_pgn) + 40);
     cr_assert_not_null(cut);
     write_file(path_in(&s, "run.pgn"), cut);
     free(cut);
 
-    r = resume_match(&s, "9", true);
+    r = resume_match(&s, "9", "depth=2", true);
     cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
     cr_assert(strstr(r.out, "5 games read, the run goes on at game 6"), "%s", r.out);
     run_free(&r);
@@ -1232,30 +1424,102 @@ Test(referee, resume_continues_an_interrupted_run)
     cr_assert_eq(strncmp(pa, pb, (size_t)(strstr(pa, "\"sprt\"") - pa)), 0, "results differ:\n%s\n%s", pa, pb);
     cr_assert_eq(json_int(json, "\"games\"", "counted"), 12);
     char *pgn = read_file(path_in(&s, "run.pgn"));
-    cr_assert_eq(count_of(pgn, "[Event "), 12, "%s", pgn);
-    cr_assert_eq(strlen(pgn), strlen(full_pgn));
+    x = without_dates(full_pgn);
+    y = without_dates(pgn);
+    cr_assert_str_eq(y, x, "the PGN of the resumed run differs from the uninterrupted run's");
+    free(x);
+    free(y);
     free(pgn);
     free(json);
 
-    /* Another seed gives other openings: not this run's records. */
-    r = resume_match(&s, "10", true);
+    /* Without its PGN file the resumed run writes the games read again, from the records. */
+    write_interrupted(&s, full);
+    cr_assert_eq(unlink(path_in(&s, "run.pgn")), 0);
+    r = resume_match(&s, "9", "depth=2", true);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    run_free(&r);
+    pgn = read_file(path_in(&s, "run.pgn"));
+    cr_assert_eq(count_of(pgn, "[Event "), 12, "%s", pgn);
+    x = without_dates(full_pgn);
+    y = without_dates(pgn);
+    cr_assert_str_eq(y, x, "the PGN rebuilt from the records differs from the uninterrupted run's");
+    free(x);
+    free(y);
+    free(pgn);
+
+    /* Other settings than the records were made with: refused, naming them, nothing changed. */
+    write_interrupted(&s, full);
+    char *before = read_file(path_in(&s, "run.txt"));
+    r = resume_match(&s, "9", "depth=3", true);
     cr_assert(r.exit.exited && r.exit.code == 1, "%s", r.out);
+    cr_assert(strstr(r.out, "was made with other settings: engine 1 limits 'depth=2' (now 'depth=3')\n"), "%s",
+              r.out);
+    cr_assert_eq(count_of(r.out, "\n"), 1, "%s", r.out);
+    run_free(&r);
+    r = resume_match(&s, "10", "depth=2", true);
+    cr_assert(r.exit.exited && r.exit.code == 1, "%s", r.out);
+    cr_assert(strstr(r.out, "was made with other settings: seed '9' (now '10')\n"), "%s", r.out);
     run_free(&r);
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "%s -engine cmd=%s/baghchal name=alpha -engine cmd=%s/baghchal name=beta -depth 1 "
-             "-openings random=4 -seed 10 -rounds 6 -records %s -resume 2>&1", REFEREE, BIN, BIN,
+             "-openings random=4 -seed 9 -rounds 6 -maxmoves 300 -records %s -resume 2>&1", REFEREE, BIN, BIN,
              path_in(&s, "run.txt"));
     r = run_shell(cmd);
     cr_assert(r.exit.exited && r.exit.code == 1, "%s", r.out);
-    cr_assert(strstr(r.out, "-resume: game 1 of ") && strstr(r.out, "another opening"), "%s", r.out);
+    cr_assert(strstr(r.out, "other settings: maxmoves '0' (now '300'), engine 1 limits 'depth=2' (now 'depth=1'), "
+                            "engine 1 options 'Hash=4' (now 'none'), engine 2 options 'Hash=4' (now 'none')\n"),
+              "%s", r.out);
     run_free(&r);
     char *kept = read_file(path_in(&s, "run.txt"));
-    cr_assert_str_eq(kept, again, "a refused -resume must leave the records alone");
+    cr_assert_str_eq(kept, before, "a refused -resume must leave the records alone");
     free(kept);
+
+    /* Records without settings (an older referee's) are held to their games' tags. */
+    char *bare = games_only(before);
+    write_file(path_in(&s, "run.txt"), bare);
+    r = resume_match(&s, "9", "depth=3", true);
+    cr_assert(r.exit.exited && r.exit.code == 1, "%s", r.out);
+    cr_assert(strstr(r.out, "-resume: game 1 of ") && strstr(r.out, "other limits"), "%s", r.out);
+    run_free(&r);
+    r = resume_match(&s, "10", "depth=2", true);
+    cr_assert(r.exit.exited && r.exit.code == 1, "%s", r.out);
+    cr_assert(strstr(r.out, "-resume: game 1 of ") && strstr(r.out, "another opening"), "%s", r.out);
+    run_free(&r);
+    kept = read_file(path_in(&s, "run.txt"));
+    cr_assert_str_eq(kept, bare, "a refused -resume must leave the records alone");
+    free(kept);
+    free(bare);
+    free(before);
     free(again);
     free(full);
     free(full_json);
     free(full_pgn);
+    scratch_free(&s);
+}
+
+Test(referee, check_holds_every_game_to_the_run_settings)
+{
+    /* A run resumed with other limits by an older referee mixed depth 2 and depth 3 games. */
+    scratch_t s;
+    scratch_init(&s);
+    char *records = real_match(&s, "mixed.txt", 1, NULL);
+    char *mixed = replace_once(records, "[Game \"5\"]", "[TimeControl \"goats depth=2, tigers depth=1\"]",
+                               "[TimeControl \"goats depth=3, tigers depth=1\"]");
+    write_file(path_in(&s, "mixed.txt"), mixed);
+    expect_check_says(path_in(&s, "mixed.txt"), "game 5: alpha (goats) played with limits 'depth=3', the settings "
+                                                "give it 'depth=2'");
+    char *bare = games_only(mixed);
+    write_file(path_in(&s, "mixed.txt"), bare);
+    expect_check_says(path_in(&s, "mixed.txt"), "game 5: alpha (goats) played with limits 'depth=3', but with "
+                                                "'depth=2' in game 1");
+    free(bare);
+    free(mixed);
+    mixed = replace_once(records, "[Game \"3\"]", "[Repetition \"forbid\"]\n", "[Repetition \"forbid\"]\n"
+                                                                               "[MaxMoves \"200\"]\n");
+    write_file(path_in(&s, "mixed.txt"), mixed);
+    expect_check_says(path_in(&s, "mixed.txt"), "game 3: MaxMoves is '200', the settings say maxmoves '0'");
+    free(mixed);
+    free(records);
     scratch_free(&s);
 }
 
@@ -1548,6 +1812,27 @@ Test(referee, bad_command_lines_exit_with_one_line)
         {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -sprt elo0=0 elo1=5 stats=binomial",
          "pentanomial or trinomial"},
         {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -concurrency many", "-concurrency"},
+        /* Numbers beyond their type are refused, not saturated. */
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -seed 99999999999999999999999",
+         "-seed needs an integer from 0 to 18446744073709551615"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -seed 18446744073709551616", "-seed"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -seed ' -5'", "-seed"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -seed 0x1ffffffffffffffff", "-seed"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -rounds 99999999999999999999",
+         "-rounds"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -games 99999999999999999999", "-games"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -maxmoves 99999999999999999999",
+         "-maxmoves"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -nodes 99999999999999999999", "nodes="},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -movetime 99999999999999999999", "movetime="},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -tc 99999999999999999999/1", "tc="},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -timeouts init=99999999999999999999",
+         "-timeouts"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -resign movecount=99999999999999999999 "
+         "score=1", "-resign"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -openings random=4 "
+         "startpos=99999999999999999999", "startpos="},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -sprt elo0=0 elo1=1e400", "elo1="},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char cmd[1024];
@@ -1558,6 +1843,33 @@ Test(referee, bad_command_lines_exit_with_one_line)
         cr_assert(strstr(r.out, cases[i][1]), "'%s' printed:\n%s", cases[i][0], r.out);
         run_free(&r);
     }
+}
+
+Test(referee, full_disk_on_an_output_fails_the_run_with_one_line)
+{
+    /* /dev/full takes the open and fails every write with ENOSPC. */
+    static const char *const outputs[] = {"-log", "-records", "-pgnout", "-json"};
+    for (size_t k = 0; k < sizeof outputs / sizeof outputs[0]; k++) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, "%s -engine cmd=%s/fake_good -engine cmd=%s/fake_good -depth 1 -rounds 2 "
+                 "-progress 0 %s /dev/full 2>&1 >/dev/null", REFEREE, BIN, BIN, outputs[k]);
+        run_t r = run_shell(cmd);
+        cr_assert(r.exit.exited && r.exit.code == 2, "%s exited %d:\n%s", outputs[k], r.exit.code, r.out);
+        cr_assert_str_eq(r.out, "baghchal-referee: cannot write /dev/full: No space left on device\n", "%s",
+                         outputs[k]);
+        run_free(&r);
+    }
+}
+
+Test(referee, seed_takes_the_whole_64_bit_range)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s -engine cmd=%s/fake_good -engine cmd=%s/fake_good -depth 1 -progress 0 "
+             "-seed 18446744073709551615 2>&1", REFEREE, BIN, BIN);
+    run_t r = run_shell(cmd);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    cr_assert(strstr(r.out, ", seed 18446744073709551615\n"), "%s", r.out);
+    run_free(&r);
 }
 
 /* ---- statistics, against values computed by hand ----

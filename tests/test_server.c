@@ -1386,13 +1386,21 @@ Test(server, slowloris_does_not_shut_out_other_clients)
 
 Test(server, connections_past_the_limit_get_503_at_once)
 {
-    srv_t *s = start("--max-connections", "4", "--max-per-client", "100", NULL);
+    /* Four connections whose searches wait for the one engine: handed over, none of them is
+     * dropped for a new client, which is answered 503 at once. */
+    srv_t *s = start("--max-connections", "4", "--max-per-client", "100", "--workers", "1", "--queue-timeout",
+                     "20000", "--max-movetime", "20000", NULL);
+    const char *body = "{\"obx\": \"" START_OBX "\", \"movetime\": 3000}";
+    char req[512];
+    int n = snprintf(req, sizeof req, "POST /obx HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n%s",
+                     strlen(body), body);
     int fds[4];
     for (int i = 0; i < 4; i++) {
         fds[i] = connect_to(s->port);
         cr_assert_geq(fds[i], 0);
+        cr_assert(send_all(fds[i], req, (size_t)n));
     }
-    struct timespec ts = {0, 200 * 1000000L};
+    struct timespec ts = {0, 300 * 1000000L};
     nanosleep(&ts, NULL);
     double t0 = pipe_now_ms();
     resp_t r = get(s->port, "/health");
@@ -1404,9 +1412,90 @@ Test(server, connections_past_the_limit_get_503_at_once)
     resp_free(&r);
     for (int i = 0; i < 4; i++)
         close(fds[i]);
-    nanosleep(&ts, NULL);
-    r = get(s->port, "/health");
+    /* The departed clients' searches are stopped; the server serves again. */
+    for (int k = 0; k < 100; k++) {
+        r = get(s->port, "/health");
+        if (r.status == 200)
+            break;
+        resp_free(&r);
+        nanosleep(&ts, NULL);
+    }
     j = expect_json(&r, 200);
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop(s);
+}
+
+enum { SLOW_ADDRS = 30, SLOW_PER_ADDR = 2, SLOW_CONNS = SLOW_ADDRS * SLOW_PER_ADDR };
+
+/* Every slow connection but `silent` sends a header line. */
+static void trickle(const int *fds, int silent)
+{
+    struct timespec ts = {0, 300 * 1000000L};
+    nanosleep(&ts, NULL);
+    for (int i = 0; i < SLOW_CONNS; i++)
+        if (i != silent)
+            cr_assert(send_all(fds[i], "X-Slow: 1\r\n", 11), "slow connection %d was closed", i);
+}
+
+/* A new client is answered at once; the silent connection, and only it, was dropped. */
+static void new_client_takes_the_silent_place(int port, int *fds, int silent)
+{
+    double t0 = pipe_now_ms();
+    resp_t r = get_from(port, "127.0.0.1", "/health");
+    double ms = pipe_now_ms() - t0;
+    cJSON *j = expect_json(&r, 200);
+    if (!server_sanitized())
+        cr_assert_lt(ms, 100, "the new client waited %g ms", ms);
+    cJSON_Delete(j);
+    resp_free(&r);
+    size_t len;
+    char *raw = read_all(fds[silent], &len, REPLY_MS);
+    cr_assert(raw && strncmp(raw, "HTTP/1.1 503", 12) == 0 && strstr(raw, "\"dropped-slow\""), "%s",
+              raw ? raw : "(nothing)");
+    free(raw);
+    close(fds[silent]);
+    char buf[1024];
+    for (int i = 0; i < SLOW_CONNS; i++)
+        if (i != silent)
+            cr_assert_eq(peer_done(fds[i], buf, sizeof buf), 0, "slow connection %d was dropped too: %s", i, buf);
+}
+
+Test(server, a_full_server_drops_its_slowest_connection_for_a_new_client)
+{
+    /* 60 slow connections from 30 addresses, each address under the per-client limit, fill
+     * the server: one sends nothing at all, the others a header line now and then. */
+    srv_t *s = start("--max-connections", "60", "--max-per-client", "2", "--request-timeout", "10", NULL);
+    int fds[SLOW_CONNS];
+    for (int i = 0; i < SLOW_CONNS; i++) {
+        char src[32];
+        snprintf(src, sizeof src, "127.0.0.%d", 2 + i / SLOW_PER_ADDR);
+        fds[i] = connect_from(s->port, src);
+        cr_assert_geq(fds[i], 0, "cannot connect from %s", src);
+        if (i != 7)
+            cr_assert(send_all(fds[i], "GET /health HTTP/1.1\r\n", 23));
+    }
+    trickle(fds, 7);
+    trickle(fds, 7);
+    new_client_takes_the_silent_place(s->port, fds, 7);
+    /* Full again with a new silent connection, the youngest: it has sent the least for
+     * the longest time all the same. */
+    struct timespec ts = {0, 200 * 1000000L};
+    nanosleep(&ts, NULL);
+    fds[7] = connect_from(s->port, "127.0.0.1");
+    cr_assert_geq(fds[7], 0);
+    trickle(fds, 7);
+    trickle(fds, 7);
+    new_client_takes_the_silent_place(s->port, fds, 7);
+    for (int i = 0; i < SLOW_CONNS; i++)
+        if (i != 7)
+            close(fds[i]);
+    nanosleep(&ts, NULL);
+    resp_t r = get(s->port, "/health");
+    cJSON *j = expect_json(&r, 200);
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(j, "connections");
+    cr_assert_eq(num_field(c, "evicted"), 2);
+    cr_assert_eq(num_field(c, "refused_busy"), 0);
     cJSON_Delete(j);
     resp_free(&r);
     stop(s);
@@ -1476,6 +1565,11 @@ Test(server, broken_requests_get_one_json_answer)
     url_encode(START_OBX, enc, sizeof enc);
     n = snprintf(req, sizeof req, "GET /obx?obx=%s%%00junk&depth=2 HTTP/1.1\r\nHost: x\r\n\r\n", enc);
     expect_one_answer(s->port, req, (size_t)n, 400, "bad-obx-field");
+    /* A NUL in a header value: libmicrohttpd would cut the value there and answer 200. */
+    static const char nul_header[] = "GET /health HTTP/1.1\r\nHost: x\r\nX-Note: a\0b\r\n\r\n";
+    expect_one_answer(s->port, nul_header, sizeof nul_header - 1, 400, "bad-header");
+    static const char nul_host[] = "GET /health HTTP/1.1\r\nHost: \0\r\nConnection: close\r\n\r\n";
+    expect_one_answer(s->port, nul_host, sizeof nul_host - 1, 400, "bad-header");
     /* An escaped backslash before u0000 is text, not a NUL: the OBX is then simply wrong. */
     const char *text = "{\"obx\": \"\\\\u0000\"}";
     n = snprintf(req, sizeof req, "POST /obx HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n%s", strlen(text),
@@ -1525,7 +1619,10 @@ Test(server, memory_stays_below_workers_times_hash)
 {
     /* Each search maps a fresh 64 MB table; only the part the search touches may stay. */
     srv_t *s = start("--workers", "2", "--hash", "64", NULL);
-    for (int i = 0; i < 200; i++) {
+    /* The resident size is measured only without sanitizers, whose shadow of each fresh
+     * table makes a search take a second on a loaded machine: there a few searches do. */
+    int searches = server_sanitized() ? 20 : 200;
+    for (int i = 0; i < searches; i++) {
         resp_t r = post(s->port, "/obx", SHORT_SEARCH);
         cr_assert_eq(r.status, 200);
         resp_free(&r);
@@ -1593,6 +1690,64 @@ Test(server, analysis_values_every_move_by_search)
     cr_assert(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "result")), "no result: %s", r.body);
     cJSON_Delete(j);
     resp_free(&r);
+    stop(s);
+}
+
+/* A score as one number that orders them: mates beyond every centipawn value. */
+static double score_rank(const cJSON *score)
+{
+    const cJSON *mate = cJSON_GetObjectItemCaseSensitive(score, "mate");
+    if (cJSON_IsNumber(mate))
+        return mate->valuedouble > 0 ? 1e6 - mate->valuedouble : -1e6 - mate->valuedouble;
+    return num_field(score, "cp");
+}
+
+/* Scored moves first, best first; the moves no line reached after them. */
+static void expect_best_first(const resp_t *r, const cJSON *j)
+{
+    double prev = 1e9;
+    bool unscored = false;
+    const cJSON *m;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(j, "moves"))
+    {
+        const cJSON *score = cJSON_GetObjectItemCaseSensitive(m, "score");
+        if (!cJSON_IsObject(score)) {
+            unscored = true;
+            continue;
+        }
+        cr_assert(!unscored, "a scored move after an unscored one: %s", r->body);
+        double v = score_rank(score);
+        cr_assert_leq(v, prev, "%s is not in its place, best first: %s", str_field(m, "move"), r->body);
+        prev = v;
+    }
+}
+
+Test(server, analysis_is_best_first_whatever_the_search_reached)
+{
+    /* The depth-6 iteration of this position scores its seventh line (C4 -83) above the
+     * fifth and sixth (C3, D3 -85): the engine reports MultiPV lines in the order it
+     * searched them. Every depth, and searches stopped by the clock at any iteration. */
+    srv_t *s = start(NULL);
+    const char *obx = "GGGGG/GTXTG/GXXXG/GTXTX/GGGGX g @6 c0 mE5D4 #t14";
+    char body[256];
+    for (int depth = 1; depth <= 8; depth++) {
+        snprintf(body, sizeof body, "{\"obx\": \"%s\", \"depth\": %d}", obx, depth);
+        resp_t r = post(s->port, "/analysis", body);
+        cJSON *j = expect_json(&r, 200);
+        cr_assert_str_eq(str_field(j, "source"), "search");
+        cr_assert_eq(check_analysis_moves(s->port, j, obx), 7);
+        expect_best_first(&r, j);
+        cJSON_Delete(j);
+        resp_free(&r);
+    }
+    for (int k = 0; k < 12; k++) {
+        snprintf(body, sizeof body, "{\"obx\": \"%s\", \"movetime\": %d}", obx, 20 + 25 * k);
+        resp_t r = post(s->port, "/analysis", body);
+        cJSON *j = expect_json(&r, 200);
+        expect_best_first(&r, j);
+        cJSON_Delete(j);
+        resp_free(&r);
+    }
     stop(s);
 }
 

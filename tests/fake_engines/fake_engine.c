@@ -21,9 +21,12 @@
  *   spawn       starts a child in its own process group that sleeps forever
  *   setsid      starts a child that moves to a session of its own, and a grandchild in
  *               another session whose parent exits at once (it is left to a subreaper)
+ *   setsidsleep starts a child that stays, and a grandchild that moves to a session of its
+ *               own and runs sleep(1) with "sleep-<tag>" as its argv[0]; takes a second
+ *               to quit (so that a run can be interrupted again while it quits)
  * --think MS makes every answer take MS and report it as the search's "time"; --score CP
  * makes it report that score (default 0).
- * --tag WORD is ignored: tests use it to find their processes. */
+ * --tag WORD is otherwise ignored: tests use it to find their processes. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -86,9 +89,20 @@ static void *stale_search(void *arg)
     return NULL;
 }
 
-static void start_children(void)
+static void start_children(const char *tag)
 {
-    if (mode("spawn")) {
+    if (mode("setsidsleep")) {
+        if (fork() == 0) {
+            if (fork() == 0) {
+                char name[160];
+                snprintf(name, sizeof name, "sleep-%s", tag);
+                setsid();
+                execlp("sleep", name, "3600", (char *)NULL);
+                _exit(127);
+            }
+            sleep_forever();
+        }
+    } else if (mode("spawn")) {
         if (fork() == 0)
             sleep_forever();
     } else if (mode("setsid")) {
@@ -164,6 +178,7 @@ int main(int argc, char **argv)
 {
     long at = 3, sleep = 2000, think = 0, score = 0;
     int code = 0;
+    const char *tag = "untagged";
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--at") == 0)
             at = atol(argv[i + 1]);
@@ -175,6 +190,8 @@ int main(int argc, char **argv)
             think = atol(argv[i + 1]);
         else if (strcmp(argv[i], "--score") == 0)
             score = atol(argv[i + 1]);
+        else if (strcmp(argv[i], "--tag") == 0)
+            tag = argv[i + 1];
     }
     if (mode("exit"))
         return code;
@@ -194,7 +211,7 @@ int main(int argc, char **argv)
         if (strcmp(line, "uci") == 0) {
             if (mode("nouci"))
                 continue;
-            start_children();
+            start_children(tag);
             say("id name fake_%s", FAKE_MODE);
             say("option name Repetition type combo default forbid var forbid var draw%s", "");
             say("uciok%s", "");
@@ -269,6 +286,8 @@ int main(int argc, char **argv)
             say("bestmove %s", text);
             funlockfile(stdout);
         } else if (strcmp(line, "quit") == 0) {
+            if (mode("setsidsleep"))
+                sleep_ms(1000);
             if (!mode("quitless"))
                 break;
         }

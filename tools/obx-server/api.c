@@ -704,8 +704,18 @@ static char *analysis_answer(const char *input, const game_t *g, const tb_move_v
         for (int j = 0; j < n; j++)
             if (!used[j] && moves[j] == c->lines[i].pv[0]) {
                 used[j] = true;
-                info[k] = &c->lines[i];
-                order[k++] = moves[j];
+                /* Best first by score: the lines of one iteration come in the order they were
+                 * searched, and a later one can score higher than an earlier one (each line
+                 * is searched over the moves the earlier lines left, with its own window, and
+                 * the earlier search saw this move only through a null window). Insertion
+                 * keeps the engine's order among equal scores. */
+                int at = k++;
+                for (; at > 0 && info[at - 1] && info[at - 1]->score < c->lines[i].score; at--) {
+                    info[at] = info[at - 1];
+                    order[at] = order[at - 1];
+                }
+                info[at] = &c->lines[i];
+                order[at] = moves[j];
                 break;
             }
     }

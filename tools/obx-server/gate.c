@@ -26,7 +26,8 @@ enum { KEY_LEN = 17, LINGER_MS = 1000, EVENTS_NB = 64, TICK_MS = 100 };
 typedef struct {
     int fd;
     bool used, closing, continued;
-    int64_t deadline;
+    int64_t opened, deadline;
+    size_t bytes; /* of its request received so far */
     uint8_t key[KEY_LEN];
     struct sockaddr_storage addr;
     socklen_t alen;
@@ -289,6 +290,9 @@ int gate_check(const char *buf, size_t n, size_t max_body, size_t *len, const ch
             name_end++;
         if (!colon || name_end != colon || colon == p)
             REFUSE(400, "bad-header", "a header line is not NAME: VALUE");
+        /* libmicrohttpd would cut the value at a NUL and answer as if it were not there. */
+        if (memchr(colon, '\0', (size_t)(e - colon)))
+            REFUSE(400, "bad-header", "a header value holds a NUL character");
         const char *v;
         size_t vlen;
         header_value(colon, e, &v, &vlen);
@@ -458,6 +462,7 @@ static void examine(gate_t *g, held_t *h, bool hangup)
     const char *code = "";
     char detail[200];
     size_t len = 0;
+    h->bytes = (size_t)n;
     int st = gate_check(g->buf, (size_t)n, g->cfg.max_body, &len, &code, detail, sizeof detail);
     if (st == 0) {
         if (!h->continued && expects_continue(g->buf, (size_t)n)) {
@@ -496,11 +501,66 @@ static held_t *free_slot(gate_t *g)
     return NULL;
 }
 
+/* The held connection to drop for a new one when the server is full: one already answered
+ * and lingering, else the one that has sent the least for the longest time, the lowest
+ * (bytes + 1) / age. The byte of credit gives a connection that has just opened the benefit
+ * of the doubt (its request is on its way), while one that sent nothing for seconds, or
+ * trickles a byte now and then, soon ranks below any client that sends its request. Equal
+ * ranks: the oldest. NULL when every connection has been handed over (a search or an
+ * answer in progress): those are never dropped. */
+static held_t *slowest_held(gate_t *g)
+{
+    int64_t now = now_ms();
+    held_t *best = NULL;
+    double best_rate = 0;
+    for (int i = 0; i < g->cfg.max_connections; i++) {
+        held_t *h = &g->held[i];
+        if (!h->used)
+            continue;
+        if (h->closing)
+            return h;
+        int64_t age = now - h->opened;
+        double rate = ((double)h->bytes + 1.0) / (double)(age > 0 ? age : 1);
+        if (!best || rate < best_rate || (rate == best_rate && h->opened < best->opened)) {
+            best = h;
+            best_rate = rate;
+        }
+    }
+    return best;
+}
+
+/* Makes room for a new connection by dropping the slowest held one (503, then closed). */
+static void evict_slowest(gate_t *g)
+{
+    held_t *h = slowest_held(g);
+    if (!h)
+        return;
+    if (!h->closing) {
+        char detail[160];
+        snprintf(detail, sizeof detail, "the server was full and this connection had sent the least for the "
+                                        "longest time");
+        send_error(g, h->fd, 503, "dropped-slow", detail);
+        pthread_mutex_lock(&g->lock);
+        g->stats.evicted++;
+        pthread_mutex_unlock(&g->lock);
+    }
+    epoll_ctl(g->epoll_fd, EPOLL_CTL_DEL, h->fd, NULL);
+    close_held(g, h);
+}
+
 static void admit(gate_t *g, int fd, const struct sockaddr_storage *addr, socklen_t alen)
 {
     uint8_t key[KEY_LEN];
     client_key((const struct sockaddr *)addr, key);
     int refused = 0;
+    /* Full: a slow connection gives its place to the new one, unless the new one's address
+     * is at its own limit (it would be refused anyway). */
+    pthread_mutex_lock(&g->lock);
+    const client_t *mine = client_find(g, key, false);
+    bool full = g->stats.open >= g->cfg.max_connections && !(mine && mine->count >= g->cfg.max_per_client);
+    pthread_mutex_unlock(&g->lock);
+    if (full)
+        evict_slowest(g);
     pthread_mutex_lock(&g->lock);
     g->stats.accepted++;
     client_t *c = NULL;
@@ -536,7 +596,9 @@ static void admit(gate_t *g, int fd, const struct sockaddr_storage *addr, sockle
     h->used = true;
     h->closing = false;
     h->continued = false;
-    h->deadline = now_ms() + g->cfg.request_timeout_ms;
+    h->opened = now_ms();
+    h->bytes = 0;
+    h->deadline = h->opened + g->cfg.request_timeout_ms;
     memcpy(h->key, key, KEY_LEN);
     h->addr = *addr;
     h->alen = alen;

@@ -36,6 +36,7 @@ typedef struct {
 
 typedef struct {
     uint64_t accepted, handed, refused_busy, refused_client, refused_bad, timed_out;
+    uint64_t evicted; /* held connections dropped to make room for a new one */
     int open, held;
 } gate_stats_t;
 

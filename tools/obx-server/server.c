@@ -343,14 +343,14 @@ static enum MHD_Result handle_health(request_t *r)
                  "\"repetition\":\"forbid\",\"tablebase\":%s,"
                  "\"connections\":{\"open\":%d,\"max\":%d,\"max_per_client\":%d,\"request_timeout\":%d,"
                  "\"accepted\":%llu,\"refused_busy\":%llu,\"refused_client\":%llu,\"refused_bad\":%llu,"
-                 "\"timed_out\":%llu}}",
+                 "\"timed_out\":%llu,\"evicted\":%llu}}",
                  BAGHCHAL_VERSION, st.workers, st.busy, st.queued, st.max_queue, (unsigned long long)st.completed,
                  (unsigned long long)st.expired, (unsigned long long)st.refused, cancelled, s->cfg.threads,
                  s->cfg.hash_mb, (long long)s->cfg.movetime_ms, (long long)s->cfg.max_movetime_ms, s->cfg.max_body,
                  s->cfg.tablebase ? "true" : "false", gs.open, s->cfg.max_connections, s->cfg.max_per_client,
                  s->cfg.request_timeout_s, (unsigned long long)gs.accepted, (unsigned long long)gs.refused_busy,
                  (unsigned long long)gs.refused_client, (unsigned long long)gs.refused_bad,
-                 (unsigned long long)gs.timed_out);
+                 (unsigned long long)gs.timed_out, (unsigned long long)gs.evicted);
     return respond_json(r, MHD_HTTP_OK, json, NULL);
 }
 

@@ -2,6 +2,7 @@
  * `-each` defaults and single-valued options, with every value checked up front. */
 #include "cli.h"
 
+#include <errno.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -661,10 +662,13 @@ static bool parse_tournament(const char *v, config_t *cfg, err_t *e)
 
 static bool parse_seed(const char *v, config_t *cfg, err_t *e)
 {
-    char *end;
-    unsigned long long s = strtoull(v, &end, 0);
-    if (end == v || *end || v[0] == '-')
-        return fail(e, "-seed needs a non-negative integer, got '%s'", v);
+    /* strtoull skips spaces, negates a '-' and saturates: only digits (decimal, 0x hex or 0
+     * octal) within 64 bits are a seed. */
+    char *end = NULL;
+    errno = 0;
+    unsigned long long s = v[0] >= '0' && v[0] <= '9' ? strtoull(v, &end, 0) : 0;
+    if (!end || end == v || *end || errno == ERANGE)
+        return fail(e, "-seed needs an integer from 0 to %llu, got '%s'", (unsigned long long)UINT64_MAX, v);
     cfg->seed = s;
     return true;
 }
@@ -915,6 +919,97 @@ void limits_describe(const engine_conf_t *e, char *buf, size_t len)
             snprintf(buf + n, len - n, "margin=%lld", (long long)e->margin_ms);
     }
 #undef SEP
+}
+
+/* One "; setting KEY: VALUE" line; control characters would break the line, so they
+ * become '?'. */
+static void setting(sbuf_t *b, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void setting(sbuf_t *b, const char *key, const char *fmt, ...)
+{
+    char value[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(value, sizeof value, fmt, ap);
+    va_end(ap);
+    for (char *p = value; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    sb_addf(b, "; setting %s: %s\n", key, value);
+}
+
+char *cli_settings(const config_t *cfg)
+{
+    sbuf_t b = {0};
+    setting(&b, "tournament", "%s", format_name(cfg->format));
+    if (cfg->openings_file)
+        setting(&b, "openings", "file=%s order=%s start=%lld", cfg->openings_file,
+                cfg->openings_shuffle ? "random" : "sequential", (long long)cfg->openings_start + 1);
+    else if (cfg->startpos_every)
+        setting(&b, "openings", "random=%d startpos=%lld", cfg->random_plies, (long long)cfg->startpos_every);
+    else
+        setting(&b, "openings", "random=%d", cfg->random_plies);
+    /* The seed decides only shuffled and generated openings. */
+    if (cfg->openings_file ? cfg->openings_shuffle : cfg->random_plies > 0)
+        setting(&b, "seed", "%llu", (unsigned long long)cfg->seed);
+    else
+        setting(&b, "seed", "unused");
+    setting(&b, "repetition", "%s", rule_name(cfg->rule));
+    setting(&b, "maxmoves", "%lld", (long long)cfg->maxmoves);
+    setting(&b, "tb", "%s", cfg->tb_dir ? cfg->tb_dir : "off");
+    if (cfg->resign.on)
+        setting(&b, "resign", "movecount=%lld score=%lld twosided=%s", (long long)cfg->resign.movecount,
+                (long long)cfg->resign.score, cfg->resign.twosided ? "on" : "off");
+    else
+        setting(&b, "resign", "off");
+    if (cfg->drawadj.on)
+        setting(&b, "draw", "movenumber=%lld movecount=%lld score=%lld", (long long)cfg->drawadj.movenumber,
+                (long long)cfg->drawadj.movecount, (long long)cfg->drawadj.score);
+    else
+        setting(&b, "draw", "off");
+    if (cfg->sprt.on)
+        setting(&b, "sprt", "elo0=%g elo1=%g alpha=%g beta=%g stats=%s", cfg->sprt.elo0, cfg->sprt.elo1,
+                cfg->sprt.alpha, cfg->sprt.beta, cfg->sprt.trinomial ? "trinomial" : "pentanomial");
+    else
+        setting(&b, "sprt", "off");
+    setting(&b, "timeouts", "init=%lld ready=%lld stall=%lld quit=%lld", (long long)cfg->init_timeout_ms,
+            (long long)cfg->ready_timeout_ms, (long long)cfg->stall_timeout_ms, (long long)cfg->quit_timeout_ms);
+    setting(&b, "maxfailures", "%d", cfg->max_failures);
+    setting(&b, "event", "%s", cfg->event ? cfg->event : "baghchal-referee");
+    setting(&b, "engines", "%d", cfg->engines_nb);
+    for (int k = 0; k < cfg->engines_nb; k++) {
+        const engine_conf_t *e = &cfg->engines[k];
+        char key[64], lim[256];
+        snprintf(key, sizeof key, "engine %d name", k + 1);
+        setting(&b, key, "%s", e->name);
+        sbuf_t cmd = {0};
+        for (char **a = e->argv; *a; a++) {
+            if (a != e->argv)
+                sb_add(&cmd, " ");
+            bool plain = **a && !strpbrk(*a, " \t\"'");
+            sb_addf(&cmd, plain ? "%s" : "'%s'", *a);
+        }
+        snprintf(key, sizeof key, "engine %d command", k + 1);
+        setting(&b, key, "%s", cmd.s ? cmd.s : "");
+        if (cmd.failed)
+            b.failed = true;
+        sb_free(&cmd);
+        snprintf(key, sizeof key, "engine %d dir", k + 1);
+        setting(&b, key, "%s", e->dir ? e->dir : ".");
+        limits_describe(e, lim, sizeof lim);
+        snprintf(key, sizeof key, "engine %d limits", k + 1);
+        setting(&b, key, "%s", lim);
+        sbuf_t opts = {0};
+        for (int i = 0; i < e->options_nb; i++)
+            sb_addf(&opts, "%s%s=%s", i ? ", " : "", e->options[i].name, e->options[i].value);
+        snprintf(key, sizeof key, "engine %d options", k + 1);
+        setting(&b, key, "%s", opts.s ? opts.s : "none");
+        if (opts.failed)
+            b.failed = true;
+        sb_free(&opts);
+        snprintf(key, sizeof key, "engine %d restart", k + 1);
+        setting(&b, key, "%s", e->restart ? "on" : "off");
+    }
+    return sb_take(&b);
 }
 
 void cli_usage(void)

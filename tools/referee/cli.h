@@ -99,6 +99,13 @@ void cli_usage(void);
 
 const char *format_name(format_t f);
 const char *rule_name(rep_rule_t r);
+/* The settings that decide the games of a run (engines, their commands, options and limits,
+ * openings and the seed when it draws them, rules, adjudication, SPRT, timeouts), one
+ * "; setting KEY: VALUE" line each, for the head of the records: -resume refuses a run whose
+ * settings differ, --check holds the games to them. Not among them: the number of rounds,
+ * the concurrency and the outputs. NULL when out of memory. */
+char *cli_settings(const config_t *cfg);
+
 /* "tc=10+0.1 depth=4" and the like: the limits of one engine, as in records. */
 void limits_describe(const engine_conf_t *e, char *buf, size_t len);
 

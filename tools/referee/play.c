@@ -115,7 +115,21 @@ static void go_line(sbuf_t *b, const config_t *cfg, const game_spec_t *spec, con
     sb_add(b, "\n");
 }
 
-/* Starts (or reuses) the players and sends ucinewgame. A failure decides the game. */
+/* A fault before the game started: the game is not played, and says why. */
+static bool start_fault(outcome_t *out, int side, fault_t f, const player_t *pl)
+{
+    if (f == FAULT_ABORT) {
+        out->not_started = true;
+        return true;
+    }
+    if (!fault_result(out, side, f, pl))
+        return false;
+    out->start_failed = true;
+    return true;
+}
+
+/* Starts (or reuses) the players and sends ucinewgame. A failure means the game is not
+ * played. */
 static bool prepare(const play_ctx_t *ctx, const game_spec_t *spec, player_t *players[SIDE_NB], outcome_t *out)
 {
     for (int side = 0; side < SIDE_NB; side++) {
@@ -131,7 +145,7 @@ static bool prepare(const play_ctx_t *ctx, const game_spec_t *spec, player_t *pl
         if (f == FAULT_NONE)
             f = player_new_game(pl, ctx->env);
         if (f != FAULT_NONE)
-            return fault_result(out, side, f, pl);
+            return start_fault(out, side, f, pl);
     }
     return true;
 }
@@ -400,10 +414,11 @@ bool play_game(const play_ctx_t *ctx, const game_spec_t *spec, player_t *players
         sb_addf(&s.pos, "position obx %s", op.obx);
 
     bool ok = prepare(ctx, spec, players, out);
-    if (ok && !out->aborted && out->term == TERM_NONE)
+    bool started = ok && !out->not_started && !out->start_failed;
+    if (started)
         while (!adjudicated(&s) && next_move(&s, &ok))
             ;
-    if (ok && !out->aborted)
+    if (started && ok && !out->aborted)
         ok = make_record(&s, &op, date);
     sb_free(&s.pos);
     sb_free(&s.cmd);

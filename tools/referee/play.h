@@ -15,8 +15,12 @@ typedef struct {
     int engine[SIDE_NB];    /* engine index playing goats, tigers */
 } game_spec_t;
 
+/* A game is played once both engines are running and ready for it (readyok after
+ * ucinewgame); only played games are counted. */
 typedef struct {
     bool aborted;            /* the run stopped during the game: not counted */
+    bool not_started;        /* the run stopped while the engines were made ready: not counted */
+    bool start_failed;       /* an engine failed to start or get ready: not played (reason, term, failed) */
     bool unplayed;           /* an engine had been dropped: not played */
     int winner;              /* GOATS, TIGERS, or -1 for a draw */
     term_t term;

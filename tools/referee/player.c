@@ -11,7 +11,7 @@ void player_init(player_t *pl)
 {
     memset(pl, 0, sizeof *pl);
     pl->engine = -1;
-    pl->proc.to_fd = pl->proc.from_fd = pl->proc.pid_fd = -1;
+    proc_init(&pl->proc);
 }
 
 /* After end of output or a broken pipe: crash or disconnect, from how the process ended. */

@@ -1,6 +1,9 @@
-/* Engine processes: fork/exec into a process group of their own, non-blocking pipes
- * driven by poll() with deadlines, and a kill of the whole group before every reap. */
+/* Engine processes: each started by a supervisor of its own that kills the engine's whole
+ * tree when the referee is done with it or gone; non-blocking pipes driven by poll() with
+ * deadlines. */
 #include "proc.h"
+
+#include "supervise.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -8,6 +11,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,10 +21,14 @@
 
 #ifdef __linux__
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #endif
 
 enum { READ_CHUNK = 65536, MAX_LINE = 1 << 20 };
+
+/* The first error writing the protocol log (0: none), for the run to report. */
+static atomic_int g_log_errno;
+
+int proc_log_errno(void) { return atomic_load(&g_log_errno); }
 
 int64_t now_us(void)
 {
@@ -62,36 +70,29 @@ static void log_line(const proc_t *p, char dir, const char *s, size_t n)
     memcpy(b + h, s, n);
     b[total - 1] = '\n';
     /* One write per line: O_APPEND keeps lines of different threads whole. */
-    ssize_t w = write(p->log_fd, b, total);
-    (void)w;
+    ssize_t w;
+    do
+        w = write(p->log_fd, b, total);
+    while (w < 0 && errno == EINTR);
+    if (w != (ssize_t)total) {
+        int expected = 0;
+        atomic_compare_exchange_strong(&g_log_errno, &expected, w < 0 ? errno : ENOSPC);
+    }
     if (b != stack)
         free(b);
 }
 
 void proc_log_note(const proc_t *p, const char *text) { log_line(p, '=', text, strlen(text)); }
 
-/* ---- the engines alive, and their guard ---- */
+/* ---- the supervisors alive ---- */
 
-/* Every engine leader the referee has started and not yet reaped, so that the processes
- * they leave behind (children re-parented to the referee, a subreaper) can be told from
- * them. Forks happen under the same lock, so a scan never sees an unregistered engine. */
+/* Every engine runs under a supervisor of its own, a child of the referee (see sup_main).
+ * The supervisors alive are registered so that what is left behind (processes that became
+ * children of the referee, a subreaper, when a supervisor died) can be told from them. Forks
+ * happen under the same lock, so a scan never sees an unregistered supervisor. */
 static pthread_mutex_t g_reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static pid_t *g_live;
 static size_t g_live_nb, g_live_cap;
-static int g_guard_fd = -1;  /* write end of the guard's pipe, -1: no guard */
-static pid_t g_guard_pid;
-
-static void guard_say(char op, pid_t pid)
-{
-    if (g_guard_fd < 0)
-        return;
-    char line[32];
-    int n = snprintf(line, sizeof line, "%c%ld\n", op, (long)pid);
-    ssize_t w;
-    do /* shorter than PIPE_BUF: written whole or not at all */
-        w = write(g_guard_fd, line, (size_t)n);
-    while (w < 0 && errno == EINTR);
-}
 
 /* Under g_reg_lock. False when out of memory (the engine is then not started). */
 static bool live_reserve(void)
@@ -112,7 +113,7 @@ static bool is_live(pid_t pid)
     for (size_t k = 0; k < g_live_nb; k++)
         if (g_live[k] == pid)
             return true;
-    return pid == g_guard_pid;
+    return false;
 }
 
 static void live_remove(pid_t pid)
@@ -120,103 +121,11 @@ static void live_remove(pid_t pid)
     for (size_t k = 0; k < g_live_nb; k++)
         if (g_live[k] == pid) {
             g_live[k] = g_live[--g_live_nb];
-            guard_say('-', pid);
             return;
         }
 }
 
-static void guard_main(int fd)
-{
-    /* Nothing of the referee's: its output pipes must close when it exits. */
-    int null_fd = open("/dev/null", O_RDWR);
-    for (int k = 0; k < 3; k++)
-        if (null_fd >= 0)
-            dup2(null_fd, k);
-    for (int k = 3; k < 1024; k++)
-        if (k != fd)
-            close(k);
-    setpgid(0, 0); /* Ctrl-C on the terminal is for the referee */
-    signal(SIGINT, SIG_IGN);
-    signal(SIGTERM, SIG_IGN);
-    signal(SIGHUP, SIG_IGN);
-    pid_t groups[4096];
-    size_t nb = 0;
-    char buf[4096];
-    size_t len = 0;
-    for (;;) {
-        ssize_t n = read(fd, buf + len, sizeof buf - len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        len += (size_t)n;
-        char *a = buf, *nl;
-        while ((nl = memchr(a, '\n', len - (size_t)(a - buf))) != NULL) {
-            *nl = '\0';
-            pid_t pid = (pid_t)atol(a + 1);
-            if (a[0] == '+' && pid > 0 && nb < sizeof groups / sizeof groups[0]) {
-                groups[nb++] = pid;
-            } else if (a[0] == '-') {
-                for (size_t k = 0; k < nb; k++)
-                    if (groups[k] == pid) {
-                        groups[k] = groups[--nb];
-                        break;
-                    }
-            }
-            a = nl + 1;
-        }
-        len -= (size_t)(a - buf);
-        memmove(buf, a, len);
-    }
-    /* The referee is gone, whatever killed it: so is everything its engines started. */
-    for (size_t k = 0; k < nb; k++) {
-        kill(-groups[k], SIGKILL);
-        kill(groups[k], SIGKILL);
-    }
-    _exit(0);
-}
-
-bool proc_guard_start(void)
-{
-    int fds[2];
-    if (g_guard_fd >= 0)
-        return true;
-    if (pipe2(fds, O_CLOEXEC) < 0)
-        return false;
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return false;
-    }
-    if (pid == 0) {
-        close(fds[1]);
-        guard_main(fds[0]);
-    }
-    close(fds[0]);
-    pthread_mutex_lock(&g_reg_lock);
-    g_guard_fd = fds[1];
-    g_guard_pid = pid;
-    pthread_mutex_unlock(&g_reg_lock);
-    return true;
-}
-
-void proc_guard_stop(void)
-{
-    pthread_mutex_lock(&g_reg_lock);
-    int fd = g_guard_fd;
-    pid_t pid = g_guard_pid;
-    g_guard_fd = -1;
-    g_guard_pid = 0;
-    pthread_mutex_unlock(&g_reg_lock);
-    if (fd < 0)
-        return;
-    close(fd); /* end of input: the guard kills what is still registered (nothing) and exits */
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-        ;
-}
-
-/* ---- descendants ---- */
+/* ---- what is left behind ---- */
 
 typedef struct {
     pid_t pid, ppid;
@@ -265,10 +174,10 @@ static pp_t *scan_processes(size_t *count)
     return list;
 }
 
-/* Kills, under g_reg_lock, every descendant of leader (whatever session or group it moved
- * to) and every child of the referee that is no engine (what engines left behind and the
- * referee inherited); their pids go to *killed for reaping. */
-static pid_t *kill_descendants(pid_t leader, size_t *killed_nb)
+/* Kills, under g_reg_lock, every child of the referee that is no supervisor, and its
+ * descendants: what an engine left behind when its supervisor died before it (the referee is
+ * a subreaper, so those come to it). Their pids go to *killed for reaping. */
+static pid_t *kill_orphans(size_t *killed_nb)
 {
     *killed_nb = 0;
     size_t n;
@@ -286,17 +195,17 @@ static pid_t *kill_descendants(pid_t leader, size_t *killed_nb)
     }
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (all[i].ppid == self && all[i].pid != leader && !is_live(all[i].pid)) {
+        if (all[i].ppid == self && !is_live(all[i].pid)) {
             in[i] = true;
             killed[k++] = all[i].pid;
         }
-    /* The leader's tree, and the trees of the orphans: grow the set until it is closed. */
-    for (bool grew = true; grew;) {
+    /* The trees of the orphans: grow the set until it is closed. */
+    for (bool grew = k > 0; grew;) {
         grew = false;
         for (size_t i = 0; i < n; i++) {
             if (in[i] || all[i].pid == self)
                 continue;
-            bool under = all[i].ppid == leader;
+            bool under = false;
             for (size_t j = 0; j < k && !under; j++)
                 under = all[i].ppid == killed[j];
             if (under) {
@@ -316,35 +225,6 @@ static pid_t *kill_descendants(pid_t leader, size_t *killed_nb)
 
 /* ---- start ---- */
 
-static void child_exec(char *const argv[], const char *dir, int in_r, int out_w, int err_fd, int report_w)
-{
-    setpgid(0, 0);
-#ifdef __linux__
-    /* Dies with the thread that started it, so not even a killed referee leaves it behind. */
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    sigaction(SIGPIPE, &dfl, NULL);
-    sigaction(SIGINT, &dfl, NULL);
-    sigaction(SIGTERM, &dfl, NULL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    if (dup2(in_r, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_fd, 2) < 0)
-        goto fail;
-    if (dir && chdir(dir) < 0)
-        goto fail;
-    execv(argv[0], argv);
-fail:;
-    int e = errno;
-    ssize_t w = write(report_w, &e, sizeof e);
-    (void)w;
-    _exit(127);
-}
-
 static void close_fd(int *fd)
 {
     if (*fd >= 0)
@@ -352,15 +232,34 @@ static void close_fd(int *fd)
     *fd = -1;
 }
 
+void proc_init(proc_t *p)
+{
+    memset(p, 0, sizeof *p);
+    p->to_fd = p->from_fd = p->ctl_fd = p->exit_fd = p->log_fd = -1;
+}
+
+/* Ends the supervisor (and so everything the engine left) and reaps it. */
+static void sup_end(proc_t *p)
+{
+    close_fd(&p->ctl_fd);
+    while (waitpid(p->sup, NULL, 0) < 0 && errno == EINTR)
+        ;
+    pthread_mutex_lock(&g_reg_lock);
+    live_remove(p->sup);
+    pthread_mutex_unlock(&g_reg_lock);
+    p->sup = 0;
+}
+
 int proc_start(proc_t *p, char *const argv[], const char *dir, int err_fd, int log_fd, const char *name,
                char *msg, size_t msglen)
 {
-    memset(p, 0, sizeof *p);
-    p->to_fd = p->from_fd = p->pid_fd = -1;
+    proc_init(p);
     p->log_fd = log_fd;
     p->name = name;
-    int in[2] = {-1, -1}, out[2] = {-1, -1}, rep[2] = {-1, -1}, null_fd = -1;
-    if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(rep, O_CLOEXEC) < 0) {
+    int in[2] = {-1, -1}, out[2] = {-1, -1}, rep[2] = {-1, -1}, ctl[2] = {-1, -1}, st[2] = {-1, -1};
+    int null_fd = -1;
+    if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(rep, O_CLOEXEC) < 0 ||
+        pipe2(ctl, O_CLOEXEC) < 0 || pipe2(st, O_CLOEXEC) < 0) {
         snprintf(msg, msglen, "cannot make pipes: %s", strerror(errno));
         goto fail;
     }
@@ -368,7 +267,8 @@ int proc_start(proc_t *p, char *const argv[], const char *dir, int err_fd, int l
         snprintf(msg, msglen, "cannot open /dev/null: %s", strerror(errno));
         goto fail;
     }
-    if (fcntl(in[1], F_SETFL, O_NONBLOCK) < 0 || fcntl(out[0], F_SETFL, O_NONBLOCK) < 0) {
+    if (fcntl(in[1], F_SETFL, O_NONBLOCK) < 0 || fcntl(out[0], F_SETFL, O_NONBLOCK) < 0 ||
+        fcntl(st[0], F_SETFL, O_NONBLOCK) < 0) {
         snprintf(msg, msglen, "cannot set up pipes: %s", strerror(errno));
         goto fail;
     }
@@ -378,45 +278,57 @@ int proc_start(proc_t *p, char *const argv[], const char *dir, int err_fd, int l
         snprintf(msg, msglen, "out of memory");
         goto fail;
     }
-    pid_t pid = fork();
-    if (pid < 0) {
+    pid_t sup = fork();
+    if (sup < 0) {
         pthread_mutex_unlock(&g_reg_lock);
         snprintf(msg, msglen, "cannot fork: %s", strerror(errno));
         goto fail;
     }
-    if (pid == 0)
-        child_exec(argv, dir, in[0], out[1], err_fd, rep[1]);
-    setpgid(pid, pid); /* also done by the child; whichever runs first wins the race */
-    g_live[g_live_nb++] = pid;
-    guard_say('+', pid);
+    if (sup == 0) {
+        sup_fds_t f = {in[0], out[1], err_fd, rep[1], ctl[0], st[1]};
+        sup_main(argv, dir, &f);
+    }
+    g_live[g_live_nb++] = sup;
     pthread_mutex_unlock(&g_reg_lock);
+    p->sup = sup;
+    p->ctl_fd = ctl[1];
+    p->exit_fd = st[0];
+    ctl[1] = st[0] = -1;
     close_fd(&in[0]);
     close_fd(&out[1]);
     close_fd(&rep[1]);
+    close_fd(&ctl[0]);
+    close_fd(&st[1]);
     close_fd(&null_fd);
-    int child_errno = 0;
-    ssize_t n;
-    do
-        n = read(rep[0], &child_errno, sizeof child_errno);
-    while (n < 0 && errno == EINTR);
+    /* Until the engine has run its program (or failed to) and the supervisor has said its pid. */
+    pid_t pid = 0;
+    int fork_errno = 0, exec_errno = 0;
+    for (;;) {
+        sup_note_t n;
+        ssize_t r = read(rep[0], &n, sizeof n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r != (ssize_t)sizeof n)
+            break;
+        if (n.tag == SUP_NOTE_PID)
+            pid = (pid_t)n.value;
+        else if (n.tag == SUP_NOTE_FORK)
+            fork_errno = n.value;
+        else if (n.tag == SUP_NOTE_EXEC)
+            exec_errno = n.value;
+    }
     close_fd(&rep[0]);
-    if (n == (ssize_t)sizeof child_errno) {
-        int st;
-        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-            ;
-        pthread_mutex_lock(&g_reg_lock);
-        live_remove(pid);
-        pthread_mutex_unlock(&g_reg_lock);
-        snprintf(msg, msglen, "cannot run %s: %s", argv[0], strerror(child_errno));
+    if (pid <= 0 || exec_errno) {
+        if (exec_errno)
+            snprintf(msg, msglen, "cannot run %s: %s", argv[0], strerror(exec_errno));
+        else
+            snprintf(msg, msglen, "cannot fork: %s", strerror(fork_errno ? fork_errno : ECHILD));
+        sup_end(p);
         goto fail;
     }
     p->pid = pid;
     p->to_fd = in[1];
     p->from_fd = out[0];
-#ifdef SYS_pidfd_open
-    /* Readable once the engine exits, even while a child of it keeps the pipes open. */
-    p->pid_fd = (int)syscall(SYS_pidfd_open, pid, 0);
-#endif
     return 0;
 fail:
     close_fd(&in[0]);
@@ -425,6 +337,12 @@ fail:
     close_fd(&out[1]);
     close_fd(&rep[0]);
     close_fd(&rep[1]);
+    close_fd(&ctl[0]);
+    close_fd(&ctl[1]);
+    close_fd(&st[0]);
+    close_fd(&st[1]);
+    close_fd(&p->ctl_fd);
+    close_fd(&p->exit_fd);
     close_fd(&null_fd);
     return -1;
 }
@@ -495,16 +413,37 @@ static bool take_line(proc_t *p, char **line)
     return true;
 }
 
-/* Has the child exited? Without a pidfd, asked of the kernel without reaping. */
-static bool child_exited(const proc_t *p)
+static void set_exit(proc_t *p, int code, bool signaled)
 {
-    if (p->pid <= 0)
+    p->exit.ended = true;
+    p->exit.signaled = signaled;
+    p->exit.code = code;
+}
+
+/* Has the engine exited? Its supervisor says so on the status pipe (never blocks). */
+static bool exit_known(proc_t *p)
+{
+    if (p->exit.ended)
+        return true;
+    if (p->exit_fd < 0)
         return false;
-    siginfo_t si;
-    memset(&si, 0, sizeof si);
-    if (waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
-        return false;
-    return si.si_pid == p->pid;
+    sup_note_t n;
+    ssize_t r;
+    do
+        r = read(p->exit_fd, &n, sizeof n);
+    while (r < 0 && errno == EINTR);
+    if (r == (ssize_t)sizeof n && n.tag == SUP_NOTE_EXIT) {
+        if (WIFSIGNALED(n.value))
+            set_exit(p, WTERMSIG(n.value), true);
+        else
+            set_exit(p, WEXITSTATUS(n.value), false);
+        return true;
+    }
+    if (r == 0) { /* the supervisor is gone without a word: the engine died with it */
+        set_exit(p, SIGKILL, true);
+        return true;
+    }
+    return false;
 }
 
 /* The child has exited: what it wrote is all there will be. Returns -1 on a read error. */
@@ -535,12 +474,9 @@ proc_status_t proc_read_line(proc_t *p, int64_t deadline, int wake_fd, char **li
         int ms = poll_ms(deadline);
         if (ms == 0 && polled)
             return PROC_TIMEOUT;
-        /* Without a pidfd the child's exit is looked for every 50 ms. */
-        if (p->pid_fd < 0 && (ms < 0 || ms > 50))
-            ms = 50;
         struct pollfd pf[3] = {{.fd = p->from_fd, .events = POLLIN},
                                {.fd = wake_fd, .events = POLLIN},
-                               {.fd = p->pid_fd, .events = POLLIN}};
+                               {.fd = p->exit.ended ? -1 : p->exit_fd, .events = POLLIN}};
         int r = poll(pf, 3, ms);
         if (r < 0 && errno != EINTR)
             return PROC_ERROR;
@@ -553,7 +489,9 @@ proc_status_t proc_read_line(proc_t *p, int64_t deadline, int wake_fd, char **li
         }
         if (pf[1].revents)
             return PROC_WAKE;
-        if ((pf[2].revents || (p->pid_fd < 0 && child_exited(p))) && drain_after_exit(p) < 0)
+        /* The engine's exit ends its output at once, even while a process it started holds
+         * the pipe. */
+        if (pf[2].revents && exit_known(p) && drain_after_exit(p) < 0)
             return PROC_ERROR;
     }
 }
@@ -585,13 +523,15 @@ proc_status_t proc_write(proc_t *p, const char *data, size_t len, int64_t deadli
             return PROC_EOF;
         if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
             return PROC_ERROR;
+        if (exit_known(p))
+            return drain_after_exit(p) < 0 ? PROC_ERROR : PROC_EOF;
         int ms = poll_ms(deadline);
         if (ms == 0)
             return PROC_TIMEOUT;
         struct pollfd pf[4] = {{.fd = p->to_fd, .events = POLLOUT},
                                {.fd = p->eof ? -1 : p->from_fd, .events = POLLIN},
                                {.fd = wake_fd, .events = POLLIN},
-                               {.fd = p->pid_fd, .events = POLLIN}};
+                               {.fd = p->exit_fd, .events = POLLIN}};
         int r = poll(pf, 4, ms);
         if (r < 0 && errno != EINTR)
             return PROC_ERROR;
@@ -603,61 +543,25 @@ proc_status_t proc_write(proc_t *p, const char *data, size_t len, int64_t deadli
             return PROC_EOF;
         if (pf[2].revents)
             return PROC_WAKE;
-        if (pf[3].revents)
-            return drain_after_exit(p) < 0 ? PROC_ERROR : PROC_EOF;
     }
     return PROC_LINE;
 }
 
 /* ---- end ---- */
 
-static void set_exit(proc_t *p, int code, bool signaled)
-{
-    p->exit.ended = true;
-    p->exit.signaled = signaled;
-    p->exit.code = code;
-}
-
 bool proc_wait_exit(proc_t *p, int64_t deadline)
 {
-    if (p->pid <= 0 || p->exit.ended)
+    if (p->sup <= 0)
         return true;
-    for (int nap = 1;; nap = nap < 8 ? nap * 2 : 8) {
-        siginfo_t si;
-        memset(&si, 0, sizeof si);
-        int r;
-        do
-            r = waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT);
-        while (r < 0 && errno == EINTR);
-        if (r < 0)
-            return false;
-        if (si.si_pid == p->pid) {
-            set_exit(p, si.si_status, si.si_code != CLD_EXITED);
+    for (;;) {
+        if (exit_known(p))
             return true;
-        }
         int ms = poll_ms(deadline);
         if (ms == 0)
             return false;
-        poll(NULL, 0, ms < nap ? ms : nap);
-    }
-}
-
-/* Processes the engine started and left in its group: when the referee is a child
- * subreaper (proc_become_subreaper) they become its children as their parents die, so they
- * are reaped here rather than left as zombies. Bounded: a process stuck in the kernel is
- * left to init after a second. */
-static void reap_group(pid_t pgid)
-{
-    int64_t deadline = now_us() + 1000000;
-    for (;;) {
-        int st;
-        pid_t r = waitpid(-pgid, &st, WNOHANG);
-        if (r > 0 || (r < 0 && errno == EINTR))
-            continue;
-        if (r < 0 || now_us() > deadline)
-            return;
-        kill(-pgid, SIGKILL);
-        poll(NULL, 0, 1);
+        struct pollfd pf = {.fd = p->exit_fd, .events = POLLIN};
+        if (poll(&pf, 1, ms) < 0 && errno != EINTR)
+            return false;
     }
 }
 
@@ -670,35 +574,18 @@ void proc_become_subreaper(void)
 
 void proc_close(proc_t *p)
 {
-    if (p->pid > 0) {
-        /* The leader is not reaped yet, so its process group id cannot have been reused:
-         * the kill reaches exactly what the engine started. Its descendants that left the
-         * group (setsid) are found by their parents, and what engines left behind is
-         * recognised as a child of the referee that is no engine. */
+    if (p->sup > 0) {
+        /* The supervisor kills whatever is left of the engine's tree, reports the engine's
+         * status if it had not yet, and exits. */
+        bool ended = p->exit.ended;
+        sup_end(p);
+        if (!ended && exit_known(p))
+            p->exit.killed = p->exit.signaled && p->exit.code == SIGKILL;
+        /* What a supervisor that died before its engine left to the referee. */
         size_t killed_nb = 0;
         pthread_mutex_lock(&g_reg_lock);
-        pid_t *killed = kill_descendants(p->pid, &killed_nb);
-        kill(-p->pid, SIGKILL);
-        if (!p->exit.ended)
-            kill(p->pid, SIGKILL);
+        pid_t *killed = kill_orphans(&killed_nb);
         pthread_mutex_unlock(&g_reg_lock);
-        int st = 0;
-        pid_t r;
-        while ((r = waitpid(p->pid, &st, 0)) < 0 && errno == EINTR)
-            ;
-        if (!p->exit.ended && r == p->pid) {
-            if (WIFSIGNALED(st))
-                set_exit(p, WTERMSIG(st), true);
-            else
-                set_exit(p, WEXITSTATUS(st), false);
-            p->exit.killed = WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL;
-        }
-        reap_group(p->pid);
-        pthread_mutex_lock(&g_reg_lock);
-        live_remove(p->pid);
-        pthread_mutex_unlock(&g_reg_lock);
-        /* Those that became the referee's children are reaped here; the others by their
-         * parents or init. Bounded, like reap_group. */
         int64_t deadline = now_us() + 1000000;
         for (size_t k = 0; k < killed_nb; k++) {
             while (waitpid(killed[k], NULL, WNOHANG) == 0 && now_us() < deadline)
@@ -709,7 +596,8 @@ void proc_close(proc_t *p)
     }
     close_fd(&p->to_fd);
     close_fd(&p->from_fd);
-    close_fd(&p->pid_fd);
+    close_fd(&p->ctl_fd);
+    close_fd(&p->exit_fd);
     free(p->buf);
     p->buf = NULL;
     p->start = p->len = p->cap = p->scanned = 0;

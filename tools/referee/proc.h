@@ -1,6 +1,7 @@
-/* An engine process behind two pipes: started in a process group of its own, read line by
- * line with deadlines on the monotonic clock, written without ever blocking, and always
- * reaped. Nothing here knows the protocol. */
+/* An engine process behind two pipes: started by a supervisor process of its own (which
+ * kills everything the engine started when the referee is done with it, or is gone), read
+ * line by line with deadlines on the monotonic clock, written without ever blocking, and
+ * always reaped. Nothing here knows the protocol. */
 #ifndef REFEREE_PROC_H
 #define REFEREE_PROC_H
 
@@ -29,10 +30,12 @@ typedef struct {
 } proc_exit_t;
 
 typedef struct {
-    pid_t pid;    /* also the process group id; 0 when no process */
-    int to_fd;    /* the child's standard input */
-    int from_fd;  /* the child's standard output */
-    int pid_fd;   /* a pidfd of the child (-1: none), readable once it has exited */
+    pid_t pid;    /* the engine (also its process group id); 0 when no process */
+    pid_t sup;    /* its supervisor, the referee's child; 0 when none */
+    int to_fd;    /* the engine's standard input */
+    int from_fd;  /* the engine's standard output */
+    int ctl_fd;   /* closed to have the supervisor kill the engine's tree and exit */
+    int exit_fd;  /* the supervisor's status pipe: the engine's wait status once it has exited */
     int log_fd;   /* protocol log (-1: none) */
     const char *name;
     char *buf;    /* unread output is buf[start .. start + len) */
@@ -41,6 +44,9 @@ typedef struct {
     int64_t read_at;  /* when the last chunk of output arrived */
     proc_exit_t exit;
 } proc_t;
+
+/* An empty proc (no process, no descriptors), safe to close. */
+void proc_init(proc_t *p);
 
 /* Starts argv[0] (a path) with argv in dir (NULL: the current directory), standard error
  * going to err_fd (-1: /dev/null). Returns 0, or -1 with a reason in msg. */
@@ -58,27 +64,23 @@ proc_status_t proc_read_line(proc_t *p, int64_t deadline, int wake_fd, char **li
  * read meanwhile so that neither side can block the other. */
 proc_status_t proc_write(proc_t *p, const char *data, size_t len, int64_t deadline, int wake_fd);
 
-/* Waits until deadline for the child to exit, without reaping it. */
+/* Waits until deadline for the engine to exit. */
 bool proc_wait_exit(proc_t *p, int64_t deadline);
 
-/* Kills the whole process group (whatever the leader's state) and every descendant that
- * left it, reaps the leader, closes the pipes. Safe to call on a stopped or never started
- * proc. */
+/* Has the supervisor kill the engine and every process it started (whatever group or
+ * session they moved to), reaps the supervisor, closes the pipes. Safe to call on a stopped
+ * or never started proc. */
 void proc_close(proc_t *p);
 
-/* Makes the processes that engines leave behind children of the referee when their parents
- * die, so that proc_close kills and reaps them too (Linux; elsewhere nothing happens). */
+/* Makes the processes that a supervisor dying before its engine leaves behind children of
+ * the referee, so that proc_close kills and reaps them too (Linux; elsewhere nothing
+ * happens). */
 void proc_become_subreaper(void);
-
-/* Starts the guard: a process of its own that learns the process group of every engine
- * started and, when the referee ends in any way (even SIGKILL), kills those still
- * registered. Call before any thread starts. False when it cannot be started. */
-bool proc_guard_start(void);
-/* Stops the guard after every engine was closed. */
-void proc_guard_stop(void);
 
 /* Writes a note to the protocol log, as "NAME(PID) = text". */
 void proc_log_note(const proc_t *p, const char *text);
+/* The errno of the first failed write to the protocol log, 0 when none failed. */
+int proc_log_errno(void);
 
 /* "exited with status 1", "killed by signal 11 (Segmentation fault)". */
 void proc_describe_exit(const proc_exit_t *e, char *buf, size_t len);

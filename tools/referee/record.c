@@ -26,6 +26,14 @@ static void move_record_text(move_t m, char *buf)
     }
 }
 
+void record_timecontrol(const char *goats, const char *tigers, char *buf, size_t len)
+{
+    if (strcmp(goats, tigers) == 0)
+        snprintf(buf, len, "%s", goats);
+    else
+        snprintf(buf, len, "goats %s, tigers %s", goats, tigers);
+}
+
 char *record_format(const record_info_t *r)
 {
     sbuf_t b = {0};
@@ -37,10 +45,9 @@ char *record_format(const record_info_t *r)
     sb_addf(&b, "[Date \"%s\"]\n", r->date);
     sb_addf(&b, "[Opening \"%s\"]\n", r->opening_obx);
     sb_addf(&b, "[Repetition \"%s\"]\n", rule_name(r->rule));
-    if (strcmp(r->limits[GOATS], r->limits[TIGERS]) == 0)
-        sb_addf(&b, "[TimeControl \"%s\"]\n", r->limits[GOATS]);
-    else
-        sb_addf(&b, "[TimeControl \"goats %s, tigers %s\"]\n", r->limits[GOATS], r->limits[TIGERS]);
+    char tc[600];
+    record_timecontrol(r->limits[GOATS], r->limits[TIGERS], tc, sizeof tc);
+    sb_addf(&b, "[TimeControl \"%s\"]\n", tc);
     if (r->maxmoves > 0)
         sb_addf(&b, "[MaxMoves \"%lld\"]\n", (long long)r->maxmoves);
     sb_addf(&b, "[Result \"%s\"]\n", result_name(r->winner));
@@ -263,10 +270,19 @@ static bool split_tag(const char *line, char **name, char **value)
     return true;
 }
 
+/* The limits an engine played with in the first game that named it (files without settings). */
+typedef struct {
+    char *name, *limits, *game;
+} seen_t;
+
 typedef struct {
     FILE *err;
     const char *path;
     int problems;
+    settings_t settings; /* the head of the file; none in files written before it was */
+    seen_t *seen;
+    size_t seen_nb;
+    char *maxmoves, *maxmoves_game; /* without settings: the first game's MaxMoves (absent: "0") */
 } checker_t;
 
 static void vproblem(checker_t *c, const parsed_t *p, long line, const char *fmt, va_list ap)
@@ -456,6 +472,83 @@ static void check_game(checker_t *c, parsed_t *p)
     game_free(&g);
 }
 
+/* Each engine plays with the same limits in every game of a run: those of the settings, or
+ * without them those of its first game. */
+static void check_limits(checker_t *c, const parsed_t *p, const char *name, const char *side, const char *limits)
+{
+    if (c->settings.n > 0) {
+        for (int k = 1;; k++) {
+            char key[64];
+            snprintf(key, sizeof key, "engine %d name", k);
+            const char *n = settings_get(&c->settings, key);
+            if (!n) {
+                problem(c, p, "%s (%s) is not an engine of the settings", name, side);
+                return;
+            }
+            if (strcmp(n, name) != 0)
+                continue;
+            snprintf(key, sizeof key, "engine %d limits", k);
+            const char *want = settings_get(&c->settings, key);
+            if (want && strcmp(want, limits) != 0)
+                problem(c, p, "%s (%s) played with limits '%s', the settings give it '%s'", name, side, limits, want);
+            return;
+        }
+    }
+    for (size_t k = 0; k < c->seen_nb; k++)
+        if (strcmp(c->seen[k].name, name) == 0) {
+            if (strcmp(c->seen[k].limits, limits) != 0)
+                problem(c, p, "%s (%s) played with limits '%s', but with '%s' in game %s", name, side, limits,
+                        c->seen[k].limits, c->seen[k].game);
+            return;
+        }
+    seen_t *v = realloc(c->seen, (c->seen_nb + 1) * sizeof *v);
+    if (!v)
+        return;
+    c->seen = v;
+    v[c->seen_nb] = (seen_t){strdup(name), strdup(limits), strdup(tag(p, "Game"))};
+    if (v[c->seen_nb].name && v[c->seen_nb].limits && v[c->seen_nb].game)
+        c->seen_nb++;
+    else {
+        free(v[c->seen_nb].name);
+        free(v[c->seen_nb].limits);
+        free(v[c->seen_nb].game);
+    }
+}
+
+/* The game was played under the run's settings: limits, move limit, rule, event. */
+static void check_settings(checker_t *c, const parsed_t *p)
+{
+    const char *tc = tag(p, "TimeControl"), *names[SIDE_NB] = {tag(p, "Goats"), tag(p, "Tigers")};
+    if (!tc || !names[GOATS] || !names[TIGERS] || !tag(p, "Game"))
+        return; /* reported as missing */
+    char limits[SIDE_NB][300];
+    const char *comma = strncmp(tc, "goats ", 6) == 0 ? strstr(tc, ", tigers ") : NULL;
+    if (comma) {
+        snprintf(limits[GOATS], sizeof limits[GOATS], "%.*s", (int)(comma - tc - 6), tc + 6);
+        snprintf(limits[TIGERS], sizeof limits[TIGERS], "%s", comma + 9);
+    } else {
+        snprintf(limits[GOATS], sizeof limits[GOATS], "%s", tc);
+        snprintf(limits[TIGERS], sizeof limits[TIGERS], "%s", tc);
+    }
+    check_limits(c, p, names[GOATS], "goats", limits[GOATS]);
+    check_limits(c, p, names[TIGERS], "tigers", limits[TIGERS]);
+    const char *mm = tag(p, "MaxMoves") ? tag(p, "MaxMoves") : "0";
+    if (c->settings.n > 0) {
+        static const char *const SAME[][2] = {{"maxmoves", "MaxMoves"}, {"repetition", "Repetition"}, {"event", "Event"}};
+        for (size_t k = 0; k < sizeof SAME / sizeof SAME[0]; k++) {
+            const char *want = settings_get(&c->settings, SAME[k][0]);
+            const char *got = k == 0 ? mm : tag(p, SAME[k][1]);
+            if (want && got && strcmp(want, got) != 0)
+                problem(c, p, "%s is '%s', the settings say %s '%s'", SAME[k][1], got, SAME[k][0], want);
+        }
+    } else if (!c->maxmoves) {
+        c->maxmoves = strdup(mm);
+        c->maxmoves_game = strdup(tag(p, "Game"));
+    } else if (strcmp(c->maxmoves, mm) != 0) {
+        problem(c, p, "MaxMoves is %s, but %s in game %s", mm, c->maxmoves, c->maxmoves_game ? c->maxmoves_game : "?");
+    }
+}
+
 /* Game numbers run 1, 2, 3 ... in file order, each once (a game without a record has a
  * note line in its place). */
 static void number_game(checker_t *c, const char *no, long line, int64_t *next)
@@ -498,10 +591,12 @@ static bool scan_push(record_entry_t **list, size_t *n, size_t *cap, const recor
     return true;
 }
 
-bool record_scan(const char *path, record_entry_t **entries, size_t *n, char *msg, size_t msglen)
+bool record_scan(const char *path, record_entry_t **entries, size_t *n, settings_t *settings, long *head_end,
+                 char *msg, size_t msglen)
 {
     *entries = NULL;
     *n = 0;
+    *head_end = 0;
     FILE *f = fopen(path, "r");
     if (!f) {
         if (errno == ENOENT)
@@ -518,12 +613,21 @@ bool record_scan(const char *path, record_entry_t **entries, size_t *n, char *ms
     ssize_t len;
     long pos = 0;
     while (!stop && (len = getline(&line, &lcap, f)) >= 0) {
+        long start = pos;
         pos += (long)len;
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
             line[--len] = '\0';
         if (len == 0) {
             if (*n > 0 && !in_game && (*entries)[*n - 1].end == pos - 1)
                 (*entries)[*n - 1].end = pos; /* the blank line after a game belongs to it */
+            continue;
+        }
+        if (settings_is_line(line)) {
+            if (*n == 0 && !in_game && *head_end == start) {
+                if (!(ok = settings_add_line(settings, line)))
+                    break;
+                *head_end = pos;
+            }
             continue;
         }
         long long noted;
@@ -537,6 +641,15 @@ bool record_scan(const char *path, record_entry_t **entries, size_t *n, char *ms
             memset(&e, 0, sizeof e);
             e.game_no = noted;
             e.end = pos;
+            /* "not played (crash): REASON": an engine failed to start or get ready. */
+            const char *why = line + used + 10;
+            const char *close = strncmp(why, " (", 2) == 0 ? strstr(why, "): ") : NULL;
+            if (close) {
+                char term[32];
+                snprintf(term, sizeof term, "%.*s", (int)(close - why - 2), why + 2);
+                e.term = term_parse(term);
+                snprintf(e.reason, sizeof e.reason, "%s", close + 3);
+            }
             if (!(ok = scan_push(entries, n, &cap, &e)))
                 break;
             continue;
@@ -569,6 +682,10 @@ bool record_scan(const char *path, record_entry_t **entries, size_t *n, char *ms
             cur.term = term_parse(value);
         else if (strcmp(name, "Reason") == 0)
             snprintf(cur.reason, sizeof cur.reason, "%s", value);
+        else if (strcmp(name, "TimeControl") == 0)
+            snprintf(cur.timecontrol, sizeof cur.timecontrol, "%s", value);
+        else if (strcmp(name, "MaxMoves") == 0)
+            parse_int64(value, 0, INT64_MAX, &cur.maxmoves);
         else if (strcmp(name, "Plies") == 0) {
             int64_t p;
             if (parse_int64(value, 0, INT32_MAX, &p))
@@ -592,6 +709,7 @@ bool record_scan(const char *path, record_entry_t **entries, size_t *n, char *ms
         free(*entries);
         *entries = NULL;
         *n = 0;
+        settings_free(settings);
     }
     return ok;
 }
@@ -604,7 +722,10 @@ int record_check_file(const char *path, FILE *err, int64_t *games)
         fprintf(err, "%s: cannot open: %s\n", path, strerror(errno));
         return -1;
     }
-    checker_t c = {err, path, 0};
+    checker_t c;
+    memset(&c, 0, sizeof c);
+    c.err = err;
+    c.path = path;
     parsed_t p;
     memset(&p, 0, sizeof p);
     char *line = NULL;
@@ -619,6 +740,21 @@ int record_check_file(const char *path, FILE *err, int64_t *games)
             line[--n] = '\0';
         if (n == 0)
             continue;
+        if (settings_is_line(line)) {
+            /* The settings come first, before any game. */
+            if (in_game || *games > 0 || notes > 0 || lineno != (long)c.settings.n + 1) {
+                fprintf(err, "%s:%ld: a setting line after the head of the file\n", path, lineno);
+                c.problems++;
+            } else if (!strstr(line, ": ")) {
+                fprintf(err, "%s:%ld: a setting line without ': '\n", path, lineno);
+                c.problems++;
+            } else if (!settings_add_line(&c.settings, line)) {
+                fprintf(err, "%s: out of memory\n", path);
+                c.problems++;
+                break;
+            }
+            continue;
+        }
         char *name, *value;
         if (split_tag(line, &name, &value)) {
             if (strcmp(name, "Final") == 0) {
@@ -631,6 +767,7 @@ int record_check_file(const char *path, FILE *err, int64_t *games)
                 }
                 p.final = value;
                 check_game(&c, &p);
+                check_settings(&c, &p);
                 number_game(&c, tag(&p, "Game"), p.line, &next_no);
                 (*games)++;
                 parsed_clear(&p);
@@ -659,7 +796,8 @@ int record_check_file(const char *path, FILE *err, int64_t *games)
         long long noted;
         int used = 0;
         if (!in_game && sscanf(line, "; game %lld %n", &noted, &used) == 1 && used > 0 &&
-            (strncmp(line + used, "not played", 10) == 0 || strncmp(line + used, "aborted", 7) == 0)) {
+            (strncmp(line + used, "not played", 10) == 0 || strncmp(line + used, "aborted", 7) == 0 ||
+             strncmp(line + used, "not started", 11) == 0)) {
             /* A game of the schedule that has no record, and why. */
             char no[32];
             snprintf(no, sizeof no, "%lld", noted);
@@ -689,5 +827,154 @@ int record_check_file(const char *path, FILE *err, int64_t *games)
     parsed_clear(&p);
     free(line);
     fclose(f);
+    settings_free(&c.settings);
+    for (size_t k = 0; k < c.seen_nb; k++) {
+        free(c.seen[k].name);
+        free(c.seen[k].limits);
+        free(c.seen[k].game);
+    }
+    free(c.seen);
+    free(c.maxmoves);
+    free(c.maxmoves_game);
     return c.problems;
+}
+
+/* ---- PGN from the records ---- */
+
+/* Replays the moves of a parsed game from its Opening into g (initialised here). */
+static bool replay(parsed_t *p, game_t *g, char *msg, size_t msglen)
+{
+    const char *rep = tag(p, "Repetition"), *opening = tag(p, "Opening");
+    position_t start;
+    obx_meta_t meta;
+    if (!rep || !opening || (strcmp(rep, "forbid") != 0 && strcmp(rep, "draw") != 0) ||
+        obx_parse(opening, &start, &meta, msg, msglen) != BC_OK) {
+        snprintf(msg, msglen, "no valid Opening or Repetition");
+        return false;
+    }
+    if (!game_init(g, &start, &meta, strcmp(rep, "draw") == 0 ? REP_DRAW : REP_FORBID)) {
+        snprintf(msg, msglen, "out of memory");
+        return false;
+    }
+    char *save = NULL;
+    for (char *t = p->moves.s ? strtok_r(p->moves.s, " \t", &save) : NULL; t; t = strtok_r(NULL, " \t", &save)) {
+        move_t m;
+        char why[200];
+        if (is_move_number(t))
+            continue;
+        if (move_parse_text(t, &m, why, sizeof why) != BC_OK || game_play(g, m, why, sizeof why) != BC_OK) {
+            snprintf(msg, msglen, "move '%s': %s", t, why);
+            game_free(g);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The PGN of one parsed game, written to out. */
+static bool game_pgn(parsed_t *p, FILE *out, char *msg, size_t msglen)
+{
+    static const char *const NEED[] = {"Event", "Game", "Round", "Goats", "Tigers", "Date", "Result", "Termination",
+                                       "Reason"};
+    for (size_t k = 0; k < sizeof NEED / sizeof NEED[0]; k++)
+        if (!tag(p, NEED[k])) {
+            snprintf(msg, msglen, "no %s tag", NEED[k]);
+            return false;
+        }
+    int64_t game_no, round_no;
+    const char *res = tag(p, "Result");
+    term_t term = term_parse(tag(p, "Termination"));
+    if (!parse_int64(tag(p, "Game"), 1, INT64_MAX, &game_no) || !parse_int64(tag(p, "Round"), 1, INT64_MAX, &round_no) ||
+        term == TERM_NONE || (strcmp(res, "goats") != 0 && strcmp(res, "tigers") != 0 && strcmp(res, "draw") != 0)) {
+        snprintf(msg, msglen, "a malformed Game, Round, Result or Termination");
+        return false;
+    }
+    game_t g;
+    if (p->lines_failed) {
+        snprintf(msg, msglen, "out of memory");
+        return false;
+    }
+    if (!replay(p, &g, msg, msglen))
+        return false;
+    record_info_t ri = {
+        .event = tag(p, "Event"),
+        .game_no = game_no,
+        .round_no = round_no,
+        .names = {tag(p, "Goats"), tag(p, "Tigers")},
+        .limits = {"", ""},
+        .date = tag(p, "Date"),
+        .opening_obx = tag(p, "Opening"),
+        .rule = g.rule,
+        .winner = strcmp(res, "goats") == 0 ? GOATS : strcmp(res, "tigers") == 0 ? TIGERS : -1,
+        .term = term,
+        .reason = tag(p, "Reason"),
+        .game = &g,
+    };
+    char *pgn = record_format_pgn(&ri);
+    game_free(&g);
+    if (!pgn) {
+        snprintf(msg, msglen, "out of memory");
+        return false;
+    }
+    bool ok = !out || fputs(pgn, out) >= 0;
+    free(pgn);
+    if (!ok)
+        snprintf(msg, msglen, "%s", strerror(errno));
+    return ok;
+}
+
+bool record_write_pgn(const char *path, long end, FILE *out, char *msg, size_t msglen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (errno == ENOENT && end == 0)
+            return true;
+        snprintf(msg, msglen, "cannot read %s: %s", path, strerror(errno));
+        return false;
+    }
+    parsed_t p;
+    memset(&p, 0, sizeof p);
+    char *line = NULL, why[300] = "";
+    size_t cap = 0;
+    ssize_t n;
+    long pos = 0, lineno = 0;
+    bool in_game = false, ok = true;
+    while (ok && pos < end && (n = getline(&line, &cap, f)) >= 0) {
+        pos += (long)n;
+        lineno++;
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            line[--n] = '\0';
+        if (n == 0 || line[0] == ';')
+            continue;
+        char *name, *value;
+        if (!split_tag(line, &name, &value)) {
+            if (in_game)
+                add_moves_line(&p, line, lineno);
+            continue;
+        }
+        if (strcmp(name, "Final") == 0) {
+            free(name);
+            free(value);
+            if (in_game && !(ok = game_pgn(&p, out, why, sizeof why)))
+                snprintf(msg, msglen, "%s:%ld: cannot write the game as PGN: %s", path, p.line, why);
+            parsed_clear(&p);
+            in_game = false;
+            continue;
+        }
+        if (!in_game) {
+            in_game = true;
+            p.line = lineno;
+        }
+        if (p.n == TAG_NB) {
+            free(name);
+            free(value);
+            continue;
+        }
+        p.name[p.n] = name;
+        p.value[p.n++] = value;
+    }
+    parsed_clear(&p);
+    free(line);
+    fclose(f);
+    return ok;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "game.h"
+#include "settings.h"
 #include "util.h"
 
 typedef struct {
@@ -38,13 +39,16 @@ const char *result_name(int winner);
 /* One game of an existing record file, for -resume. */
 typedef struct {
     int64_t game_no;
-    bool played;     /* false: a "not played" note */
+    bool played;     /* false: a "not played" note (term and reason tell why when an engine failed
+                      * to start or get ready; TERM_NONE: an engine had been dropped) */
     char goats[128], tigers[128];
     char opening[96];
     char rule[16];
     int winner;      /* GOATS, TIGERS, -1: draw */
     term_t term;
     char reason[512];
+    char timecontrol[300];
+    int64_t maxmoves; /* 0: no MaxMoves tag */
     size_t plies;
     long end;        /* byte offset just after the game (or note) in the file */
 } record_entry_t;
@@ -54,10 +58,20 @@ typedef struct {
 int record_fault_side(const char *reason);
 
 /* Reads the games of a record file from game 1 on, as long as they are complete and numbered
- * 1, 2, 3 ... (an "aborted" note, an unfinished game or a gap ends the list). The caller
- * frees *entries. False with a reason in msg when the file cannot be read or is out of
- * memory; a missing file is an empty list. */
-bool record_scan(const char *path, record_entry_t **entries, size_t *n, char *msg, size_t msglen);
+ * 1, 2, 3 ... (an "aborted" note, an unfinished game or a gap ends the list), and the settings
+ * at its head (none in files written before they were) into *settings, *head_end being the
+ * byte offset after them. The caller frees *entries and the settings. False with a reason in
+ * msg when the file cannot be read or is out of memory; a missing file is an empty list. */
+bool record_scan(const char *path, record_entry_t **entries, size_t *n, settings_t *settings, long *head_end,
+                 char *msg, size_t msglen);
+
+/* Writes the games of the record file (up to byte offset end) as PGN to out (see
+ * record_format_pgn), replaying each; out NULL: only checks that it can. False with a reason
+ * in msg when a game cannot be read or replayed, or out cannot be written. */
+bool record_write_pgn(const char *path, long end, FILE *out, char *msg, size_t msglen);
+
+/* "depth=5" for both sides, or "goats depth=5, tigers depth=3": a TimeControl tag's value. */
+void record_timecontrol(const char *goats, const char *tigers, char *buf, size_t len);
 
 /* Replays every game of a record file and checks it against the rules; problems are
  * written to err, one line each. Returns the number of problems (-1: unreadable file);

@@ -27,7 +27,7 @@ static int g_wake_w = -1;
 static void on_signal(int sig)
 {
     (void)sig;
-    if (g_signals) /* a second Ctrl-C: leave now; the engines die with their parent threads */
+    if (g_signals) /* a second Ctrl-C: leave now; the engines' supervisors kill what is left */
         _exit(130);
     g_signals = 1;
     int saved = errno;
@@ -76,7 +76,9 @@ struct run {
     /* -resume: the games of the records file, counted before the workers start. */
     record_entry_t *resumed;
     size_t resumed_nb;
+    long keep; /* bytes of the records file kept: its settings and the games read */
     bool replaying;
+    char *settings; /* cli_settings(), the head of a new records file */
 
     /* The main thread's. */
     int64_t processed;
@@ -85,6 +87,7 @@ struct run {
     int64_t pair_index; /* the index of the last counted game, -1: none */
     pair_stats_t *pairs;
     summary_t sum;
+    bool log_failed;
     FILE *records, *pgn;
 
     /* Output, under ui. */
@@ -296,7 +299,7 @@ static void *worker_main(void *arg)
             wake_all(r);
             break;
         }
-        if (!o->aborted) {
+        if (!o->aborted && !o->not_started) {
             for (int side = 0; side < SIDE_NB; side++) {
                 player_t *pl = players[side];
                 if (!pl->running)
@@ -338,16 +341,28 @@ static void *worker_main(void *arg)
 
 /* ---- counting (main thread) ---- */
 
-static void output_failed(run_t *r, const char *what)
+/* A write to an output failed (errno e): the run stops, and says why on standard error. */
+static void output_failed_errno(run_t *r, const char *path, int e)
 {
-    int e = errno;
     pthread_mutex_lock(&r->lock);
     if (!r->failed) {
         r->failed = true;
-        snprintf(r->fatal, sizeof r->fatal, "cannot write %s: %s", what, strerror(e));
+        snprintf(r->fatal, sizeof r->fatal, "cannot write %s: %s", path, strerror(e));
     }
     pthread_mutex_unlock(&r->lock);
     wake_all(r);
+}
+
+static void output_failed(run_t *r, const char *path) { output_failed_errno(r, path, errno); }
+
+/* Lines are written to the log by the workers: a failed one is seen here. */
+static void check_log(run_t *r)
+{
+    int e = proc_log_errno();
+    if (e && r->cfg->log_file && !r->log_failed) {
+        r->log_failed = true;
+        output_failed_errno(r, r->cfg->log_file, e);
+    }
 }
 
 /* A game of the schedule without a record gets a note line in its place, so that --check
@@ -356,7 +371,7 @@ static void note_missing(run_t *r, int64_t index, const char *why)
 {
     if (r->records && !r->replaying && (fprintf(r->records, "; game %lld %s\n\n", (long long)index + 1, why) < 0 ||
                        fflush(r->records) != 0))
-        output_failed(r, "the records file");
+        output_failed(r, r->cfg->records_file);
 }
 
 /* Consecutive failures, in game order: an engine that fails in -maxfailures games in a row is
@@ -391,9 +406,12 @@ static bool drop_check(run_t *r, int64_t index, outcome_t *o)
     return true;
 }
 
+/* Counts a finished game in game order. Only played games reach the results; the others
+ * leave a note in the records in their place. */
 static void count(run_t *r, int64_t index, outcome_t *o)
 {
-    if (!o->unplayed && !o->aborted && r->decided_at < 0 && !drop_check(r, index, o)) {
+    bool stopped = o->aborted || o->not_started;
+    if (!o->unplayed && !stopped && r->decided_at < 0 && !drop_check(r, index, o)) {
         o->unplayed = true; /* played after its engine was dropped at an earlier game */
         outcome_free(o);
     }
@@ -402,15 +420,28 @@ static void count(run_t *r, int64_t index, outcome_t *o)
         note_missing(r, index, "not played: an engine was dropped");
         return;
     }
-    if (o->aborted) {
-        if (r->decided_at < 0) {
+    if (stopped) {
+        if (r->decided_at >= 0)
+            return;
+        if (o->aborted) {
             r->sum.aborted++;
             note_missing(r, index, "aborted: the run stopped during the game");
+        } else {
+            /* Counted nowhere, like the games the run never reached; the note keeps the
+             * numbering of the records whole, and -resume plays the game. */
+            note_missing(r, index, "not started: the run stopped before it");
         }
         return;
     }
     if (r->decided_at >= 0) {
         r->sum.discarded++;
+        return;
+    }
+    if (o->start_failed) {
+        char why[600];
+        snprintf(why, sizeof why, "not played (%s): %s", term_name(o->term), o->reason);
+        r->sum.unplayed++;
+        note_missing(r, index, why);
         return;
     }
     game_spec_t s = spec_of(r, index);
@@ -433,9 +464,9 @@ static void count(run_t *r, int64_t index, outcome_t *o)
     r->sum.terms[o->term]++;
     r->sum.counted++;
     if (r->records && o->record && (fputs(o->record, r->records) < 0 || fflush(r->records) != 0))
-        output_failed(r, "the records file");
+        output_failed(r, r->cfg->records_file);
     if (r->pgn && o->pgn && (fputs(o->pgn, r->pgn) < 0 || fflush(r->pgn) != 0))
-        output_failed(r, "the PGN file");
+        output_failed(r, r->cfg->pgn_file);
     if (r->cfg->verbose && !r->replaying)
         ui_note(r, "Game %lld: %s (goats) vs %s (tigers): %s, %s (%zu plies)", (long long)index + 1,
                 r->cfg->engines[s.engine[GOATS]].name, r->cfg->engines[s.engine[TIGERS]].name,
@@ -501,6 +532,7 @@ static void main_loop(run_t *r)
             ui_progress(r, false);
         }
         r->processed += nb;
+        check_log(r);
         if (finished && nb == 0)
             break;
     }
@@ -508,64 +540,46 @@ static void main_loop(run_t *r)
 
 /* ---- setup ---- */
 
-/* The byte offset of the (k+1)-th game of a PGN file (its size when it has k games or fewer). */
-static long pgn_cut(const char *path, int64_t k)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    long pos = 0, cut = -1;
-    int64_t games = 0;
-    while ((n = getline(&line, &cap, f)) >= 0) {
-        if (strncmp(line, "[Event ", 7) == 0 && games++ == k) {
-            cut = pos;
-            break;
-        }
-        pos += (long)n;
-    }
-    free(line);
-    fclose(f);
-    return cut >= 0 ? cut : pos;
-}
-
-/* -resume: the records file keeps its games up to the first one that must be played again;
- * the rest (an aborted or unfinished game and what follows) is cut, and so is the PGN. */
+/* -resume: the records file keeps its settings and its games up to the first one that must
+ * be played again; the rest (an aborted or unfinished game and what follows) is cut. */
 static int cut_for_resume(run_t *r, char *msg, size_t msglen)
 {
     const config_t *cfg = r->cfg;
-    long keep = r->resumed_nb ? r->resumed[r->resumed_nb - 1].end : 0;
-    if (truncate(cfg->records_file, keep) < 0 && errno != ENOENT) {
+    if (truncate(cfg->records_file, r->keep) < 0 && errno != ENOENT) {
         snprintf(msg, msglen, "cannot cut %s for -resume: %s", cfg->records_file, strerror(errno));
         return -1;
-    }
-    if (cfg->pgn_file) {
-        int64_t played = 0;
-        for (size_t k = 0; k < r->resumed_nb; k++)
-            played += r->resumed[k].played;
-        if (truncate(cfg->pgn_file, pgn_cut(cfg->pgn_file, played)) < 0 && errno != ENOENT) {
-            snprintf(msg, msglen, "cannot cut %s for -resume: %s", cfg->pgn_file, strerror(errno));
-            return -1;
-        }
     }
     return 0;
 }
 
+/* Opens the outputs; -1 when one cannot be opened (bad input), -2 when a write fails. */
 static int open_outputs(run_t *r, char *msg, size_t msglen)
 {
     const config_t *cfg = r->cfg;
-    const char *mode = cfg->resume ? "ae" : "we";
     if (cfg->resume && cut_for_resume(r, msg, msglen) < 0)
         return -1;
-    if (cfg->records_file && !(r->records = fopen(cfg->records_file, mode))) {
+    if (cfg->records_file && !(r->records = fopen(cfg->records_file, cfg->resume ? "ae" : "we"))) {
         snprintf(msg, msglen, "cannot write %s: %s", cfg->records_file, strerror(errno));
         return -1;
     }
-    if (cfg->pgn_file && !(r->pgn = fopen(cfg->pgn_file, mode))) {
+    /* A new file starts with the settings (a file kept by -resume has them, or had games
+     * before settings were written). */
+    if (r->records && r->keep == 0 &&
+        (fputs(r->settings, r->records) < 0 || fflush(r->records) != 0)) {
+        snprintf(msg, msglen, "cannot write %s: %s", cfg->records_file, strerror(errno));
+        return -2;
+    }
+    /* The PGN holds the games counted: with -resume, those of the records, rebuilt from them
+     * whatever the PGN file held (or whether it was there at all). */
+    if (cfg->pgn_file && !(r->pgn = fopen(cfg->pgn_file, "we"))) {
         snprintf(msg, msglen, "cannot write %s: %s", cfg->pgn_file, strerror(errno));
         return -1;
+    }
+    if (r->pgn && cfg->resume && r->keep > 0 &&
+        (!record_write_pgn(cfg->records_file, r->keep, r->pgn, msg, msglen) || fflush(r->pgn) != 0)) {
+        if (!msg[0])
+            snprintf(msg, msglen, "cannot write %s: %s", cfg->pgn_file, strerror(errno));
+        return -2;
     }
     if (cfg->log_file &&
         (r->log_fd = open(cfg->log_file, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644)) < 0) {
@@ -575,11 +589,30 @@ static int open_outputs(run_t *r, char *msg, size_t msglen)
     return 0;
 }
 
-/* -resume: the games read must be this run's (engines, openings, rule), in its schedule. */
+/* -resume: the records must be this run's: made with the same settings (when the file has
+ * them), and every game read where this run's schedule puts it (engines, opening, rule,
+ * limits, move limit). Nothing is changed when they are not. */
 static bool resume_read(run_t *r, char *msg, size_t msglen)
 {
     const config_t *cfg = r->cfg;
-    if (!record_scan(cfg->records_file, &r->resumed, &r->resumed_nb, msg, msglen))
+    settings_t was = {0}, now = {0};
+    long head_end = 0;
+    if (!record_scan(cfg->records_file, &r->resumed, &r->resumed_nb, &was, &head_end, msg, msglen))
+        return false;
+    bool ok = settings_parse(&now, r->settings);
+    char diff[1024];
+    if (!ok)
+        snprintf(msg, msglen, "out of memory");
+    else if (was.n > 0 && settings_differ(&was, &now, diff, sizeof diff)) {
+        sbuf_t b = {0};
+        sb_addf(&b, "-resume: %s was made with other settings: %s", cfg->records_file, diff);
+        snprintf(msg, msglen, "%s", b.s ? b.s : "-resume: the records were made with other settings");
+        sb_free(&b);
+        ok = false;
+    }
+    settings_free(&was);
+    settings_free(&now);
+    if (!ok)
         return false;
     if ((int64_t)r->resumed_nb > r->total) {
         snprintf(msg, msglen, "-resume: %s holds %zu games, this run has %lld", cfg->records_file, r->resumed_nb,
@@ -596,11 +629,17 @@ static bool resume_read(run_t *r, char *msg, size_t msglen)
             snprintf(msg, msglen, "out of memory");
             return false;
         }
+        char lim[SIDE_NB][128], tc[300];
+        for (int side = 0; side < SIDE_NB; side++)
+            limits_describe(&cfg->engines[s.engine[side]], lim[side], sizeof lim[side]);
+        record_timecontrol(lim[GOATS], lim[TIGERS], tc, sizeof tc);
         const char *why = strcmp(e->goats, cfg->engines[s.engine[GOATS]].name) != 0 ||
                                   strcmp(e->tigers, cfg->engines[s.engine[TIGERS]].name) != 0
                               ? "other engines"
                           : strcmp(e->opening, op.obx) != 0 ? "another opening (give the run's -seed and -openings)"
                           : strcmp(e->rule, rule_name(cfg->rule)) != 0 ? "another repetition rule"
+                          : strcmp(e->timecontrol, tc) != 0          ? "other limits"
+                          : e->maxmoves != cfg->maxmoves               ? "another -maxmoves"
                                                                         : NULL;
         if (why) {
             snprintf(msg, msglen, "-resume: game %lld of %s was played with %s than this run's", (long long)k + 1,
@@ -608,6 +647,11 @@ static bool resume_read(run_t *r, char *msg, size_t msglen)
             return false;
         }
     }
+    r->keep = r->resumed_nb ? r->resumed[r->resumed_nb - 1].end : head_end;
+    /* The PGN is rebuilt from the records: a game that cannot be is found before anything
+     * is changed. */
+    if (cfg->pgn_file && r->keep > 0 && !record_write_pgn(cfg->records_file, r->keep, NULL, msg, msglen))
+        return false;
     return true;
 }
 
@@ -619,7 +663,8 @@ static void resume_count(run_t *r)
         const record_entry_t *e = &r->resumed[k];
         outcome_t o;
         memset(&o, 0, sizeof o);
-        o.unplayed = !e->played;
+        o.unplayed = !e->played && e->term == TERM_NONE;
+        o.start_failed = !e->played && e->term != TERM_NONE;
         o.winner = e->winner;
         o.term = e->term;
         o.plies = e->plies;
@@ -716,10 +761,17 @@ int tourney_run(const config_t *cfg)
         goto out;
     }
     r->total = cfg->rounds * 2 * r->pairings_nb;
+    if (!(r->settings = cli_settings(cfg))) {
+        snprintf(msg, sizeof msg, "out of memory");
+        goto out;
+    }
     if (cfg->resume && !resume_read(r, msg, sizeof msg))
         goto out;
-    if (open_outputs(r, msg, sizeof msg) < 0)
+    int opened = open_outputs(r, msg, sizeof msg);
+    if (opened < 0) {
+        status = opened == -2 ? 2 : 1;
         goto out;
+    }
     int fds[2];
     if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0) {
         snprintf(msg, sizeof msg, "cannot make a pipe: %s", strerror(errno));
@@ -755,8 +807,6 @@ int tourney_run(const config_t *cfg)
     install_signals(old);
     signals = true;
     proc_become_subreaper();
-    if (!proc_guard_start()) /* without it only a SIGKILL of the referee could leave processes */
-        ui_note(r, "warning: cannot start the process guard: %s", strerror(errno));
     print_header(r);
 
     /* Workers leave SIGINT and SIGTERM to the main thread. */
@@ -787,7 +837,6 @@ int tourney_run(const config_t *cfg)
     for (int k = 0; k < cfg->concurrency; k++)
         if (workers[k].started)
             pthread_join(workers[k].thread, NULL);
-    proc_guard_stop();
     /* Anything still posted (nothing, unless a worker failed mid-way) is counted in order. */
     while (r->done_nb > 0) {
         size_t best = 0;
@@ -801,6 +850,7 @@ int tourney_run(const config_t *cfg)
         free(d.out);
     }
 
+    check_log(r); /* the engines' last lines, written as they quit */
     if (r->tty && r->line_shown) {
         fputs("\r\033[K", stdout);
         r->line_shown = false;
@@ -812,21 +862,26 @@ int tourney_run(const config_t *cfg)
     report_print(&r->sum, stdout);
     fflush(stdout);
     status = r->failed ? 2 : r->sum.interrupted ? 130 : 0;
-    if (r->records && fclose(r->records) != 0) {
-        fprintf(stderr, "baghchal-referee: cannot write %s: %s\n", cfg->records_file, strerror(errno));
+    /* One line on standard error: the first write that failed. */
+    if (r->failed)
+        snprintf(msg, sizeof msg, "%s", r->fatal);
+    if (r->records && fclose(r->records) != 0 && status != 2) {
+        snprintf(msg, sizeof msg, "cannot write %s: %s", cfg->records_file, strerror(errno));
         status = 2;
     }
     r->records = NULL;
-    if (r->pgn && fclose(r->pgn) != 0) {
-        fprintf(stderr, "baghchal-referee: cannot write %s: %s\n", cfg->pgn_file, strerror(errno));
+    if (r->pgn && fclose(r->pgn) != 0 && status != 2) {
+        snprintf(msg, sizeof msg, "cannot write %s: %s", cfg->pgn_file, strerror(errno));
         status = 2;
     }
     r->pgn = NULL;
-    if (cfg->json_file && !report_json(&r->sum, cfg->json_file, msg, sizeof msg)) {
-        fprintf(stderr, "baghchal-referee: %s\n", msg);
+    char jmsg[512];
+    if (cfg->json_file && !report_json(&r->sum, cfg->json_file, jmsg, sizeof jmsg) && status != 2) {
+        snprintf(msg, sizeof msg, "%s", jmsg);
         status = 2;
     }
-    msg[0] = '\0';
+    if (status != 2)
+        msg[0] = '\0';
 out:
     if (msg[0])
         fprintf(stderr, "baghchal-referee: %s\n", msg);
@@ -855,6 +910,7 @@ out:
     }
     free(r->done);
     free(r->resumed);
+    free(r->settings);
     free(workers);
     free(r->pairs);
     free(r->engines);
