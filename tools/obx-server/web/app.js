@@ -1133,12 +1133,13 @@
     const moves = movesTo(end).map(plain);
     let url = location.pathname;
     if (state.startObx !== START || moves.length || state.rule !== 'forbid') {
-      const q = new URLSearchParams();
-      q.set('obx', state.startObx);
-      if (moves.length) q.set('moves', moves.join(','));
-      if (end !== state.cur) q.set('ply', String(plyOf(state.cur)));
-      if (state.rule !== 'forbid') q.set('rule', state.rule);
-      url += `?${q.toString()}`;
+      // Readable: only what must be escaped is (a space is "+", "#" is "%23").
+      const enc = (t) => encodeURIComponent(t).replace(/%2F/g, '/').replace(/%40/g, '@').replace(/%2C/g, ',')
+        .replace(/%20/g, '+');
+      url += `?obx=${enc(state.startObx)}`;
+      if (moves.length) url += `&moves=${enc(moves.join(','))}`;
+      if (end !== state.cur) url += `&ply=${plyOf(state.cur)}`;
+      if (state.rule !== 'forbid') url += `&rule=${state.rule}`;
     }
     if (url !== location.pathname + location.search) history.replaceState(null, '', url);
   }
@@ -1794,9 +1795,13 @@
 
   // A new time control starts a new game on it, as on a game server.
   function setTimeControl() {
-    state.tc = $('tc').value;
-    state.tcMin = Number($('tc-min').value) || 5;
-    state.tcInc = Number($('tc-inc').value) || 0;
+    const tc = $('tc').value;
+    const min = Number($('tc-min').value) || 5;
+    const inc = Number($('tc-inc').value) || 0;
+    if (tc === state.tc && (tc !== 'custom' || (min === state.tcMin && inc === state.tcInc))) return;
+    state.tc = tc;
+    state.tcMin = min;
+    state.tcInc = inc;
     renderControls();
     newGame();
   }
