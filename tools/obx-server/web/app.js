@@ -2185,6 +2185,8 @@
       if (kind !== 'empty') b.addEventListener('pointerdown', (e) => { if (state.editor && e.button === 0) { state.editor.tool = kind; startDrag(e, kind, null); } });
     }
     document.addEventListener('keydown', onKey);
+    // A new layout (a phone turned, a window resized) keeps the move shown in the list's view.
+    window.addEventListener('resize', () => renderMoves());
     setMovetime(Number($('movetime').value));
     $('tc-min').value = String(state.tcMin);
     $('tc-inc').value = String(state.tcInc);
