@@ -1337,6 +1337,7 @@
 
   function recovered() {
     state.lastFailure = null;
+    if ($('server-info').textContent === 'server unreachable') serverInfo();
   }
 
   // Asks for the position and legal moves of a node; true when they came.
