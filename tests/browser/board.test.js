@@ -210,6 +210,24 @@ async function main() {
     check(await page.locator('#analysis-list .val.win, #analysis-list .val.draw, #analysis-list .val.loss').count() === listed.length,
       'every move has a coloured value');
 
+    // A win proven under the no-repetition rule ("proven": true, which the server may add) is
+    // shown as a win, with its mark.
+    await page.route('**/analysis', async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      body.source = 'database';
+      body.moves = body.moves.map((m, i) => ({ ...m, wdl: i ? 'open' : 'win', distance: i ? 0 : 3, score: null,
+        ...(i ? {} : { proven: true }) }));
+      await route.fulfill({ response: res, json: body });
+    }, { times: 1 });
+    await page.click('#analyse');
+    await page.waitForSelector('#analysis-list .val[data-proven="true"]', { timeout: STEP_MS });
+    const provenText = await page.textContent('#analysis-list .val[data-proven="true"]');
+    check(provenText.startsWith('Win in 3') && provenText.includes('✓'), `a proven win shows as a win with a mark (${provenText})`);
+    check((await page.getAttribute('#analysis-list .proven', 'title')).includes('no-repetition'), 'the mark explains itself');
+    check(await page.locator('#analysis-list li.win').count() === 1 && await page.locator('#analysis-list .val.open').count() === listed.length - 1,
+      'the other moves are open');
+
     // ---- the engine's lines: MultiPV 2, scores, arrows, a line played by a click ----
     await page.selectOption('#multipv', '2');
     await page.check('#lines-on');
