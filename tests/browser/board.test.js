@@ -232,6 +232,9 @@ async function main() {
     check((await page.getAttribute('#analysis-list .proven', 'title')).includes('no-repetition'), 'the mark explains itself');
     check(await page.locator('#analysis-list li.win').count() === 1 && await page.locator('#analysis-list .val.open').count() === listed.length - 1,
       'the other moves are open');
+    await page.click('#analyse'); // the real values again, for the screenshot below
+    await page.waitForFunction(() => document.querySelectorAll('#analysis-list li').length > 0 &&
+      !document.querySelector('#analysis-list .val[data-proven]'), null, { timeout: STEP_MS });
 
     // ---- the engine's lines: MultiPV 2, scores, arrows, a line played by a click ----
     await page.selectOption('#multipv', '2');

@@ -779,6 +779,17 @@
     }
   }
 
+  // Only the list scrolls, never the page: the board stays where it is.
+  function keepCurrentInView() {
+    const scroll = $('moves-scroll');
+    const cur = $('moves').querySelector('.current');
+    if (cur) {
+      const cr = cur.getBoundingClientRect();
+      const sr = scroll.getBoundingClientRect();
+      if (cr.top < sr.top || cr.bottom > sr.bottom) scroll.scrollTop += cr.top - sr.top - sr.height / 2;
+    } else if (state.cur === state.root) scroll.scrollTop = 0;
+  }
+
   function renderMoves() {
     const box = $('moves');
     clear(box);
@@ -806,14 +817,7 @@
       }
       n = n.children[0];
     }
-    // Only the list scrolls, never the page: the board stays where it is.
-    const scroll = $('moves-scroll');
-    const cur = box.querySelector('.current');
-    if (cur) {
-      const cr = cur.getBoundingClientRect();
-      const sr = scroll.getBoundingClientRect();
-      if (cr.top < sr.top || cr.bottom > sr.bottom) scroll.scrollTop += cr.top - sr.top - sr.height / 2;
-    } else if (state.cur === state.root) scroll.scrollTop = 0;
+    keepCurrentInView();
     $('line-info').textContent = onMainLine(state.cur) ? 'click a move to look back; a move there starts a side line'
       : 'side line';
   }
@@ -1017,6 +1021,7 @@
       });
     }
     $('analysis-legend').hidden = !open;
+    keepCurrentInView(); // the list may have shrunk the move list
   }
 
   function renderControls() {
@@ -2187,7 +2192,7 @@
     }
     document.addEventListener('keydown', onKey);
     // A new layout (a phone turned, a window resized) keeps the move shown in the list's view.
-    window.addEventListener('resize', () => renderMoves());
+    if (window.ResizeObserver) new ResizeObserver(keepCurrentInView).observe($('moves-scroll'));
     setMovetime(Number($('movetime').value));
     $('tc-min').value = String(state.tcMin);
     $('tc-inc').value = String(state.tcInc);
