@@ -509,6 +509,172 @@ Test(server, repetitions_are_judged_over_the_request)
     stop(s);
 }
 
+/* The repetition rule of each request: under draw a position may come back (its third
+ * occurrence draws the game), under forbid it may not; anything else is a 400. */
+Test(server, repetition_rule_per_request)
+{
+    srv_t *s = start(NULL);
+    const char *obx = "GTGGG/TGXGT/GXGXG/GGTGG/GGXGG g @0 c3";
+    char body[512];
+    snprintf(body, sizeof body,
+             "{\"obx\": \"%s\", \"moves\": [\"C1C2\", \"C4C5\", \"C2C1\"], \"move\": \"C5C4\", \"repetition\": \"draw\"}",
+             obx);
+    resp_t r = post(s->port, "/legal", body);
+    cJSON *j = expect_json(&r, 200);
+    cr_assert(strncmp(str_field(j, "obx"), "GTGGG/TGXGT/GXGXG/GGTGG/GGXGG g @0 c3 mC5C4", 43) == 0,
+              "under draw the start comes back: %s", r.body);
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(j, "result")));
+    cJSON_Delete(j);
+    resp_free(&r);
+    /* Twice round the cycle: the start position for the third time, a draw. */
+    char enc[128], path[512];
+    url_encode(obx, enc, sizeof enc);
+    snprintf(path, sizeof path,
+             "/legal?obx=%s&moves=C1C2,C4C5,C2C1,C5C4,C1C2,C4C5,C2C1,C5C4&repetition=draw", enc);
+    r = get(s->port, path);
+    j = expect_json(&r, 200);
+    const cJSON *res = cJSON_GetObjectItem(j, "result");
+    cr_assert(cJSON_IsObject(res), "a third occurrence draws: %s", r.body);
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(res, "winner")));
+    cr_assert_str_eq(str_field(res, "reason"), "repetition-draw");
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "legal")), 0);
+    cJSON_Delete(j);
+    resp_free(&r);
+    /* The same moves under forbid (named, or by default): the fourth is refused. */
+    snprintf(path, sizeof path, "/legal?obx=%s&moves=C1C2,C4C5,C2C1,C5C4&repetition=forbid", enc);
+    r = get(s->port, path);
+    expect_error(&r, 422, "Illegal move detected.");
+    j = json_parse(&r);
+    cr_assert_str_eq(str_field(j, "code"), "move-repetition");
+    cJSON_Delete(j);
+    resp_free(&r);
+    snprintf(body, sizeof body, "{\"obx\": \"%s\", \"moves\": [\"C1C2\", \"C4C5\", \"C2C1\", \"C5C4\"]}", obx);
+    r = post(s->port, "/obx", body);
+    expect_error(&r, 422, "Illegal move detected.");
+    resp_free(&r);
+    /* /obx under draw searches the game with the repetition allowed. */
+    snprintf(body, sizeof body,
+             "{\"obx\": \"%s\", \"moves\": [\"C1C2\", \"C4C5\", \"C2C1\", \"C5C4\"], \"repetition\": \"draw\", \"depth\": 3}",
+             obx);
+    r = post(s->port, "/obx", body);
+    j = expect_json(&r, 200);
+    cr_assert_not_null(str_field(j, "move"), "%s", r.body);
+    cJSON_Delete(j);
+    resp_free(&r);
+    static const char *const BAD[] = {"{\"obx\": \"" START_OBX "\", \"repetition\": \"allow\"}",
+                                      "{\"obx\": \"" START_OBX "\", \"repetition\": 1}",
+                                      "{\"obx\": \"" START_OBX "\", \"repetition\": \"Draw\"}"};
+    for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++) {
+        r = post(s->port, "/obx", BAD[i]);
+        expect_error(&r, 400, "Invalid request.");
+        j = json_parse(&r);
+        cr_assert_str_eq(str_field(j, "code"), "bad-parameter");
+        cr_assert(strstr(str_field(j, "detail"), "repetition"), "%s", r.body);
+        cJSON_Delete(j);
+        resp_free(&r);
+    }
+    r = get(s->port, "/legal?obx=TXXXT/XXXXX/XXXXX/XXXXX/TXXXT+g+@20+c0&repetition=sometimes");
+    expect_error(&r, 400, "Invalid request.");
+    resp_free(&r);
+    stop(s);
+}
+
+/* Clocks: with gtime/ttime/ginc/tinc and no movetime the engine spends time from the clock of
+ * the side to move, as `go gtime ...` does; the cap still holds. */
+Test(server, clocks_drive_the_search_time)
+{
+    srv_t *s = start("--movetime", "3000", "--max-movetime", "4000", NULL);
+    /* The goats to move with 300 ms left: a short think, although the default time is 3 s. */
+    double t0 = pipe_now_ms();
+    resp_t r = post(s->port, "/obx", "{\"obx\": \"" START_OBX "\", \"gtime\": 300, \"ttime\": 60000}");
+    double ms = pipe_now_ms() - t0;
+    cJSON *j = expect_json(&r, 200);
+    cr_assert_lt(num_field(j, "time_ms"), 300, "300 ms on the goats' clock, searched %g ms", num_field(j, "time_ms"));
+    cr_assert_lt(ms, 1500, "answered after %g ms", ms);
+    cJSON_Delete(j);
+    resp_free(&r);
+    /* The tigers' clock does not count for a goat move: a long goats' clock gives a long think. */
+    r = post(s->port, "/obx", "{\"obx\": \"" START_OBX "\", \"gtime\": 30000, \"ttime\": 300, \"ginc\": 2000}");
+    j = expect_json(&r, 200);
+    cr_assert_gt(num_field(j, "time_ms"), 400, "30 s + 2 s on the goats' clock, searched only %g ms",
+                 num_field(j, "time_ms"));
+    cr_assert_lt(num_field(j, "time_ms"), 4500);
+    cJSON_Delete(j);
+    resp_free(&r);
+    /* A query string works the same way; a movetime given with the clocks wins. */
+    char enc[128], path[256];
+    url_encode(START_OBX, enc, sizeof enc);
+    snprintf(path, sizeof path, "/obx?obx=%s&gtime=600000&ttime=600000&movetime=150", enc);
+    r = get(s->port, path);
+    j = expect_json(&r, 200);
+    cr_assert_lt(num_field(j, "time_ms"), 500, "movetime 150 with the clocks: %g ms", num_field(j, "time_ms"));
+    cJSON_Delete(j);
+    resp_free(&r);
+    static const char *const BAD[] = {"{\"obx\": \"" START_OBX "\", \"gtime\": -1}",
+                                      "{\"obx\": \"" START_OBX "\", \"ttime\": 1.5}",
+                                      "{\"obx\": \"" START_OBX "\", \"ginc\": \"x\"}",
+                                      "{\"obx\": \"" START_OBX "\", \"tinc\": -5}"};
+    for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++) {
+        r = post(s->port, "/obx", BAD[i]);
+        expect_error(&r, 400, "Invalid request.");
+        resp_free(&r);
+    }
+    stop(s);
+}
+
+Test(server, clocks_are_capped_by_max_movetime)
+{
+    srv_t *s = start("--max-movetime", "250", NULL);
+    double t0 = pipe_now_ms();
+    resp_t r = post(s->port, "/obx", "{\"obx\": \"" START_OBX "\", \"gtime\": 3600000, \"ttime\": 3600000}");
+    double ms = pipe_now_ms() - t0;
+    cJSON *j = expect_json(&r, 200);
+    cr_assert_leq(num_field(j, "time_ms"), 1500, "an hour on the clock searched %g ms past a 250 ms cap",
+                  num_field(j, "time_ms"));
+    cr_assert_lt(ms, 10000);
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop(s);
+}
+
+/* UCI_LimitStrength with UCI_Elo: elo 600 stands for level 0, so it plays as skill 0 does. */
+Test(server, elo_limits_the_strength)
+{
+    srv_t *s = start(NULL);
+    static const char *const OPENING[] = {"", "C3", "C3,A1B1", "C3,A1B1,B3"};
+    char enc[256], path[512];
+    url_encode(START_OBX, enc, sizeof enc);
+    for (size_t i = 0; i < sizeof OPENING / sizeof *OPENING; i++) {
+        const char *best[2];
+        cJSON *js[2];
+        resp_t rs[2];
+        for (int k = 0; k < 2; k++) {
+            snprintf(path, sizeof path, "/obx?obx=%s&moves=%s&depth=5&%s", enc, OPENING[i], k ? "skill=0" : "elo=600");
+            rs[k] = get(s->port, path);
+            js[k] = expect_json(&rs[k], 200);
+            best[k] = str_field(js[k], "move");
+            cr_assert_not_null(best[k]);
+        }
+        cr_assert_str_eq(best[0], best[1], "elo 600 played %s, skill 0 %s", best[0], best[1]);
+        for (int k = 0; k < 2; k++) {
+            cJSON_Delete(js[k]);
+            resp_free(&rs[k]);
+        }
+    }
+    resp_t r = post(s->port, "/obx", "{\"obx\": \"" START_OBX "\", \"elo\": 599}");
+    expect_error(&r, 400, "Invalid request.");
+    resp_free(&r);
+    r = post(s->port, "/obx", "{\"obx\": \"" START_OBX "\", \"elo\": 2401}");
+    expect_error(&r, 400, "Invalid request.");
+    resp_free(&r);
+    r = post(s->port, "/obx", "{\"obx\": \"" START_OBX "\", \"elo\": 1500, \"depth\": 4}");
+    cJSON *j = expect_json(&r, 200);
+    cr_assert_not_null(str_field(j, "move"));
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop(s);
+}
+
 Test(server, obx_capture_that_wins_ends_the_game)
 {
     srv_t *s = start(NULL);
@@ -1764,22 +1930,39 @@ Test(server, analysis_values_every_move_from_the_database)
     cJSON *j = expect_json(&r, 200);
     cr_assert_str_eq(str_field(j, "source"), "database");
     check_analysis_moves(s->port, j, obx);
-    /* Best first: wins (fastest first), draws, losses (slowest first); wins odd, losses even. */
-    int prev_rank = 1 << 30;
+    /* The same position under the draw rule: the same moves in the same order, each with the
+     * same value, except that what forbid calls "open" (a draw only under the draw rule) is a
+     * "draw" there. */
+    resp_t rd = post(s->port, "/analysis",
+                     "{\"obx\": \"GTGGG/TGXGT/GXGXG/GGTGG/GGXGG g @0 c3\", \"repetition\": \"draw\"}");
+    cJSON *jd = expect_json(&rd, 200);
+    cr_assert_str_eq(str_field(jd, "source"), "database");
+    const cJSON *md = cJSON_GetObjectItemCaseSensitive(jd, "moves");
+    cr_assert_eq(cJSON_GetArraySize(md), cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "moves")));
+    /* Best first: wins (fastest first), open values, losses (slowest first); wins odd, losses even. */
+    int prev_rank = 1 << 30, open = 0, k = 0;
     const cJSON *m;
     cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(j, "moves"))
     {
         const char *wdl = str_field(m, "wdl");
         int d = (int)num_field(m, "distance");
         cr_assert_not_null(wdl);
-        int rank = strcmp(wdl, "win") == 0 ? 1000 - d : strcmp(wdl, "draw") == 0 ? 0 : -1000 + d;
+        cr_assert_str_neq(wdl, "draw", "forbid draws no game, yet %s is a draw: %s", str_field(m, "move"), r.body);
+        int rank = strcmp(wdl, "win") == 0 ? 1000 - d : strcmp(wdl, "open") == 0 ? 0 : -1000 + d;
         if (strcmp(wdl, "win") == 0)
             cr_assert_eq(d % 2, 1);
         if (strcmp(wdl, "loss") == 0)
             cr_assert_eq(d % 2, 0);
         cr_assert_leq(rank, prev_rank, "not best first: %s", r.body);
         prev_rank = rank;
+        const cJSON *o = cJSON_GetArrayItem(md, k++);
+        cr_assert_str_eq(str_field(o, "move"), str_field(m, "move"), "the draw rule's order differs: %s", rd.body);
+        cr_assert_str_eq(str_field(o, "wdl"), strcmp(wdl, "open") == 0 ? "draw" : wdl, "%s", str_field(m, "move"));
+        open += strcmp(wdl, "open") == 0;
     }
+    cr_assert_gt(open, 0, "this position has database draws: %s", r.body);
+    cJSON_Delete(jd);
+    resp_free(&rd);
     cJSON_Delete(j);
     resp_free(&r);
     stop(s);
@@ -1850,7 +2033,8 @@ Test(server, analysis_values_placement_moves_from_the_solution, .fini = remove_p
             char text[MOVE_TEXT_LEN];
             move_format(ranked[k].move, text);
             cr_assert_str_eq(str_field(m, "text"), text, "%s: move %d", obx, k);
-            const char *want = ranked[k].value.wdl > 0 ? "win" : ranked[k].value.wdl < 0 ? "loss" : "draw";
+            /* Under the default rule, forbid, a database draw is an open value. */
+            const char *want = ranked[k].value.wdl > 0 ? "win" : ranked[k].value.wdl < 0 ? "loss" : "open";
             cr_assert_str_eq(str_field(m, "wdl"), want, "%s %s", obx, text);
             const cJSON *d = cJSON_GetObjectItemCaseSensitive(m, "distance");
             if (ranked[k].value.wdl != TB_DRAW)

@@ -1,18 +1,24 @@
 // The web board in headless Chromium: loads it, plays goats and tigers against the engine,
 // checks what the page shows against the server's answers, and exercises what players
-// expect: analysis of every move, undo, the move list and the arrow keys, a flipped board,
-// keyboard play, a failed request and its retry, a reload, /?obx=, PGN export and import,
-// pause, and a whole game played by clicking to its result, on a desktop and a phone
-// viewport (screenshots of both). Every request must stay on the loopback server.
+// expect: the one-screen layout (1280x800, a 390x844 phone upright and sideways, checked by
+// element boxes), analysis of every move, the engine's lines with their arrows, undo, the
+// move list and the arrow keys, side lines (made, promoted, deleted), a flipped board,
+// keyboard play, a failed request retried by itself, a reload, /?obx= and the address
+// following the game, PGN export and import (the graph rebuilt), pause, a game on the clock
+// to its flag fall, the position editor, Elo strength, sound and the light theme, recovery
+// after the server restarts, and a whole game played by clicking to its result. Every
+// request must stay on the loopback servers.
 'use strict';
 
 const assert = require('node:assert/strict');
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { chromium } = require('playwright-core');
 
 const URL_ = process.env.BOARD_URL;
+const SERVER_BIN = process.env.BOARD_SERVER;
 const SHOTS = process.env.SHOT_DIR || '.';
 const START = 'TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g @20 c0 - #';
 const STEP_MS = 20000;
@@ -37,27 +43,59 @@ function overlap(a, b) {
   return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 }
 
+function inside(box, vp) {
+  return box && box.x >= 0 && box.y >= 0 && box.x + box.width <= vp.width + 0.5 && box.y + box.height <= vp.height + 0.5;
+}
+
+// A server of the test's own (for the restart): started on a port, its port read from its
+// first line.
+function startServer(port) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(SERVER_BIN, ['--port', String(port), '--workers', '2', '--hash', '8', '--movetime', '100',
+      '--max-movetime', '3000'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 10000);
+    p.stdout.on('data', (d) => {
+      out += d;
+      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
+      if (m) { clearTimeout(timer); resolve({ proc: p, port: Number(m[1]) }); }
+    });
+    p.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}: ${out}`)); });
+  });
+}
+
+function stopServer(s) {
+  return new Promise((resolve) => {
+    s.proc.removeAllListeners('exit');
+    s.proc.on('exit', (code) => resolve(code));
+    s.proc.kill('SIGTERM');
+  });
+}
+
 async function main() {
   assert.ok(URL_, 'BOARD_URL is not set');
   const origin = new URL(URL_);
+  const allowed = new Set([origin.host]);
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'baghchal-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     headless: true,
-    viewport: { width: 1280, height: 900 },
+    viewport: { width: 1280, height: 800 },
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--autoplay-policy=no-user-gesture-required'],
   });
   const problems = [];
   const answers = [];
   let expectRefusal = false; // the browser logs an answered 400 as a console error
   let failLegal = 0;         // /legal requests to fail, as a restarting server would
   let expectFailure = false;
+  let own = null;            // the restart test's own server
   try {
-    // Only the server itself may be reached: no CDN, no fonts, nothing else.
+    // Only the servers themselves may be reached: no CDN, no fonts, nothing else.
     await context.route('**/*', (route) => {
       const u = new URL(route.request().url());
-      if (u.host !== origin.host) {
+      if (!allowed.has(u.host)) {
         problems.push(`request outside the server: ${u.href}`);
         return route.abort();
       }
@@ -71,7 +109,7 @@ async function main() {
     page.on('console', (m) => {
       if (m.type() !== 'error') return;
       if (expectRefusal && m.text().includes('status of 4')) return;
-      if (expectFailure && m.text().includes('ERR_')) return;
+      if (expectFailure && (m.text().includes('ERR_') || m.text().includes('status of 503'))) return;
       problems.push(`console: ${m.text()}`);
     });
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
@@ -80,15 +118,27 @@ async function main() {
       if (new URL(r.url()).pathname === '/obx' && r.method() === 'POST') obxBodies.push(JSON.parse(r.postData() || '{}'));
     });
     page.on('response', async (r) => {
+      if (r.status() >= 400 && !expectRefusal && !expectFailure) {
+        problems.push(`answer ${r.status()} to ${r.request().method()} ${r.url()} ${r.request().postData() || ''}: ${await r.text().catch(() => '')}`);
+      }
       if (new URL(r.url()).pathname === '/obx' && r.status() === 200) {
         try { answers.push(await r.json()); } catch (e) { /* a page navigating away */ }
       }
     });
     // The server's view of a record, asked from the page's origin.
-    const legalOf = (obx, moves) => page.evaluate(async ([o, m]) => {
-      const r = await fetch('/legal', { method: 'POST', body: JSON.stringify({ obx: o, moves: m }) });
-      return r.json();
-    }, [obx, moves]);
+    const legalOf = (obx, moves, rule) => page.evaluate(async ([o, m, r]) => {
+      const res = await fetch('/legal', { method: 'POST', body: JSON.stringify({ obx: o, moves: m, repetition: r || 'forbid' }) });
+      return res.json();
+    }, [obx, moves, rule]);
+    // The main line kept in the page's storage.
+    const mainMoves = () => page.evaluate(() => {
+      const s = JSON.parse(localStorage.getItem('baghchal.board.v2'));
+      const out = [];
+      for (let n = s.tree[0]; n; n = n.c[0]) out.push(n.m);
+      return out;
+    });
+    const box = (sel) => page.locator(sel).boundingBox();
+    const vp = () => page.viewportSize();
 
     await page.goto(URL_);
     await page.waitForFunction(() => document.querySelector('#status')?.textContent.includes('Goats to move'));
@@ -104,26 +154,29 @@ async function main() {
     const setMovetime = (ms) => page.$eval('#movetime', (el, v) => { el.value = String(v); el.dispatchEvent(new Event('input')); }, ms);
     await setMovetime(100);
 
-    const movesShown = () => page.locator('#moves td[data-ply]').count();
+    const movesShown = () => page.locator('#moves .mv[data-ply]').count();
     const settled = async (n) => {
-      await page.waitForFunction((want) => document.querySelectorAll('#moves td[data-ply]').length === want &&
+      await page.waitForFunction((want) => document.querySelectorAll('#moves .mv[data-ply]').length === want &&
         document.querySelector('#thinking').hidden, n, { timeout: STEP_MS });
       await page.waitForFunction(() => [...document.querySelectorAll('#board .hit.clickable')].length > 0 ||
         !document.querySelector('#result-banner').hidden, null, { timeout: STEP_MS });
     };
 
-    // ---- play goats: four placements against the engine ----
+    // ---- play goats: four placements against the engine, with sound ----
     const prefer = ['C3', 'B3', 'D3', 'C2', 'C4', 'B2', 'D4', 'B4', 'D2', 'A3'];
     let played = 0;
     const before = [];
+    const sounds = () => page.evaluate(() => Number(document.body.dataset.sounds || 0));
     for (let i = 0; i < 4; i++) {
       const targets = await page.locator('[data-target]').evaluateAll((ts) => ts.map((t) => t.getAttribute('data-target')));
       check(targets.length > 0, 'placement targets are highlighted');
       const point = prefer.find((p) => targets.includes(p)) || targets[0];
       before.push(await page.inputValue('#obx'));
+      const s0 = await sounds();
       await page.click(`[data-point="${point}"]`);
       played += 2;
       await settled(played);
+      check(await sounds() >= s0 + 2, 'a sound for my move and one for the reply');
       const obx = await page.inputValue('#obx');
       const last = answers[answers.length - 1];
       check(last && last.obx === obx, `the OBX shown (${obx}) is the server's answer (${last && last.obx})`);
@@ -139,19 +192,97 @@ async function main() {
     }
     check(await movesShown() === 8, 'eight moves in the list');
     check(Number(await page.getAttribute('#evalgraph', 'data-points')) === 4, 'the graph has a point per engine move');
+    check(obxBodies.every((b) => b.repetition === 'forbid'), 'every engine request names the game\'s rule');
+
+    // ---- sound off: a move makes none ----
+    await page.click('#sound');
+    check(await page.getAttribute('#sound', 'aria-pressed') === 'false', 'the sound switch is off');
 
     // ---- analysis: every legal move with a value ----
     await page.click('#analyse');
     await page.waitForFunction(() => document.querySelectorAll('#analysis-list li').length > 0, null, { timeout: STEP_MS });
-    const live = await legalOf(START, await page.evaluate(() => JSON.parse(localStorage.getItem('baghchal.board.v1')).moves));
+    const live = await legalOf(START, await mainMoves());
     const listed = await page.locator('#analysis-list li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-move')));
     check(listed.length === live.legal.length, `${listed.length} moves analysed, ${live.legal.length} legal`);
     check(live.legal.every((m) => listed.includes(m.move)), 'every legal move is in the analysis');
-    check((await page.textContent('#analysis-source')).includes('engine search'), 'placement moves come from the search');
-    check(await page.locator('#analysis-list .val.win, #analysis-list .val.draw, #analysis-list .val.loss').count() === listed.length,
+    // From the search, or from the placement database when the server has one: either way no
+    // distances, so the header does not speak of plies.
+    const source = await page.textContent('#analysis-source');
+    const placementSource = (await page.evaluate(async (m) => (await (await fetch('/analysis', { method: 'POST',
+      body: JSON.stringify({ obx: 'TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g @20 c0 - #', moves: m }) })).json()).source, await mainMoves()));
+    check(source.includes(placementSource === 'database' ? 'from the database' : 'engine search') && !source.includes('plies'),
+      `placement moves come from the ${placementSource} and the header says no plies (${source})`);
+    check(await page.locator('#analysis-list .val.win, #analysis-list .val.draw, #analysis-list .val.loss, #analysis-list .val.open').count() === listed.length,
       'every move has a coloured value');
-    await page.waitForTimeout(1200); // let the last move's animation end
+
+    // A win proven under the no-repetition rule ("proven": true, which the server may add) is
+    // shown as a win, with its mark.
+    await page.route('**/analysis', async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      body.source = 'database';
+      body.moves = body.moves.map((m, i) => ({ ...m, wdl: i ? 'open' : 'win', distance: i ? 0 : 3, score: null,
+        ...(i ? {} : { proven: true }) }));
+      await route.fulfill({ response: res, json: body });
+    }, { times: 1 });
+    await page.click('#analyse');
+    await page.waitForSelector('#analysis-list .val[data-proven="true"]', { timeout: STEP_MS });
+    const provenText = await page.textContent('#analysis-list .val[data-proven="true"]');
+    check(provenText.startsWith('Win in 3') && provenText.includes('✓'), `a proven win shows as a win with a mark (${provenText})`);
+    check((await page.getAttribute('#analysis-list .proven', 'title')).includes('no-repetition'), 'the mark explains itself');
+    check(await page.locator('#analysis-list li.win').count() === 1 && await page.locator('#analysis-list .val.open').count() === listed.length - 1,
+      'the other moves are open');
+    await page.click('#analyse'); // the real values again, for the screenshot below
+    await page.waitForFunction(() => document.querySelectorAll('#analysis-list li').length > 0 &&
+      !document.querySelector('#analysis-list .val[data-proven]'), null, { timeout: STEP_MS });
+
+    // ---- the engine's lines: MultiPV 2, scores, arrows, a line played by a click ----
+    await page.selectOption('#multipv', '2');
+    await page.check('#lines-on');
+    await page.waitForFunction(() => document.querySelectorAll('#lines li').length === 2, null, { timeout: STEP_MS });
+    const linesShown = await page.locator('#lines li').evaluateAll((lis) => lis.map((li) => ({
+      score: li.querySelector('.sc').textContent, moves: [...li.querySelectorAll('.mv')].map((m) => m.textContent) })));
+    const lineReq = obxBodies[obxBodies.length - 1];
+    check(lineReq.multipv === 2, `the lines were asked with multipv 2 (${JSON.stringify(lineReq)})`);
+    const lineAns = answers[answers.length - 1];
+    check(lineAns.lines && lineAns.lines.length === 2 && linesShown.every((l) => /\d\.\d\d|#\d/.test(l.score) && l.moves.length >= 1),
+      `two lines with scores and moves (${JSON.stringify(linesShown)})`);
+    const best = await page.locator('[data-arrow="best"]').getAttribute('data-move');
+    check(best === lineAns.lines[0].pv[0], `the best-move arrow shows ${lineAns.lines[0].pv[0]} (${best})`);
+    check(await page.locator('[data-arrow="line2"]').count() === 1, 'the second line has an arrow too');
+    await page.waitForTimeout(600); // the last move's animation
+    // Everything needed at once on a 1280x800 screen, and the screenshot of it.
+    for (const sel of ['#board', '#moves-card', '#analysis-card', '#controls', '#lines', '#player-top', '#player-bottom', '.status-slot']) {
+      const b = await box(sel);
+      check(inside(b, vp()), `${sel} is inside the 1280x800 window (${JSON.stringify(b)})`);
+    }
+    check((await box('#analysis-list li:last-child')).y < 800 || await page.$eval('#analysis-list', (e) => e.scrollHeight > e.clientHeight),
+      'the analysis list scrolls within its card');
     await page.screenshot({ path: path.join(SHOTS, 'board.png') });
+    // A click on the second line's second move plays the line up to it (two players for a
+    // moment, so the engine does not answer it).
+    await page.click('#mode-human');
+    const second = lineAns.lines[1].pv;
+    const main8 = await mainMoves();
+    const s1 = await sounds();
+    // Its second move, or its only one (a line from the database may hold a single move).
+    const take = Math.min(2, second.length);
+    await page.click(`#lines li[data-line="2"] .mv[data-idx="${take - 1}"]`);
+    const lineObx = (await legalOf(START, [...main8, ...second.slice(0, take)])).obx;
+    await page.waitForFunction((want) => document.querySelector('#obx').value === want, lineObx, { timeout: STEP_MS });
+    check(await movesShown() === 8 + take, `the line's ${take} moves are played`);
+    check(await page.locator(`#moves .mv.current[data-ply="${8 + take}"]`).count() === 1, 'and the last one is shown');
+    check(await sounds() === s1, 'no sound with the sound off');
+    await page.uncheck('#lines-on');
+    await page.click('#sound');
+    // The moves are in the address.
+    const addr = new URL(page.url());
+    check(addr.searchParams.get('moves').split(',').length === 8 + take, `the address names the line shown (${addr.search})`);
+    for (let i = 0; i < take; i++) await page.click('#delete-line');
+    await page.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length === 8, null, { timeout: STEP_MS });
+    check((await mainMoves()).join() === main8.join(), 'deleting them leaves the game as it was');
+    await page.click('#mode-goats');
+    await settled(8);
 
     // ---- undo takes back two moves and clears the analysis ----
     await page.click('#undo');
@@ -161,17 +292,16 @@ async function main() {
     check(await page.locator('#analysis-list li').count() === 0, 'undo cleared the analysis');
     await settled(6);
 
-    // ---- the move list and the arrow keys ----
-    await page.click('#moves td[data-ply="1"]');
+    // ---- the move list and the arrow keys; the page itself never scrolls ----
+    await page.click('#moves .mv[data-ply="1"]');
     await page.waitForFunction(() => document.querySelector('#status').getAttribute('data-view') === '1');
+    check(await page.evaluate(() => window.scrollY) === 0, 'clicking a move keeps the board in view');
     check(await page.locator('[data-piece="goat"]').count() === 1, 'move 1 shows one goat');
-    const gameMoves = async () => JSON.parse(await page.evaluate(() => localStorage.getItem('baghchal.board.v1'))).moves;
-    check(await page.inputValue('#obx') === (await legalOf(START, (await gameMoves()).slice(0, 1))).obx,
+    check(await page.inputValue('#obx') === (await legalOf(START, (await mainMoves()).slice(0, 1))).obx,
       'the OBX shown is the position after move 1');
-    check(await page.locator('#board .hit.clickable').count() === 0, 'a past position cannot be played on');
     await page.locator('body').press('ArrowRight');
     await page.waitForFunction(() => document.querySelector('#status').getAttribute('data-view') === '2');
-    check(await page.locator('#moves td.latest[data-ply="2"]').count() === 1, 'the arrow key moved to move 2');
+    check(await page.locator('#moves .mv.current[data-ply="2"]').count() === 1, 'the arrow key moved to move 2');
     await page.locator('body').press('Home');
     await page.waitForFunction(() => document.querySelector('#status').getAttribute('data-view') === '0');
     check(await page.locator('[data-piece="goat"]').count() === 0, 'Home shows the start');
@@ -181,6 +311,37 @@ async function main() {
     const endGoats = await page.locator('[data-piece="goat"]').count();
     check(endObx === before[3] && endGoats === (fields(endObx).board.match(/G/g) || []).length,
       `End returns to the game (${endObx}, ${endGoats} goats drawn)`);
+
+    // ---- a move at a past position starts a side line; promote it, then delete it ----
+    await page.click('#moves .mv[data-ply="2"]');
+    await page.waitForFunction(() => document.querySelector('#status').getAttribute('data-ply') === '2' &&
+      document.querySelectorAll('#board .hit.clickable').length > 0, null, { timeout: STEP_MS });
+    const main6 = await mainMoves();
+    const free = (await page.locator('[data-target]').evaluateAll((ts) => ts.map((t) => t.getAttribute('data-target'))))
+      .find((p) => `m${p}` !== main6[2]);
+    await page.click(`[data-point="${free}"]`);
+    // The engine answers in the side line (it is the tigers' turn at its end).
+    await page.waitForFunction(() => document.querySelectorAll('#moves .var .vmv').length === 2 &&
+      document.querySelector('#thinking').hidden, null, { timeout: STEP_MS });
+    check(await movesShown() === 6, 'the main line keeps its six moves');
+    check((await page.textContent('#moves .var')).includes(free), `the side line starts with ${free}`);
+    const sideLine = [...main6.slice(0, 2), `m${free}`];
+    check(at(await page.inputValue('#obx'), free) === 'G', 'the side line is on the board');
+    await page.click('#promote');
+    await page.waitForFunction((f) => document.querySelector('#moves .mv[data-ply="3"]').textContent === f, free);
+    const promoted = await mainMoves();
+    check(promoted.length === 4 && promoted.slice(0, 3).join() === sideLine.join(), `promoted: the side line is the main line (${promoted})`);
+    check((await page.locator('#moves .var .vmv').count()) === 4, 'the old main line is now the side line');
+    await page.click('#moves .vmv[data-node]');
+    await page.click('#promote');
+    await page.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length === 6);
+    check((await mainMoves()).join() === main6.join(), 'promoting it back restores the game');
+    await page.click('#moves .var .vmv');
+    await page.click('#delete-line');
+    await page.waitForFunction(() => document.querySelectorAll('#moves .var').length === 0);
+    check((await mainMoves()).join() === main6.join(), 'the side line is deleted, the game kept');
+    await page.locator('body').press('End');
+    await settled(6);
 
     // ---- flip ----
     const tp = await page.locator('[data-piece="tiger"]').first().getAttribute('data-at');
@@ -208,31 +369,40 @@ async function main() {
     check(ring === 'rgb(127, 212, 255)', `the focused point shows a ring (${ring})`);
     await page.keyboard.press('Enter');
     await settled(8);
-    check((await page.textContent('#moves td[data-ply="7"]')).trim() === to, `Enter placed a goat on ${to}`);
+    check((await page.textContent('#moves .mv[data-ply="7"]')).trim() === to, `Enter placed a goat on ${to}`);
 
-    // ---- a failed request leaves the game as it was, with a retry ----
+    // ---- a failed request: the move is taken back, the reason shown, and it is played again by itself ----
     const obxF = await page.inputValue('#obx');
     const goatsF = await page.locator('[data-piece="goat"]').count();
     const targetsF = await page.locator('[data-target]').evaluateAll((ts) => ts.map((t) => t.getAttribute('data-target')));
     expectFailure = true;
     failLegal = 1;
     await page.click(`[data-point="${targetsF[0]}"]`);
-    await page.waitForFunction(() => !document.querySelector('#retry').hidden, null, { timeout: STEP_MS });
+    await page.waitForFunction(() => !document.querySelector('#failure').hidden, null, { timeout: STEP_MS });
     check(await movesShown() === 8, 'the failed move is not in the list');
     check(await page.locator('[data-piece="goat"]').count() === goatsF, 'nor on the board');
     check(await page.inputValue('#obx') === obxF, 'the position is the one before the move');
-    check((await page.textContent('#obx-error')).includes('not played'), 'the failure is said');
-    await page.click('#retry');
-    await settled(10);
+    check((await page.textContent('#failure')).includes('not played'), 'the failure is said beside the board');
+    check(inside(await box('#failure'), vp()), 'in view');
+    await settled(10); // no click: the retry comes by itself
     expectFailure = false;
     check(at(await page.inputValue('#obx'), targetsF[0]) === 'G', `the retry placed the goat on ${targetsF[0]}`);
-    check(await page.locator('#retry').isHidden(), 'the retry button is gone');
+    check(await page.locator('#failure').isHidden(), 'the failure is gone');
 
-    // ---- the game survives a reload ----
+    // ---- the game and its graph survive a reload ----
     const kept = await page.inputValue('#obx');
+    const pointsKept = await page.getAttribute('#evalgraph', 'data-points');
     await page.reload();
     await page.waitForFunction((want) => document.querySelector('#obx').value === want, kept, { timeout: STEP_MS });
     check(await movesShown() === 10, 'the move list survived the reload');
+    check(await page.getAttribute('#evalgraph', 'data-points') === pointsKept, `the graph survived it (${pointsKept} points)`);
+    // The graph is clickable: its left edge is the start.
+    const g = await box('#evalgraph');
+    await page.mouse.click(g.x + 2, g.y + g.height / 2);
+    await page.waitForFunction(() => document.querySelector('#status').getAttribute('data-ply') === '0');
+    check(await page.locator('[data-piece="goat"]').count() === 0, 'a click at the graph\'s start shows the start');
+    await page.mouse.click(g.x + g.width - 2, g.y + g.height / 2);
+    await page.waitForFunction(() => document.querySelector('#status').getAttribute('data-ply') === '10');
     await setMovetime(100);
 
     // ---- PGN export ----
@@ -243,14 +413,17 @@ async function main() {
     check(exported.includes('[White "Player"]') && exported.includes('[Black "baghchal"]'), 'White = goats, Black = tigers');
     check(exported.includes('[Result "*"]') && /\n1\. [A-E][1-5] [A-E][1-5][A-E][1-5]/.test(exported), 'movetext in the project notation');
 
-    // ---- import: a PGN from another position ----
+    // ---- import: a PGN from another position, with a side line; the graph is rebuilt ----
     const fen = 'TGXXT/XXXXX/XXXXX/XXXXX/TXXXT t @19 c0';
-    await page.fill('#game-text', `[Variant "Bagh-Chal"]\n[FEN "${fen}"]\n\n1... A1C1 2. C3 C1B1 *\n`);
+    await page.fill('#game-text', `[Variant "Bagh-Chal"]\n[FEN "${fen}"]\n\n1... A1C1 2. C3 (2. D3) C1B1 *\n`);
     await page.click('#import-game');
-    await page.waitForFunction(() => document.querySelectorAll('#moves td[data-ply]').length === 3, null, { timeout: STEP_MS });
+    await page.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length === 3, null, { timeout: STEP_MS });
     const imported = await legalOf(fen, ['A1C1', 'C3', 'C1B1']);
     check(await page.inputValue('#obx') === imported.obx, `the imported game's position (${imported.obx})`);
-    check((await page.textContent('#moves td[data-ply="1"]')).trim() === 'A1×C1', 'an imported capture is shown as one');
+    check((await page.textContent('#moves .mv[data-ply="1"]')).trim() === 'A1×C1', 'an imported capture is shown as one');
+    check((await page.textContent('#moves .var')).includes('D3'), 'the imported side line is shown');
+    await page.waitForFunction(() => Number(document.querySelector('#evalgraph').getAttribute('data-points')) === 3, null, { timeout: STEP_MS });
+    checks++;
     expectRefusal = true;
     await page.fill('#game-text', `${START}\nC3 C3`);
     await page.click('#import-game');
@@ -258,37 +431,68 @@ async function main() {
     expectRefusal = false;
     check(await movesShown() === 3, 'a refused import leaves the game alone');
 
-    // ---- /?obx= opens a position ----
+    // ---- /?obx= opens a position; the address follows the moves; a reload keeps them ----
     const opened = 'TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t @19 c0';
+    await page.click('#mode-human');
     await page.goto(`${URL_}?obx=${encodeURIComponent(opened)}`);
     await page.waitForFunction(() => document.querySelector('#obx-error').textContent === 'Position loaded.', null, { timeout: STEP_MS });
     check(await page.locator('[data-piece="goat"]').count() === 1 && at(await page.inputValue('#obx'), 'C3') === 'G',
       'the position from the address is on the board');
+    await page.click('[data-point="A1"]');
+    await page.click('[data-point="B1"]');
+    await settled(1);
+    check(new URL(page.url()).searchParams.get('moves') === 'A1B1', `the address has the move (${page.url()})`);
+    await page.reload();
+    await page.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length === 1, null, { timeout: STEP_MS });
+    check(at(await page.inputValue('#obx'), 'B1') === 'T', 'after the reload the move is still played');
+    // The address alone (a shared link, no storage) opens the same game.
+    const link = page.url();
+    const other = await context.newPage();
+    await other.goto(link);
+    await other.evaluate(() => localStorage.clear());
+    await other.reload();
+    await other.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length === 1, null, { timeout: STEP_MS });
+    check(at(await other.inputValue('#obx'), 'B1') === 'T', 'a shared link opens the game');
+    await other.close();
 
-    // ---- with the database: every move's win / draw / loss and distance ----
+    // ---- with the database: every move's value; "Open" under forbid, "Draw" under draw ----
     if (process.env.BOARD_TB && process.env.BOARD_TB !== '0') {
       const movement = 'GTGGG/TGXGT/GXGXG/GGTGG/GGXGG g @0 c3';
-      await page.click('#mode-human');
       await page.goto(`${URL_}?obx=${encodeURIComponent(movement)}`);
       await page.waitForFunction(() => document.querySelector('#obx-error').textContent === 'Position loaded.', null, { timeout: STEP_MS });
-      const want = await page.evaluate(async (o) => {
-        const r = await fetch('/analysis', { method: 'POST', body: JSON.stringify({ obx: o }) });
-        return r.json();
-      }, movement);
-      check(want.source === 'database', 'the server answers this position from the database');
-      await page.click('#analyse');
-      await page.waitForFunction(() => document.querySelectorAll('#analysis-list li').length > 0, null, { timeout: STEP_MS });
-      check((await page.textContent('#analysis-source')).includes('from the database'), 'the view names the database');
-      const rows = await page.locator('#analysis-list li').evaluateAll((lis) => lis.map((li) => ({
-        move: li.getAttribute('data-move'), cls: li.className, text: li.querySelector('.val').textContent })));
-      check(rows.length === want.moves.length, 'every move is listed');
-      want.moves.forEach((m, i) => {
-        const text = m.wdl === 'draw' ? 'Draw' : `${m.wdl === 'win' ? 'Win' : 'Loss'} in ${m.distance}`;
-        check(rows[i].move === m.move && rows[i].text === text && rows[i].cls === m.wdl,
-          `row ${i + 1}: ${JSON.stringify(rows[i])} shows ${m.move} ${text}`);
-      });
-      check(rows.some((r) => r.cls === 'loss') && rows.some((r) => r.cls === 'draw'), 'draws and losses are both coloured');
-      await page.screenshot({ path: path.join(SHOTS, 'analysis.png') });
+      for (const rule of ['forbid', 'draw']) {
+        if (rule === 'draw') {
+          await page.selectOption('#rule', 'draw');
+          await page.waitForFunction(() => new URL(location.href).searchParams.get('rule') === 'draw', null, { timeout: STEP_MS });
+        }
+        const want = await page.evaluate(async ([o, r]) => {
+          const res = await fetch('/analysis', { method: 'POST', body: JSON.stringify({ obx: o, repetition: r }) });
+          return res.json();
+        }, [movement, rule]);
+        check(want.source === 'database', 'the server answers this position from the database');
+        await page.click('#analyse');
+        await page.waitForFunction(() => document.querySelectorAll('#analysis-list li').length > 0, null, { timeout: STEP_MS });
+        check((await page.textContent('#analysis-source')).includes('from the database, plies to the end'), 'the view names the database');
+        const rows = await page.locator('#analysis-list li').evaluateAll((lis) => lis.map((li) => ({
+          move: li.getAttribute('data-move'), cls: li.className, text: li.querySelector('.val').textContent, title: li.title })));
+        check(rows.length === want.moves.length, 'every move is listed');
+        want.moves.forEach((m, i) => {
+          const text = m.wdl === 'draw' ? 'Draw' : m.wdl === 'open' ? 'Open' : `${m.wdl === 'win' ? 'Win' : 'Loss'} in ${m.distance}`;
+          check(rows[i].move === m.move && rows[i].text === text && rows[i].cls === m.wdl,
+            `${rule} row ${i + 1}: ${JSON.stringify(rows[i])} shows ${m.move} ${text}`);
+        });
+        const neutral = rule === 'forbid' ? 'open' : 'draw';
+        check(rows.some((r) => r.cls === 'loss') && rows.some((r) => r.cls === neutral), `${neutral} and losses are both coloured`);
+        if (rule === 'forbid') {
+          check(rows.every((r) => r.text !== 'Draw'), 'no "Draw" under forbid');
+          check(rows.find((r) => r.cls === 'open').title.includes('draw-by-repetition'), 'an open value explains itself');
+          check(await page.locator('#analysis-legend').isVisible(), 'with a legend line');
+          await page.screenshot({ path: path.join(SHOTS, 'analysis.png') });
+        } else {
+          check(await page.locator('#analysis-legend').isHidden(), 'no legend under the draw rule');
+        }
+      }
+      await page.selectOption('#rule', 'forbid');
     }
 
     // ---- a pasted position where the tigers capture the fifth goat ----
@@ -301,6 +505,8 @@ async function main() {
     check(await page.locator('[data-captured="B1"]').count() === 1, 'the captured goat is marked');
     check((await page.textContent('#result-title')).includes('Tigers win'), 'the result is shown');
     check((await page.textContent('#result-reason')).toLowerCase().includes('five goats captured'), 'with its reason');
+    check(await page.locator('#status').isHidden(), 'the status line does not repeat the banner');
+    check((await page.textContent('#score')).trim() === 'Tigers won', `the engine card says the game is over (${await page.textContent('#score')})`);
 
     // A malformed position is refused with the server's reason.
     expectRefusal = true;
@@ -309,6 +515,98 @@ async function main() {
     await page.waitForFunction(() => document.querySelector('#obx-error').textContent.includes('tiger'), null, { timeout: STEP_MS });
     expectRefusal = false;
     checks++;
+
+    // ---- the position editor: drag and click pieces, refused with the server's reason, then played ----
+    await page.click('#edit');
+    await page.click('#ed-clear');
+    const pointXY = async (p) => {
+      const b = await box(`[data-point="${p}"]`);
+      return [b.x + b.width / 2, b.y + b.height / 2];
+    };
+    const drag = async (fromSel, toPoint) => {
+      const f = await box(fromSel);
+      const [x, y] = await pointXY(toPoint);
+      await page.mouse.move(f.x + f.width / 2, f.y + f.height / 2);
+      await page.mouse.down();
+      await page.mouse.move((f.x + x) / 2, (f.y + y) / 2, { steps: 4 });
+      await page.mouse.move(x, y, { steps: 4 });
+      await page.mouse.up();
+    };
+    for (const p of ['A1', 'E1', 'A5', 'E5', 'C3']) await drag('#tool-tiger', p);
+    check(await page.locator('[data-piece="tiger"]').count() === 5, 'five tigers dragged onto the board');
+    await page.click('#tool-goat');
+    await page.click('[data-point="B1"]');
+    await page.click('[data-point="D1"]');
+    await drag('[data-point="D1"]', 'D2'); // a piece dragged from point to point
+    check(await page.inputValue('#ed-hand') === '18', 'goats in hand follow the goats placed');
+    check(await page.locator('[data-piece="goat"][data-at="D2"]').count() === 1 &&
+      await page.locator('[data-piece="goat"][data-at="D1"]').count() === 0, 'the goat moved from D1 to D2');
+    await page.fill('#ed-captured', '2');
+    await page.dispatchEvent('#ed-captured', 'input');
+    await page.selectOption('#ed-turn', 't');
+    expectRefusal = true;
+    await page.click('#ed-done');
+    await page.waitForFunction(() => document.querySelector('#ed-error').textContent.startsWith('Refused'), null, { timeout: STEP_MS });
+    const refusal = await page.textContent('#ed-error');
+    const serverSays = await page.evaluate(async () => (await (await fetch('/legal', { method: 'POST',
+      body: JSON.stringify({ obx: 'TGXXT/XXXGX/XXTXX/XXXXX/TXXXT t @16 c2' }) })).json()).detail);
+    expectRefusal = false;
+    check(refusal.includes(serverSays), `the editor shows the server's reason (${refusal} / ${serverSays})`);
+    check(await page.locator('#editor').isVisible(), 'the editor stays open');
+    await drag('[data-point="C3"]', 'E3'); // off the tiger... onto an empty point: still five
+    await page.click('#tool-empty');
+    await page.click('[data-point="E3"]');
+    check(await page.locator('[data-piece="tiger"]').count() === 4, 'four tigers left');
+    await page.selectOption('#ed-rule', 'draw');
+    await page.click('#ed-done');
+    await page.waitForFunction(() => document.querySelector('#editor').hidden, null, { timeout: STEP_MS });
+    const edited = 'TGXXT/XXXGX/XXXXX/XXXXX/TXXXT t @16 c2';
+    check(fields(await page.inputValue('#obx')).board === fields(edited).board, `the edited position is played (${await page.inputValue('#obx')})`);
+    check(new URL(page.url()).searchParams.get('rule') === 'draw', 'the game is under the rule chosen in the editor');
+    check(await page.inputValue('#rule') === 'draw', 'and the rule is shown');
+    await page.selectOption('#rule', 'forbid');
+
+    // ---- Elo strength: the engine is asked at UCI_Elo, which the strip shows ----
+    await page.click('#new-game');
+    await page.selectOption('#skill', 'elo');
+    await page.$eval('#elo', (el) => { el.value = '800'; el.dispatchEvent(new Event('input')); });
+    check((await page.textContent('#player-top')).includes('Elo 800'), `the engine's Elo is shown (${await page.textContent('#player-top')})`);
+    const askedElo = obxBodies.length;
+    await page.click('[data-point="C3"]');
+    await settled(2);
+    check(obxBodies.slice(askedElo).some((b) => b.elo === 800 && b.skill === undefined), 'the engine was asked at Elo 800');
+    await page.selectOption('#skill', '20');
+
+    // ---- hint: an arrow ----
+    await page.click('#hint');
+    await page.waitForSelector('[data-arrow="hint"]', { timeout: STEP_MS });
+    checks++;
+
+    // ---- a game on the clock: 3 s each; the engine plays on its clock; the goats' flag falls ----
+    await page.selectOption('#tc', 'custom');
+    await page.fill('#tc-min', '0.05');
+    await page.fill('#tc-inc', '0');
+    await page.dispatchEvent('#tc-inc', 'change');
+    await page.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length === 0 &&
+      document.querySelectorAll('#board .hit.clickable').length > 0, null, { timeout: STEP_MS });
+    check((await page.textContent('#clock-goats')).trim() === '0:03.0', `3 s on the goats' clock (${await page.textContent('#clock-goats')})`);
+    const askedClock = obxBodies.length;
+    await page.click('[data-point="C3"]');
+    await settled(2);
+    const clockReq = obxBodies.slice(askedClock).find((b) => b.gtime !== undefined);
+    check(clockReq && clockReq.ttime > 0 && clockReq.ttime <= 3000 && clockReq.movetime === undefined,
+      `the engine searched on its clock (${JSON.stringify(clockReq)})`);
+    check(await page.locator('#clock-goats.running').count() === 1, 'the goats\' clock runs');
+    await page.waitForFunction(() => !document.querySelector('#result-banner').hidden, null, { timeout: 6000 });
+    check((await page.textContent('#result-title')).trim() === 'Tigers win', 'the tigers win on time');
+    check((await page.textContent('#result-reason')).includes('time ran out'), 'the flag is the reason');
+    check(await page.locator('#clock-goats.flagged').count() === 1 && (await page.textContent('#clock-goats')).trim() === '0:00.0',
+      'the goats\' clock is at zero');
+    check(await page.locator('#board .hit.clickable').count() === 0, 'no move after the flag');
+    await page.click('#export-pgn');
+    const flagPgn = await page.inputValue('#game-text');
+    check(flagPgn.includes('[Result "0-1"]') && flagPgn.includes('[TimeControl "3+0"]'), 'the PGN has the result on time');
+    await page.selectOption('#tc', 'move');
 
     // ---- play tigers: the engine places a goat first, then I move a tiger ----
     await page.click('#new-game');
@@ -357,12 +655,50 @@ async function main() {
       `the search of an undone move was stopped well before its 3 s (${JSON.stringify(after)})`);
     check(await movesShown() === 0 && await page.locator('#thinking').isHidden(), 'undo left no move and no thinking');
 
+    // ---- the server restarts: New game while it is down, then recovery without a click ----
+    if (SERVER_BIN) {
+      own = await startServer(0);
+      const ownHost = `127.0.0.1:${own.port}`;
+      const ownUrl = `http://${ownHost}/`;
+      allowed.add(ownHost);
+      await page.goto(ownUrl);
+      await page.waitForFunction(() => document.querySelectorAll('#board .hit.clickable').length > 0, null, { timeout: STEP_MS });
+      await setMovetime(100);
+      await page.click('[data-point="C3"]');
+      await settled(2);
+      expectFailure = true;
+      check(await stopServer(own) === 0, 'the test\'s server stopped cleanly');
+      await page.click('#new-game');
+      await page.waitForFunction(() => !document.querySelector('#failure').hidden, null, { timeout: STEP_MS });
+      check(await page.locator('[data-piece="goat"]').count() === 0 && await page.locator('[data-piece="tiger"]').count() === 4,
+        'New game while the server is down shows the start');
+      check(await movesShown() === 0 && await page.locator('#undo').isDisabled(), 'with no moves and nothing to undo');
+      check(inside(await box('#failure'), vp()) && (await page.textContent('#failure')).includes('did not answer'),
+        `the reason stays in view (${await page.textContent('#failure')})`);
+      await page.waitForTimeout(1500); // a retry or two fail meanwhile
+      own = await startServer(own.port);
+      // No click: the board asks again by itself and becomes playable.
+      await page.waitForFunction(() => document.querySelector('#failure').hidden &&
+        document.querySelectorAll('#board .hit.clickable').length > 0, null, { timeout: 12000 });
+      expectFailure = false;
+      check(await page.inputValue('#obx') === START, 'the new game is on the board once the server is back');
+      await page.click('[data-point="C3"]');
+      await settled(2);
+      check(at(await page.inputValue('#obx'), 'C3') === 'G', 'and it plays on');
+      check(await stopServer(own) === 0, 'the restarted server stopped cleanly');
+      own = null;
+      allowed.delete(ownHost);
+      await page.goto(URL_);
+      await page.waitForFunction(() => document.querySelector('#status')?.textContent.includes('to move'), null, { timeout: STEP_MS });
+    }
+
     // ---- a whole game played by clicking, as goats, to its result, against level 0 ----
     await page.click('#new-game');
     await page.click('#mode-goats');
     await setMovetime(100);
     await page.selectOption('#skill', '0');
     await settled(0);
+    const boardBefore = await box('#board');
     const asked = obxBodies.length;
     for (let n = 0; n < 200; n++) {
       if (!(await page.locator('#result-banner').isHidden())) break;
@@ -372,25 +708,29 @@ async function main() {
         const ts = await page.locator('[data-target]').evaluateAll((x) => x.map((t) => t.getAttribute('data-target')));
         await page.click(`[data-point="${ts[n % ts.length]}"]`);
       } else {
-        const goats = await page.locator('[data-piece="goat"].movable').evaluateAll((x) => x.map((g) => g.getAttribute('data-at')));
+        const goats = await page.locator('[data-piece="goat"].movable').evaluateAll((x) => x.map((gt) => gt.getAttribute('data-at')));
         check(goats.length > 0, 'a goat can move');
         await page.click(`[data-point="${goats[n % goats.length]}"]`);
         const ts = await page.locator('[data-target]').evaluateAll((x) => x.map((t) => t.getAttribute('data-target')));
         await page.click(`[data-point="${ts[0]}"]`);
       }
       await page.waitForFunction((c) => {
-        const cells = document.querySelectorAll('#moves td[data-ply]').length;
+        const cells = document.querySelectorAll('#moves .mv[data-ply]').length;
         return (cells >= c + 2 && document.querySelector('#thinking').hidden && document.querySelectorAll('#board .hit.clickable').length > 0) ||
           !document.querySelector('#result-banner').hidden;
       }, count, { timeout: STEP_MS });
     }
     check(!(await page.locator('#result-banner').isHidden()), 'the game ended with a result');
+    const boardAfter = await box('#board');
+    check(boardAfter.y === boardBefore.y && boardAfter.height === boardBefore.height,
+      `the banner did not move the board (${JSON.stringify(boardBefore)} / ${JSON.stringify(boardAfter)})`);
     check(obxBodies.length > asked && obxBodies.slice(asked).every((b) => b.skill === 0),
       'every engine move of the game was asked at level 0');
     const title = (await page.textContent('#result-title')).trim();
-    const final = await legalOf(START, JSON.parse(await page.evaluate(() => localStorage.getItem('baghchal.board.v1'))).moves);
+    const final = await legalOf(START, await mainMoves());
     check(final.result && title === `${final.result.winner === 'goats' ? 'Goats' : 'Tigers'} win`,
       `the banner (${title}) says the server's result (${JSON.stringify(final.result)})`);
+    check(!(await page.textContent('#score')).includes(' in '), 'the engine card no longer counts moves to a result');
     await page.click('#export-pgn');
     const pgn = await page.inputValue('#game-text');
     check(pgn.includes(`[Result "${final.result.winner === 'goats' ? '1-0' : '0-1'}"]`), 'the PGN has the result');
@@ -398,28 +738,75 @@ async function main() {
     const plies = await movesShown();
     const points = Number(await page.getAttribute('#evalgraph', 'data-points'));
     check(points === Math.floor(plies / 2), `the graph has a point for each of the engine's moves (${points} of ${plies} plies)`);
+    await page.click('#analyse');
     await page.evaluate(() => window.scrollTo(0, 0));
-    await page.waitForTimeout(1000);
+    await page.waitForTimeout(800);
     await page.screenshot({ path: path.join(SHOTS, 'result.png') });
+    // The page's background reaches its end, in a full-page screenshot too.
+    const bg = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+    check(bg !== 'rgba(0, 0, 0, 0)' && bg !== 'transparent', `the page has a background to its end (${bg})`);
+    await page.screenshot({ path: path.join(SHOTS, 'full.png'), fullPage: true });
 
-    // ---- the same page on a 390 px phone: the banner does not hide the board ----
+    // ---- a light theme ----
+    await page.click('#theme');
+    check(await page.getAttribute('html', 'data-theme') === 'light', 'the light theme is on');
+    const light = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+    check(light !== bg, `the page is light (${light})`);
+    await page.screenshot({ path: path.join(SHOTS, 'light.png') });
+    await page.click('#theme');
+
+    // ---- a 390x844 phone: board, moves and analysis in the first screen; nothing wraps or overflows ----
     await page.setViewportSize({ width: 390, height: 844 });
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.waitForTimeout(300);
-    const banner = await page.locator('#result-banner').boundingBox();
-    const board = await page.locator('#board').boundingBox();
+    const banner = await box('#result-banner');
+    const board = await box('#board');
     check(banner && board && !overlap(banner, board), `the banner (${JSON.stringify(banner)}) is off the board (${JSON.stringify(board)})`);
-    check(board.width <= 390 && board.x >= 0, `the board fits the phone (${JSON.stringify(board)})`);
+    for (const sel of ['#board', '#moves-card', '#analysis-card', '#controls', '#result-banner', '#player-top', '#player-bottom']) {
+      const b = await box(sel);
+      check(inside(b, vp()), `${sel} is inside the phone's screen (${JSON.stringify(b)})`);
+    }
+    check(board.width >= 360, `the board uses the phone's width (${board.width})`);
     const docWidth = await page.evaluate(() => document.documentElement.scrollWidth);
     check(docWidth <= 390, `nothing overflows sideways (${docWidth} px)`);
+    const oneLine = async (sel) => page.$eval(sel, (e) => {
+      const lh = parseFloat(getComputedStyle(e).lineHeight) || parseFloat(getComputedStyle(e).fontSize) * 1.3;
+      return e.getBoundingClientRect().height < lh * 1.6;
+    });
+    check(await oneLine('.brand h1'), '"Bagh-Chal" on one line');
+    check(await oneLine('#tray-tigers .tray-count'), '"0 / 5" on one line');
+    // The rank and file labels stay clear of the pieces, column A included.
+    const clash = await page.evaluate(() => {
+      const labels = [...document.querySelectorAll('#board .board-label')].map((l) => l.getBoundingClientRect());
+      const pieces = [...document.querySelectorAll('#board .piece use')].map((p) => p.getBoundingClientRect());
+      return labels.some((l) => pieces.some((p) => {
+        const cx = p.x + p.width / 2;
+        const cy = p.y + p.height / 2;
+        const r = p.width * 0.42;
+        const nx = Math.max(l.x, Math.min(cx, l.x + l.width));
+        const ny = Math.max(l.y, Math.min(cy, l.y + l.height));
+        return Math.hypot(nx - cx, ny - cy) < r;
+      }));
+    });
+    check(!clash, 'no piece covers a label');
     await page.screenshot({ path: path.join(SHOTS, 'phone.png') });
+
+    // ---- the phone sideways: the board fits the height ----
+    await page.setViewportSize({ width: 844, height: 390 });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.waitForTimeout(300);
+    const side = await box('#board');
+    check(inside(side, vp()), `the whole board is visible sideways (${JSON.stringify(side)})`);
+    for (const sel of ['#moves-card', '#controls']) check(inside(await box(sel), vp()), `${sel} is visible sideways`);
+    await page.screenshot({ path: path.join(SHOTS, 'landscape.png') });
 
     check(problems.length === 0, `no console errors or outside requests:\n${problems.join('\n')}`);
   } finally {
+    if (own) await stopServer(own);
     await context.close();
     fs.rmSync(profile, { recursive: true, force: true });
   }
-  console.log(`browser board: ${checks} checks passed; screenshots in ${SHOTS}: board.png, result.png, phone.png`);
+  console.log(`browser board: ${checks} checks passed; screenshots in ${SHOTS}: board.png, result.png, full.png, light.png, phone.png, landscape.png`);
 }
 
 main().catch((e) => {

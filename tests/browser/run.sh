@@ -70,7 +70,7 @@ if [ -z "$port" ]; then
 fi
 
 status=0
-BOARD_URL="http://127.0.0.1:$port/" BOARD_TB=${#tb[@]} CHROMIUM="$chromium" SHOT_DIR="$work" node "$work/board.test.js" || status=$?
+BOARD_URL="http://127.0.0.1:$port/" BOARD_SERVER="$server" BOARD_TB=${#tb[@]} CHROMIUM="$chromium" SHOT_DIR="$work" node "$work/board.test.js" || status=$?
 
 kill -TERM "$pid"
 server_status=0

@@ -57,6 +57,16 @@ static const num_field_t F_MOVETIME = {"movetime", 1, INT64_C(1) << 40};
 static const num_field_t F_DEPTH = {"depth", 1, API_MAX_DEPTH};
 static const num_field_t F_MULTIPV = {"multipv", 1, MAX_MULTIPV};
 static const num_field_t F_SKILL = {"skill", 0, SKILL_MAX};
+static const num_field_t F_ELO = {"elo", SKILL_MIN_ELO, SKILL_MAX_ELO};
+static const num_field_t F_GTIME = {"gtime", 0, INT64_C(1) << 40};
+static const num_field_t F_TTIME = {"ttime", 0, INT64_C(1) << 40};
+static const num_field_t F_GINC = {"ginc", 0, INT64_C(1) << 40};
+static const num_field_t F_TINC = {"tinc", 0, INT64_C(1) << 40};
+
+/* The numeric fields, in the order set_numbers reads them. */
+enum { NUM_FIELDS = 9 };
+static const num_field_t *const NUMBERS[NUM_FIELDS] = {&F_MOVETIME, &F_DEPTH, &F_MULTIPV, &F_SKILL, &F_ELO,
+                                                       &F_GTIME,    &F_TTIME, &F_GINC,    &F_TINC};
 
 static bool bad_number(const num_field_t *f, api_error_t *err)
 {
@@ -111,15 +121,34 @@ static bool add_move_text(api_params_t *p, const char *s, size_t n, api_error_t 
     return true;
 }
 
-static void set_numbers(api_params_t *p, const int64_t v[4], const bool have[4])
+static void set_numbers(api_params_t *p, const int64_t v[NUM_FIELDS], const bool have[NUM_FIELDS])
 {
     p->skill = have[3] ? (int)v[3] : SKILL_MAX;
+    p->elo = have[4] ? (int)v[4] : 0;
     if (have[0])
         p->movetime = v[0];
     if (have[1])
         p->depth = (int)v[1];
     if (have[2])
         p->multipv = (int)v[2];
+    p->time[GOATS] = have[5] ? v[5] : -1;
+    p->time[TIGERS] = have[6] ? v[6] : -1;
+    p->inc[GOATS] = have[7] ? v[7] : 0;
+    p->inc[TIGERS] = have[8] ? v[8] : 0;
+}
+
+/* "repetition": the rule the request's game is played under. */
+static bool rule_from_text(const char *s, rep_rule_t *out, api_error_t *err)
+{
+    if (strcmp(s, "forbid") == 0)
+        *out = REP_FORBID;
+    else if (strcmp(s, "draw") == 0)
+        *out = REP_DRAW;
+    else {
+        api_error_set(err, 400, API_ERR_PARAM, "bad-parameter", "repetition must be \"forbid\" or \"draw\"");
+        return false;
+    }
+    return true;
 }
 
 static bool params_from_object(const cJSON *root, api_params_t *p, api_error_t *err)
@@ -163,14 +192,22 @@ static bool params_from_object(const cJSON *root, api_params_t *p, api_error_t *
                 return false;
         }
     }
-    const num_field_t *fields[4] = {&F_MOVETIME, &F_DEPTH, &F_MULTIPV, &F_SKILL};
-    int64_t v[4] = {0, 0, 0, 0};
-    bool have[4] = {false, false, false, false};
-    for (int i = 0; i < 4; i++) {
-        const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, fields[i]->name);
+    const cJSON *rule = cJSON_GetObjectItemCaseSensitive(root, "repetition");
+    if (rule && !cJSON_IsNull(rule)) {
+        if (!cJSON_IsString(rule)) {
+            api_error_set(err, 400, API_ERR_PARAM, "bad-parameter", "repetition must be \"forbid\" or \"draw\"");
+            return false;
+        }
+        if (!rule_from_text(rule->valuestring, &p->rule, err))
+            return false;
+    }
+    int64_t v[NUM_FIELDS] = {0};
+    bool have[NUM_FIELDS] = {false};
+    for (int i = 0; i < NUM_FIELDS; i++) {
+        const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, NUMBERS[i]->name);
         if (!item || cJSON_IsNull(item))
             continue;
-        if (!number_from_json(fields[i], item, &v[i], err))
+        if (!number_from_json(NUMBERS[i], item, &v[i], err))
             return false;
         have[i] = true;
     }
@@ -236,9 +273,11 @@ bool api_params_from_json(const char *text, size_t len, api_params_t *out, api_e
 bool api_params_from_query(api_lookup_fn lookup, void *ctx, api_params_t *out, api_error_t *err)
 {
     memset(out, 0, sizeof *out);
-    static const char *const KEYS[] = {"obx", "move", "moves", "movetime", "depth", "multipv", "skill"};
-    const char *values[7];
-    for (int i = 0; i < 7; i++) {
+    enum { TEXT_FIELDS = 4, KEYS_NB = TEXT_FIELDS + NUM_FIELDS };
+    static const char *const KEYS[KEYS_NB] = {"obx",   "move", "moves", "repetition", "movetime", "depth", "multipv",
+                                              "skill", "elo",  "gtime", "ttime",      "ginc",     "tinc"};
+    const char *values[KEYS_NB];
+    for (int i = 0; i < KEYS_NB; i++) {
         size_t len = 0;
         values[i] = lookup(ctx, KEYS[i], &len);
         if (values[i] && strlen(values[i]) != len) {
@@ -268,14 +307,17 @@ bool api_params_from_query(api_lookup_fn lookup, void *ctx, api_params_t *out, a
             s += n;
         }
     }
-    const num_field_t *fields[4] = {&F_MOVETIME, &F_DEPTH, &F_MULTIPV, &F_SKILL};
-    int64_t v[4] = {0, 0, 0, 0};
-    bool have[4] = {false, false, false, false};
-    for (int i = 0; i < 4; i++) {
-        const char *text = values[3 + i];
+    if (values[3] && !rule_from_text(values[3], &out->rule, err)) {
+        api_params_free(out);
+        return false;
+    }
+    int64_t v[NUM_FIELDS] = {0};
+    bool have[NUM_FIELDS] = {false};
+    for (int i = 0; i < NUM_FIELDS; i++) {
+        const char *text = values[TEXT_FIELDS + i];
         if (!text)
             continue;
-        if (!number_from_text(fields[i], text, &v[i], err)) {
+        if (!number_from_text(NUMBERS[i], text, &v[i], err)) {
             api_params_free(out);
             return false;
         }
@@ -316,7 +358,7 @@ bool api_build_game(const api_params_t *p, game_t *g, api_error_t *err)
         api_error_set(err, 400, API_ERR_OBX, bc_error_name(e), "%s", msg);
         return false;
     }
-    if (!game_init(g, &pos, &meta, REP_FORBID)) {
+    if (!game_init(g, &pos, &meta, p->rule)) {
         no_memory(err);
         return false;
     }
@@ -335,9 +377,27 @@ bool api_build_game(const api_params_t *p, game_t *g, api_error_t *err)
     return true;
 }
 
-void api_limits(const api_params_t *p, const api_config_t *cfg, search_limits_t *out)
+void api_limits(const api_params_t *p, const api_config_t *cfg, const game_t *g, search_limits_t *out)
 {
     search_limits_init(out);
+    const position_t *pos = game_position(g);
+    int side = pos->side;
+    int64_t clock = p->time[side] >= 0 ? p->time[side] : p->time[!side];
+    if (!p->movetime && clock >= 0) {
+        /* The engine's own time management on the clocks, as `go gtime ttime ginc tinc`.
+         * The cap still holds: clocks that would allow a longer think than max_movetime_ms
+         * are scaled down together until the longest think is the cap. */
+        int64_t inc = p->time[side] >= 0 ? p->inc[side] : p->inc[!side];
+        tm_budget_t b = tm_init(clock, inc, 0, ENGINE_DEFAULT_OVERHEAD_MS, pos->in_hand);
+        double k = b.maximum_ms > cfg->max_movetime_ms ? (double)cfg->max_movetime_ms / (double)b.maximum_ms : 1.0;
+        for (int s = 0; s < SIDE_NB; s++) {
+            out->time[s] = p->time[s] >= 0 ? (int64_t)((double)p->time[s] * k) : -1;
+            out->inc[s] = (int64_t)((double)p->inc[s] * k);
+        }
+        out->depth = p->depth;
+        out->movetime = 0;
+        return;
+    }
     int64_t t = p->movetime ? p->movetime : cfg->default_movetime_ms;
     if (p->depth) {
         out->depth = p->depth;
@@ -624,7 +684,7 @@ static char *search_answer(const char *input, const game_t *g, const collect_t *
 }
 
 char *api_search_json(engine_t *e, const char *input, const game_t *g, const search_limits_t *limits,
-                      int multipv, int skill, api_error_t *err)
+                      int multipv, int skill, int elo, api_error_t *err)
 {
     if (multipv < 1)
         multipv = 1;
@@ -640,7 +700,10 @@ char *api_search_json(engine_t *e, const char *input, const game_t *g, const sea
     }
     char *text = NULL;
     engine_set_multipv(e, multipv);
-    engine_set_skill(e, skill, false, SKILL_MAX_ELO);
+    if (elo)
+        engine_set_skill(e, SKILL_MAX, true, elo);
+    else
+        engine_set_skill(e, skill, false, SKILL_MAX_ELO);
     engine_clear(e);
     if (!engine_set_game(e, g)) {
         no_memory(err);
@@ -666,7 +729,12 @@ int api_db_move_values(const tb_t *tb, const game_t *g, const move_t *moves, int
     return tb_rank_moves(tb, game_position(g), moves, n, out) < 0 ? -1 : n;
 }
 
-static const char *wdl_name(int wdl) { return wdl > 0 ? "win" : wdl < 0 ? "loss" : "draw"; }
+/* The database's values are under the `draw` rule; under `forbid` no game is drawn, so a
+ * database draw says only that the value under this game's rule is not known: "open". */
+static const char *wdl_name(int wdl, rep_rule_t rule)
+{
+    return wdl > 0 ? "win" : wdl < 0 ? "loss" : rule == REP_DRAW ? "draw" : "open";
+}
 
 /* One entry of "moves": the move as /legal writes it, then its value. */
 static cJSON *move_entry(move_t m, bool *ok)
@@ -738,7 +806,7 @@ static char *analysis_answer(const char *input, const game_t *g, const tb_move_v
             break;
         const search_info_t *line = info[i];
         if (db) {
-            add(o, "wdl", cJSON_CreateString(wdl_name(db[i].value.wdl)), &ok);
+            add(o, "wdl", cJSON_CreateString(wdl_name(db[i].value.wdl, g->rule)), &ok);
             /* Placement-phase values carry no distance. */
             add(o, "distance",
                 db[i].value.distance == TB_DISTANCE_UNKNOWN

@@ -38,6 +38,9 @@ typedef struct {
     int64_t movetime;
     int depth, multipv;
     int skill; /* Skill Level 0..20; SKILL_MAX when not given */
+    int elo;   /* UCI_Elo with UCI_LimitStrength, SKILL_MIN_ELO..SKILL_MAX_ELO; 0 when not given */
+    int64_t time[SIDE_NB], inc[SIDE_NB]; /* the clocks (gtime/ttime, ginc/tinc) in ms; -1 / 0 when not given */
+    rep_rule_t rule; /* "repetition": forbid (the default) or draw */
 } api_params_t;
 
 /* From a JSON object. False with err filled (400) when the text is not a JSON object or a
@@ -52,16 +55,18 @@ bool api_params_from_query(api_lookup_fn lookup, void *ctx, api_params_t *out, a
 void api_params_free(api_params_t *p);
 
 /* The game of the request: the OBX position, then "moves" in order, then "move". The game
- * has no history before the OBX position; the repetition rule is `forbid`. False with err
+ * has no history before the OBX position; the repetition rule is the request's (`forbid`
+ * unless it says `draw`). False with err
  * filled (400 for the position, 422 for a move, 500 for memory); g is then empty. */
 bool api_build_game(const api_params_t *p, game_t *g, api_error_t *err);
 
 /* Search limits: movetime defaults to default_ms and is capped at max_ms; a depth search
- * is also stopped at max_ms. */
+ * is also stopped at max_ms. With clocks and no movetime the engine manages its time on the
+ * clocks of g's side to move, scaled down when they would let it think longer than max_ms. */
 typedef struct {
     int64_t default_movetime_ms, max_movetime_ms;
 } api_config_t;
-void api_limits(const api_params_t *p, const api_config_t *cfg, search_limits_t *out);
+void api_limits(const api_params_t *p, const api_config_t *cfg, const game_t *g, search_limits_t *out);
 
 /* Every builder returns a JSON text to free(), or NULL when memory runs out. */
 char *api_error_json(const api_error_t *err);
@@ -70,10 +75,11 @@ char *api_over_json(const char *input, const game_t *g);
 /* /legal: the position, its legal moves and result. */
 char *api_legal_json(const game_t *g);
 
-/* Runs one search of g on e at the given Skill Level (the table cleared first, so answers do not depend on earlier
- * requests) and writes the /obx answer. On failure returns NULL and fills err. */
+/* Runs one search of g on e at the given Skill Level, or at the level of elo when elo is not
+ * 0 (UCI_LimitStrength), the table cleared first so answers do not depend on earlier
+ * requests, and writes the /obx answer. On failure returns NULL and fills err. */
 char *api_search_json(engine_t *e, const char *input, const game_t *g, const search_limits_t *limits,
-                      int multipv, int skill, api_error_t *err);
+                      int multipv, int skill, int elo, api_error_t *err);
 
 /* The database's value of every legal move of g (moves, n of them), best first, into out:
  * returns n, or -1 when no database covers the position (none loaded, goats in hand). The
@@ -82,7 +88,8 @@ char *api_search_json(engine_t *e, const char *input, const game_t *g, const sea
 int api_db_move_values(const tb_t *tb, const game_t *g, const move_t *moves, int n, tb_move_value_t *out);
 
 /* /analysis: every legal move of g with its value, from the database when it covers the
- * position ("source": "database": wdl and distance in plies), else from one MultiPV search
+ * position ("source": "database": wdl and distance in plies; under g's rule `forbid` a
+ * database draw is "open", a value the draw-rule database cannot give), else from one MultiPV search
  * of every move on e within limits ("source": "search": score, and wdl/distance when the
  * score is a forced result). NULL with err filled on failure. */
 char *api_analysis_json(engine_t *e, const char *input, const game_t *g, const search_limits_t *limits,

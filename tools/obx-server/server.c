@@ -65,7 +65,7 @@ typedef struct request {
     game_t game;
     bool have_game;
     search_limits_t limits;
-    int multipv, skill;
+    int multipv, skill, elo;
     bool analysis; /* /analysis: every move's value instead of one move */
     /* Its answer, written by a pool thread under srv->answers. */
     unsigned status;
@@ -208,7 +208,7 @@ static void job_run(pool_job_t *j, engine_t *e)
         return;
     }
     char *text = r->analysis ? api_analysis_json(e, r->input, &r->game, &r->limits, &err)
-                             : api_search_json(e, r->input, &r->game, &r->limits, r->multipv, r->skill, &err);
+                             : api_search_json(e, r->input, &r->game, &r->limits, r->multipv, r->skill, r->elo, &err);
     pthread_mutex_lock(&r->srv->answers);
     r->engine = NULL;
     pthread_mutex_unlock(&r->srv->answers);
@@ -289,9 +289,10 @@ static enum MHD_Result handle_obx(request_t *r)
         api_params_free(&p);
         return respond_json(r, MHD_HTTP_OK, json, NULL);
     }
-    api_limits(&p, &s->api, &r->limits);
+    api_limits(&p, &s->api, &r->game, &r->limits);
     r->multipv = p.multipv ? p.multipv : 1;
     r->skill = p.skill;
+    r->elo = p.elo;
     r->input = p.obx;
     p.obx = NULL;
     api_params_free(&p);

@@ -1,8 +1,10 @@
 // The web board: draws the position the server reports and asks it for legal moves (/legal),
-// engine moves (/obx) and the value of every move (/analysis). Every rule lives in the
-// server; the page only keeps the game record (a start OBX and the moves played from it)
-// and sends it whole, so repetitions are judged over the whole game. The record is kept in
-// localStorage across reloads; /?obx=... opens a position.
+// engine moves and lines (/obx) and the value of every move (/analysis). Every rule lives in
+// the server; the page keeps the game as a tree of moves from a start OBX (the main line and
+// its side lines) and sends the line it needs whole, with the game's repetition rule, so
+// repetitions are judged over the whole line. The tree, the settings and the clocks are kept
+// in localStorage; the address follows the line shown (/?obx=...&moves=...), so a game can be
+// shared by its link.
 'use strict';
 
 (() => {
@@ -12,44 +14,84 @@
   const MARGIN = 80;
   const SIZE = 2 * MARGIN + 4 * GAP;
   const COLS = 'ABCDE';
+  const STORE = 'baghchal.board.v2';
+  const OLD_STORE = 'baghchal.board.v1';
+  const OPEN_TEXT = "A draw only under the draw-by-repetition rule; under this game's no-repetition rule its value is not known";
+  const PROVEN_TEXT = 'Proven under the no-repetition rule';
 
   const $ = (id) => document.getElementById(id);
 
-  const STORE = 'baghchal.board.v1';
+  // ---- the game tree --------------------------------------------------------------------
+
+  let nextId = 1;
+  const nodes = new Map();
+
+  // A node is a position: the root is the start, every other one the position after its move.
+  // pos is the server's /legal answer for it; local a position worked out here while that
+  // answer is on its way (the pieces only, no legal moves).
+  function newNode(parent, entry, side) {
+    const n = { id: nextId++, parent, entry, move: entry ? entry.move : null, side, children: [], pos: null,
+      local: null, eval: null };
+    nodes.set(n.id, n);
+    return n;
+  }
+
+  function forget(node) {
+    nodes.delete(node.id);
+    for (const c of node.children) forget(c);
+  }
 
   const state = {
     startObx: START,
-    moves: [],      // OBX move texts played from startObx
-    record: [],     // per move: {side, legal entry}
-    evals: [],      // per ply (0 = start): the engine's score for the goats, or null
-    positions: [],  // per ply: the /legal answer, once known
-    view: null,     // a ply being looked at (the list, the arrow keys), or null for the game
+    rule: 'forbid',
+    root: null,
+    cur: null,       // the node shown
     flipped: false,
-    skill: 20,
-    failure: null,  // {message, retry}: a request that failed; the game is as before it
-    ctrl: null,     // aborts the engine request in flight
-    lines: null,    // the last /analysis answer shown, with its ply
-    pos: null,      // the last /legal answer
-    mode: 'goats',  // the side the person plays, or 'watch' / 'human'
+    mode: 'goats',   // the side the person plays, or 'watch' / 'human'
     movetime: 500,
-    selected: null,
-    gen: 0,         // bumped on new game / undo / load / mode change: stale answers are dropped
-    thinking: false,
-    loading: false,
+    skill: 20,       // 0..20, or 'elo'
+    elo: 1500,
+    tc: 'move',      // 'move' or 'B+I' (minutes + seconds) or 'custom'
+    tcMin: 5,
+    tcInc: 3,
+    clock: null,     // {base, inc, left: {goats, tigers}, running, since, flag}
+    failure: null,   // {message, retry, attempt, at}: a request that failed; retried by itself
+    ctrl: null,      // aborts the engine request in flight
+    thinking: null,  // the node the engine is searching for
     paused: false,
-    analysis: null, // {score, depth, pv, side, nodes, time_ms}
-    hint: null,
-    animate: null,  // the move to animate on the next draw
-    obxEdited: false, // the OBX box holds the person's own text: leave it alone
+    analysis: null,  // the engine's last search: {nodeId, score, depth, pv, side, nodes, time_ms}
+    hint: null,      // {nodeId, from, to}
+    an: null,        // the last /analysis answer: {nodeId, data}
+    analysing: false,
+    linesOn: false,
+    multipv: 3,
+    mpv: null,       // the engine lines of a node: {nodeId, n, data}
+    mpvCtrl: null,
+    selected: null,
+    gen: 0,          // bumped on new game / undo / load / mode change: stale answers are dropped
+    animate: null,
+    obxEdited: false,
+    sound: true,
+    theme: 'dark',
+    editor: null,    // {cells, tool}
+    rebuilding: null,
   };
 
-  // ---- small helpers --------------------------------------------------------------
+  // ---- small helpers ----------------------------------------------------------------------
 
   function el(name, attrs, parent) {
     const node = document.createElementNS(SVG, name);
     for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
     if (parent) parent.appendChild(node);
     return node;
+  }
+
+  function html(tag, cls, text, parent) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = text;
+    if (parent) parent.appendChild(e);
+    return e;
   }
 
   function xy(point) {
@@ -61,13 +103,28 @@
 
   function pointName(c, r) { return COLS[c] + (r + 1); }
 
+  function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
+
+  function capitalise(t) { return t ? t[0].toUpperCase() + t.slice(1) : ''; }
+
+  // A failure of the connection (or a busy server), as opposed to an answer refusing the request.
+  function unreachable(e) { return !e.status || e.status >= 500; }
+
   async function api(path, body, signal) {
-    const res = await fetch(path, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-      signal,
-    });
+    let res;
+    try {
+      res = await fetch(path, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+        signal,
+      });
+    } catch (e) {
+      if (e.name === 'AbortError') throw e;
+      const err = new Error('the server cannot be reached');
+      err.status = 0;
+      throw err;
+    }
     let data = null;
     try { data = await res.json(); } catch (e) { data = null; }
     if (!res.ok) {
@@ -84,7 +141,7 @@
     const m = /^m?([A-E][1-5])([A-E][1-5])?(?:\(([A-E][1-5])\))?$/i.exec(text || '');
     if (!m) return null;
     return m[2] ? { from: m[1].toUpperCase(), to: m[2].toUpperCase(), over: m[3] ? m[3].toUpperCase() : null }
-                : { from: null, to: m[1].toUpperCase(), over: null };
+      : { from: null, to: m[1].toUpperCase(), over: null };
   }
 
   function prettyMove(text) {
@@ -108,32 +165,215 @@
     return cells;
   }
 
+  function boardText(cells) {
+    const rows = [];
+    for (let r = 0; r < 5; r++) {
+      let row = '';
+      for (let c = 0; c < 5; c++) row += cells[pointName(c, r)] || 'X';
+      rows.push(row);
+    }
+    return rows.join('/');
+  }
+
+  function sideOf(obx) { return (obx.trim().split(/\s+/)[1] || 'g').toLowerCase() === 't' ? 'tigers' : 'goats'; }
+  function other(side) { return side === 'goats' ? 'tigers' : 'goats'; }
+
+  // What the page can tell of a position by itself: the pieces, the side to move and the
+  // counts, while the server's answer (legal moves, result) has not come.
+  function localOf(obx) {
+    const f = obx.trim().split(/\s+/);
+    return { obx: obx.trim(), turn: sideOf(obx), in_hand: Number((f[2] || '@0').slice(1)) || 0,
+      captured: Number((f[3] || 'c0').slice(1)) || 0, legal: [], result: null, local: true };
+  }
+
+  function localAfter(pos, entry) {
+    const cells = boardCells(pos.obx);
+    let hand = pos.in_hand;
+    let caps = pos.captured;
+    if (entry.from) {
+      cells[entry.to] = cells[entry.from];
+      delete cells[entry.from];
+      if (entry.over) { delete cells[entry.over]; caps++; }
+    } else {
+      cells[entry.to] = 'G';
+      hand--;
+    }
+    return localOf(`${boardText(cells)} ${pos.turn === 'goats' ? 't' : 'g'} @${Math.max(0, hand)} c${caps}`);
+  }
+
+  // A move written without its capture suffix ("A1C3") is still a capture: only a jump
+  // spans two points, and the jumped goat is the one half way.
+  function entryOf(text) {
+    if (!/^m/i.test(text)) text = `m${text.toUpperCase()}`;
+    const m = splitMove(text) || { to: null, from: null, over: null };
+    if (m.from && !m.over) {
+      const [fc, fr] = [COLS.indexOf(m.from[0]), Number(m.from[1])];
+      const [tc, tr] = [COLS.indexOf(m.to[0]), Number(m.to[1])];
+      if (Math.max(Math.abs(tc - fc), Math.abs(tr - fr)) === 2) {
+        m.over = COLS[(fc + tc) / 2] + String((fr + tr) / 2);
+        text = `m${m.from}${m.to}(${m.over})`;
+      }
+    }
+    return { move: text, kind: m.over ? 'capture' : m.from ? 'step' : 'place', from: m.from, to: m.to, over: m.over };
+  }
+
+  function plain(mv) { return mv.replace(/^m/i, '').replace(/\(.*\)$/, '').toUpperCase(); }
+
+  // ---- tree walks ---------------------------------------------------------------------------
+
+  function pathTo(node) {
+    const path = [];
+    for (let n = node; n && n.parent; n = n.parent) path.push(n);
+    return path.reverse();
+  }
+  function movesTo(node) { return pathTo(node).map((n) => n.move); }
+  function plyOf(node) { let k = 0; for (let n = node; n.parent; n = n.parent) k++; return k; }
+  function lineEnd(node) { let n = node; while (n.children.length) n = n.children[0]; return n; }
+  function mainLeaf() { return lineEnd(state.root); }
+  // The whole line through a node: the root, the path to it, then the first children on.
+  function lineOf(node) {
+    const line = [state.root, ...pathTo(node)];
+    let n = node;
+    while (n.children.length) { n = n.children[0]; line.push(n); }
+    return line;
+  }
+  function onMainLine(node) {
+    for (let n = node; n.parent; n = n.parent) if (n.parent.children[0] !== n) return false;
+    return true;
+  }
+  function inTree(node) {
+    for (let n = node; n; n = n.parent) if (n === state.root) return true;
+    return false;
+  }
+
+  function posOf(node) {
+    if (node.pos) return node.pos;
+    if (!node.local) node.local = node.parent ? localAfter(posOf(node.parent), node.entry) : localOf(state.startObx);
+    return node.local;
+  }
+
+  // ---- clocks ---------------------------------------------------------------------------------
+
+  function tcParts() {
+    if (state.tc === 'move') return null;
+    if (state.tc === 'custom') return { base: Math.max(0.05, Number(state.tcMin) || 0) * 60000, inc: Math.max(0, Number(state.tcInc) || 0) * 1000 };
+    const [b, i] = state.tc.split('+').map(Number);
+    return { base: b * 60000, inc: i * 1000 };
+  }
+
+  function newClock() {
+    const t = tcParts();
+    state.clock = t ? { base: t.base, inc: t.inc, left: { goats: t.base, tigers: t.base }, running: null, since: 0, flag: null } : null;
+  }
+
+  function timeLeft(side) {
+    const c = state.clock;
+    if (!c) return null;
+    let t = c.left[side];
+    if (c.running === side) t -= performance.now() - c.since;
+    return Math.max(0, t);
+  }
+
+  // A move was added at the end of the main line: the mover's clock stops (and gains its
+  // increment), the other one starts. The clocks start with the first move.
+  function clockOnMove(mover, node) {
+    const c = state.clock;
+    if (!c || c.flag) return;
+    const now = performance.now();
+    if (c.running === mover) c.left[mover] = Math.max(0, c.left[mover] - (now - c.since));
+    if (c.running === mover || c.running === null) c.left[mover] += c.inc;
+    c.running = other(mover);
+    c.since = now;
+    if (node.pos && node.pos.result) stopClock();
+  }
+
+  function stopClock() {
+    const c = state.clock;
+    if (!c || !c.running) return;
+    c.left[c.running] = timeLeft(c.running);
+    c.running = null;
+  }
+
+  function flagFall(side) {
+    const c = state.clock;
+    c.left[side] = 0;
+    c.running = null;
+    c.flag = side;
+    if (state.thinking) abortEngine();
+    state.gen++;
+    state.selected = null;
+    sound('end');
+    save();
+    renderAll();
+  }
+
+  function tick() {
+    const c = state.clock;
+    if (c && c.running && !c.flag) {
+      const leaf = mainLeaf();
+      if (leaf.pos && leaf.pos.result) stopClock();
+      else if (timeLeft(c.running) <= 0) { flagFall(c.running); return; }
+    }
+    renderClocks();
+  }
+
+  function fmtClock(ms) {
+    if (ms === null) return '';
+    if (ms < 10000) return `0:0${(Math.floor(ms / 100) / 10).toFixed(1)}`;
+    const s = Math.ceil(ms / 1000);
+    const h = Math.floor(s / 3600);
+    const m = Math.floor((s % 3600) / 60);
+    const sec = String(s % 60).padStart(2, '0');
+    return h ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
+  }
+
+  // ---- results ------------------------------------------------------------------------------
+
+  // The result at a node: the server's, or a flag fall at the end of the main line.
+  function resultAt(node) {
+    const pos = node.pos;
+    if (pos && pos.result) return pos.result;
+    const c = state.clock;
+    if (c && c.flag && node === mainLeaf()) {
+      const winner = other(c.flag);
+      return { winner, reason: 'time', description: `${winner} win: the ${c.flag}' time ran out` };
+    }
+    return null;
+  }
+
+  // ---- who moves ----------------------------------------------------------------------------
+
   function humanSide() {
     if (state.mode === 'goats' || state.mode === 'tigers') return state.mode;
     if (state.mode === 'human') return 'both';
     return 'none';
   }
 
-  // The position on the board: the game's, or the one looked at in the move list.
-  function shownPly() { return state.view === null ? state.moves.length : state.view; }
-  function shownPos() { return state.view === null ? state.pos : state.positions[state.view] || null; }
-
-  function humanToMove() {
-    if (!state.pos || state.pos.result || state.view !== null || state.failure) return false;
+  // A person may move at the end of a line on their own turn, and anywhere before it (which
+  // starts a side line).
+  function humanCanMove(node) {
+    if (!node || !node.pos || resultAt(node) || state.failure || state.editor) return false;
+    if (state.thinking === node) return false;
+    if (node.children.length) return true;
     const h = humanSide();
-    return h === 'both' || h === state.pos.turn;
+    return h === 'both' || h === node.pos.turn;
   }
 
-  function engineToMove() {
-    if (!state.pos || state.pos.result || state.view !== null || state.failure) return false;
+  // Where the engine plays: on the clock, the end of the main line; otherwise the end of the
+  // line shown.
+  function engineNode() { return state.clock ? mainLeaf() : lineEnd(state.cur); }
+
+  function engineTurnAt(node) {
+    if (!node || !node.pos || resultAt(node) || state.failure || state.editor || node.children.length) return false;
     if (state.mode === 'watch') return !state.paused;
     const h = humanSide();
-    return h !== 'both' && h !== state.pos.turn;
+    return h !== 'both' && h !== node.pos.turn;
   }
 
-  // ---- the board ----------------------------------------------------------------------
+  // ---- the board ------------------------------------------------------------------------------
 
   const layers = {};
+  const trays = {};
 
   function drawBoard() {
     const svg = $('board');
@@ -199,8 +439,8 @@
 
     // The board: wood, frame, lines.
     el('rect', { x: 0, y: 0, width: SIZE, height: SIZE, rx: 18, fill: 'url(#wood)' }, svg);
-    el('rect', { x: 12, y: 12, width: SIZE - 24, height: SIZE - 24, rx: 12, fill: 'none', stroke: '#a77a3f',
-      'stroke-width': 2, opacity: 0.7 }, svg);
+    el('rect', { x: 8, y: 8, width: SIZE - 16, height: SIZE - 16, rx: 12, fill: 'none', stroke: '#a77a3f',
+      'stroke-width': 2, opacity: 0.6 }, svg);
     const lines = el('g', {}, svg);
     const lo = MARGIN;
     const hi = MARGIN + 4 * GAP;
@@ -228,6 +468,7 @@
     layers.pieces = el('g', {}, svg);
     layers.effects = el('g', {}, svg);
     layers.targets = el('g', {}, svg);
+    layers.arrows = el('g', {}, svg);
     layers.hits = el('g', {}, svg);
     for (let r = 0; r < 5; r++) {
       for (let c = 0; c < 5; c++) {
@@ -236,19 +477,21 @@
           'aria-label': name }, layers.hits);
         hit.addEventListener('click', () => onPoint(name));
         hit.addEventListener('keydown', (e) => onPointKey(e, name));
+        hit.addEventListener('pointerdown', (e) => onEditorPointerDown(e, name));
       }
     }
     placeStatic();
   }
 
-  // Labels and click targets follow the board's orientation.
+  // Labels sit in the frame's corners of each line, clear of the pieces; they and the click
+  // targets follow the board's orientation.
   function placeStatic() {
     clear(layers.labels);
     for (let i = 0; i < 5; i++) {
       const col = state.flipped ? COLS[4 - i] : COLS[i];
       const row = String(state.flipped ? 5 - i : i + 1);
-      for (const [x, y, text] of [[MARGIN + i * GAP, 28, col], [MARGIN + i * GAP, SIZE - 31, col],
-        [33, MARGIN + i * GAP, row], [SIZE - 33, MARGIN + i * GAP, row]]) {
+      for (const [x, y, text] of [[MARGIN + i * GAP + 30, 16, col], [MARGIN + i * GAP + 30, SIZE - 16, col],
+        [16, MARGIN + i * GAP + 30, row], [SIZE - 16, MARGIN + i * GAP + 30, row]]) {
         const t = el('text', { x, y, class: 'board-label' }, layers.labels);
         t.textContent = text;
       }
@@ -291,23 +534,48 @@
     return g;
   }
 
-  function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
-
-  function lastMove() {
-    const n = shownPly();
-    return n > 0 && state.record[n - 1] ? state.record[n - 1].legal : null;
+  // An arrow from a point to a point (a ring for a placement).
+  function arrow(move, cls, data) {
+    const m = splitMove(move);
+    if (!m) return;
+    const g = el('g', { class: `arrow ${cls}`, 'data-arrow': data, 'data-move': move }, layers.arrows);
+    const [tx, ty] = xy(m.to);
+    if (!m.from) {
+      el('circle', { cx: tx, cy: ty, r: 40 }, g);
+      return;
+    }
+    const [fx, fy] = xy(m.from);
+    const len = Math.hypot(tx - fx, ty - fy);
+    const ux = (tx - fx) / len;
+    const uy = (ty - fy) / len;
+    const hx = tx - ux * 18;
+    const hy = ty - uy * 18;
+    const bx = hx - ux * 34;
+    const by = hy - uy * 34;
+    el('line', { x1: fx, y1: fy, x2: bx, y2: by }, g);
+    const px = -uy * 24;
+    const py = ux * 24;
+    el('path', { d: `M${hx},${hy} L${bx + px},${by + py} L${bx - px},${by - py} Z` }, g);
   }
 
   function render() {
-    const pos = shownPos();
-    if (!pos) return;
+    const node = state.cur;
+    const svg = $('board');
+    clear(layers.arrows);
+    if (state.editor) {
+      svg.classList.add('editing');
+      renderEditorBoard();
+      return;
+    }
+    svg.classList.remove('editing');
+    const pos = posOf(node);
     const cells = boardCells(pos.obx);
-    const legal = pos.legal || [];
-    const myTurn = humanToMove() && !state.loading;
+    const legal = (node.pos && node.pos.legal) || [];
+    const myTurn = humanCanMove(node);
     const placing = pos.turn === 'goats' && pos.in_hand > 0;
 
     clear(layers.marks);
-    const last = lastMove();
+    const last = node.entry;
     if (last) {
       if (last.from) {
         const [fx, fy] = xy(last.from);
@@ -315,13 +583,6 @@
       }
       const [tx, ty] = xy(last.to);
       el('circle', { cx: tx, cy: ty, r: 47, class: 'last-to' }, layers.marks);
-    }
-    if (state.hint) {
-      for (const p of [state.hint.from, state.hint.to]) {
-        if (!p) continue;
-        const [hx, hy] = xy(p);
-        el('circle', { cx: hx, cy: hy, r: 50, class: 'hint-mark' }, layers.marks);
-      }
     }
 
     clear(layers.pieces);
@@ -335,7 +596,7 @@
     }
 
     // The last move slides (or drops) into place once.
-    const anim = state.view === null ? state.animate : null;
+    const anim = state.animate && state.animate.node === node ? state.animate.entry : null;
     state.animate = null;
     if (anim) {
       const g = layers.pieces.querySelector(`[data-at="${anim.to}"]`);
@@ -380,91 +641,185 @@
         : legal.some((m) => m.from === p) || (state.selected && legal.some((m) => m.from === state.selected && m.to === p)));
       hit.classList.toggle('clickable', Boolean(can));
     }
+
+    // The engine's best lines of this position, then the hint.
+    if (!resultAt(node)) {
+      const lines = mpvLines(node);
+      lines.slice(0, 2).forEach((l, i) => { if (l.pv && l.pv[0]) arrow(l.pv[0], i ? 'best line2' : 'best', i ? 'line2' : 'best'); });
+      if (state.hint && state.hint.nodeId === node.id) arrow(state.hint.move, 'hint', 'hint');
+    }
   }
 
-  // ---- panels ---------------------------------------------------------------------------
-
-  function capitalise(t) { return t ? t[0].toUpperCase() + t.slice(1) : ''; }
+  // ---- the panels ---------------------------------------------------------------------------
 
   function renderStatus() {
     const s = $('status');
     clear(s);
-    const pos = shownPos();
-    if (!pos) return;
-    const dot = document.createElement('span');
-    dot.className = `dot ${pos.turn}`;
-    const text = document.createElement('span');
-    const hint = document.createElement('span');
-    hint.className = 'hint-text';
-    if (pos.result) {
-      dot.className = 'dot ' + (pos.result.winner || 'goats');
-      text.textContent = capitalise(pos.result.description);
-    } else {
-      text.textContent = `${pos.turn === 'goats' ? 'Goats' : 'Tigers'} to move`;
-      if (state.view !== null) hint.textContent = `move ${state.view} of ${state.moves.length}: press → or End to return`;
-      else if (state.failure) hint.textContent = 'waiting for the server';
-      else if (state.thinking) hint.textContent = 'the engine is thinking…';
-      else if (humanToMove()) {
-        if (pos.turn === 'goats' && pos.in_hand > 0) hint.textContent = 'click a point to place a goat';
-        else hint.textContent = state.selected ? 'click a highlighted point' : `click a ${pos.turn === 'goats' ? 'goat' : 'tiger'} to move it`;
-      } else if (state.mode === 'watch' && state.paused) hint.textContent = 'paused';
-    }
-    s.append(dot, text, hint);
+    const node = state.cur;
+    const pos = posOf(node);
+    const result = resultAt(node);
+    s.hidden = Boolean(result);
     s.setAttribute('data-turn', pos.turn);
-    s.setAttribute('data-view', state.view === null ? 'game' : String(state.view));
+    s.setAttribute('data-view', node === engineNode() || !node.children.length ? 'game' : String(plyOf(node)));
+    s.setAttribute('data-ply', String(plyOf(node)));
+    if (result) return;
+    const dot = html('span', `dot ${pos.turn}`);
+    const text = html('span', null, `${pos.turn === 'goats' ? 'Goats' : 'Tigers'} to move`);
+    const hint = html('span', 'hint-text');
+    if (node.children.length) hint.textContent = `move ${plyOf(node)} of the line: play a move for a side line, → or End to go on`;
+    else if (state.failure) hint.textContent = 'waiting for the server';
+    else if (!node.pos) hint.textContent = 'asking the server…';
+    else if (state.thinking === node) hint.textContent = 'the engine is thinking…';
+    else if (humanCanMove(node)) {
+      if (pos.turn === 'goats' && pos.in_hand > 0) hint.textContent = 'click a point to place a goat';
+      else hint.textContent = state.selected ? 'click a highlighted point' : `click a ${pos.turn === 'goats' ? 'goat' : 'tiger'} to move it`;
+    } else if (state.mode === 'watch' && state.paused) hint.textContent = 'paused';
+    s.append(dot, text, hint);
+  }
+
+  function renderFailure() {
+    const f = state.failure;
+    $('failure').hidden = !f;
+    if (!f) return;
+    const wait = Math.max(0, Math.ceil((f.at - Date.now()) / 1000));
+    $('failure-text').textContent = `${f.message} Retrying${wait ? ` in ${wait} s` : ''}…`;
+  }
+
+  function strengthText() {
+    if (state.skill === 'elo') return `Elo ${state.elo}`;
+    return state.skill >= 20 ? 'full strength' : `level ${state.skill}`;
+  }
+
+  function renderPlayers() {
+    const node = state.cur;
+    const pos = posOf(node);
+    const top = state.flipped ? 'goats' : 'tigers';
+    const h = humanSide();
+    for (const [id, side] of [['player-top', top], ['player-bottom', other(top)]]) {
+      const box = $(id);
+      clear(box);
+      box.setAttribute('data-side', side);
+      box.classList.toggle('to-move', !resultAt(node) && pos.turn === side);
+      const who = html('span', 'who', null, box);
+      html('span', `dot ${side}`, null, who);
+      html('span', null, side === 'goats' ? 'Goats' : 'Tigers', who);
+      const role = h === 'both' ? 'player' : h === side ? 'you' : `engine · ${strengthText()}`;
+      html('small', null, role, who);
+      box.appendChild(trays[side]);
+      const clock = html('span', 'clock', null, box);
+      clock.id = `clock-${side}`;
+      clock.hidden = !state.clock;
+    }
+    renderClocks();
+  }
+
+  function renderClocks() {
+    renderFailure();
+    const c = state.clock;
+    for (const side of ['goats', 'tigers']) {
+      const e = $(`clock-${side}`);
+      if (!e) continue;
+      e.hidden = !c;
+      if (!c) continue;
+      const t = timeLeft(side);
+      e.textContent = fmtClock(t);
+      e.setAttribute('data-ms', String(Math.round(t)));
+      e.classList.toggle('running', c.running === side);
+      e.classList.toggle('low', t < 10000);
+      e.classList.toggle('flagged', c.flag === side);
+    }
   }
 
   function renderTrays() {
-    const p = shownPos();
-    if (!p) return;
+    const p = posOf(state.cur);
     $('hand-count').textContent = String(p.in_hand);
     $('cap-count').textContent = String(p.captured);
     const hand = $('hand');
     clear(hand);
-    for (let i = 0; i < 20; i++) {
-      const d = document.createElement('span');
-      d.className = i < p.in_hand ? 'pip' : 'pip used';
-      hand.appendChild(d);
-    }
+    for (let i = 0; i < 20; i++) html('span', i < p.in_hand ? 'pip' : 'pip used', null, hand);
     const caps = $('caps');
     clear(caps);
-    for (let i = 0; i < 5; i++) {
-      const d = document.createElement('span');
-      d.className = i < p.captured ? 'pip taken' : 'pip';
-      caps.appendChild(d);
+    for (let i = 0; i < 5; i++) html('span', i < p.captured ? 'pip taken' : 'pip', null, caps);
+  }
+
+  // Goat moves are numbered; a line starting with a tiger move opens with "N...".
+  function moveNumber(node) {
+    const offset = sideOf(state.startObx) === 'tigers' ? 1 : 0;
+    return Math.floor((plyOf(node) - 1 + offset) / 2) + 1;
+  }
+
+  function moveCell(node, cls) {
+    const c = html('span', cls, prettyMove(node.move));
+    c.setAttribute('data-node', String(node.id));
+    c.setAttribute('role', 'listitem');
+    if (node.entry.kind === 'capture') c.classList.add('cap');
+    if (node === state.cur) c.classList.add('current');
+    return c;
+  }
+
+  // A side line, inline: its moves with their numbers, and side lines of its own in brackets.
+  function renderVariation(first, box) {
+    let n = first;
+    let opening = true;
+    while (n) {
+      if (n.side === 'goats') html('span', 'vnum', `${moveNumber(n)}.`, box);
+      else if (opening) html('span', 'vnum', `${moveNumber(n)}…`, box);
+      box.appendChild(moveCell(n, 'vmv'));
+      opening = false;
+      const sibs = n.parent.children;
+      if (n !== first && sibs[0] === n && sibs.length > 1) {
+        for (const s of sibs.slice(1)) {
+          html('span', 'vnum', '(', box);
+          renderVariation(s, box);
+          html('span', 'vnum', ')', box);
+        }
+        opening = true;
+      }
+      n = n.children[0];
     }
   }
 
+  // Only the list scrolls, never the page: the board stays where it is.
+  function keepCurrentInView() {
+    const scroll = $('moves-scroll');
+    const cur = $('moves').querySelector('.current');
+    if (cur) {
+      const cr = cur.getBoundingClientRect();
+      const sr = scroll.getBoundingClientRect();
+      if (cr.top < sr.top || cr.bottom > sr.bottom) scroll.scrollTop += cr.top - sr.top - sr.height / 2;
+    } else if (state.cur === state.root) scroll.scrollTop = 0;
+  }
+
   function renderMoves() {
-    const body = $('moves');
-    clear(body);
-    let row = null;
-    let n = 0;
-    const shown = shownPly();
-    state.record.forEach((rec, i) => {
-      if (!row || rec.side === 'goats') {
-        row = document.createElement('tr');
-        n++;
-        const num = document.createElement('td');
-        num.textContent = String(n);
-        const g = document.createElement('td');
-        const t = document.createElement('td');
-        row.append(num, g, t);
-        body.appendChild(row);
-        if (rec.side === 'tigers') g.textContent = '…';
+    const box = $('moves');
+    clear(box);
+    let n = state.root.children[0];
+    let open = false; // the row has its goat move and waits for the tigers'
+    let ply = 0;
+    while (n) {
+      ply++;
+      if (n.side === 'goats' || !open) {
+        html('span', 'num', String(moveNumber(n)), box);
+        if (n.side === 'tigers') html('span', 'empty', '…', box);
       }
-      const cell = row.children[rec.side === 'goats' ? 1 : 2];
-      cell.textContent = prettyMove(rec.legal.move);
-      cell.setAttribute('data-ply', String(i + 1));
-      cell.classList.add('ply');
-      if (rec.legal.kind === 'capture') cell.classList.add('cap');
-      if (i === shown - 1) cell.classList.add('latest');
-      if (rec.side === 'tigers') row = null;
-    });
-    const scroll = body.closest('.moves-scroll');
-    const cur = body.querySelector('.latest');
-    if (scroll && state.view === null) scroll.scrollTop = scroll.scrollHeight;
-    else if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: 'nearest' });
+      const cell = moveCell(n, 'mv');
+      cell.setAttribute('data-ply', String(ply));
+      if (!n.children.length) cell.classList.add('latest');
+      box.appendChild(cell);
+      open = n.side === 'goats';
+      const sibs = n.parent.children;
+      if (sibs.length > 1) {
+        if (open) { html('span', 'empty', '…', box); open = false; }
+        for (const s of sibs.slice(1)) {
+          const v = html('div', 'var', null, box);
+          renderVariation(s, v);
+        }
+      }
+      n = n.children[0];
+    }
+    keepCurrentInView();
+    $('line-info').textContent = onMainLine(state.cur) ? 'click a move to look back; a move there starts a side line'
+      : 'side line';
   }
 
   function scoreForGoats(score, side) {
@@ -475,8 +830,20 @@
 
   // 0 (tigers winning) .. 1 (goats winning).
   function fraction(s) {
-    if (s.mate !== undefined) return s.mate > 0 ? 1 : 0;
+    if (s.mate !== undefined) return s.mate > 0 ? 1 : s.mate < 0 ? 0 : 0.5;
     return 1 / (1 + Math.exp(-s.cp / 250));
+  }
+
+  function scoreText(s) {
+    if (s.mate !== undefined) return `${s.mate > 0 ? 'Goats' : 'Tigers'} win in ${Math.abs(s.mate)}`;
+    const v = s.cp / 100;
+    return v === 0 ? 'Even 0.00' : `${v > 0 ? 'Goats' : 'Tigers'} +${Math.abs(v).toFixed(2)}`;
+  }
+
+  function shortScore(s) {
+    if (s.mate !== undefined) return `${s.mate > 0 ? 'G' : 'T'} #${Math.abs(s.mate)}`;
+    const v = s.cp / 100;
+    return `${v > 0 ? '+' : v < 0 ? '−' : ''}${Math.abs(v).toFixed(2)}`;
   }
 
   function renderEngine() {
@@ -487,51 +854,90 @@
     const pv = $('pv');
     clear(pv);
     renderGraph();
-    if (!a) {
+    const result = resultAt(state.cur);
+    if (result) {
+      // The game is over here: no search to speak of, the result instead.
+      score.textContent = result.winner ? `${capitalise(result.winner)} won` : 'Drawn';
+      score.setAttribute('data-cp', 'over');
+      $('engine-meta').textContent = 'game over';
+      bar.style.width = result.winner === 'goats' ? '100%' : result.winner === 'tigers' ? '0%' : '50%';
+      return;
+    }
+    const lines = mpvLines(state.cur);
+    const shown = lines.length ? { score: lines[0].score, side: posOf(state.cur).turn } : a;
+    if (!shown) {
       score.textContent = '—';
       score.removeAttribute('data-cp');
       $('engine-meta').textContent = '';
       bar.style.width = '50%';
       return;
     }
-    const s = scoreForGoats(a.score, a.side);
-    if (s.mate !== undefined) {
-      score.textContent = `${s.mate > 0 ? 'Goats' : 'Tigers'} win in ${Math.abs(s.mate)}`;
-    } else {
-      const v = s.cp / 100;
-      score.textContent = v === 0 ? 'Even 0.00' : `${v > 0 ? 'Goats' : 'Tigers'} +${Math.abs(v).toFixed(2)}`;
-    }
+    const s = scoreForGoats(shown.score, shown.side);
+    score.textContent = scoreText(s);
     score.setAttribute('data-cp', s.mate !== undefined ? `mate ${s.mate}` : String(s.cp));
     bar.style.width = `${Math.round(fraction(s) * 100)}%`;
-    const nodes = a.nodes >= 1e6 ? `${(a.nodes / 1e6).toFixed(1)}M` : a.nodes >= 1e3 ? `${Math.round(a.nodes / 1e3)}k` : String(a.nodes || 0);
+    if (!a) { $('engine-meta').textContent = ''; return; }
+    const nodesText = a.nodes >= 1e6 ? `${(a.nodes / 1e6).toFixed(1)}M` : a.nodes >= 1e3 ? `${Math.round(a.nodes / 1e3)}k` : String(a.nodes || 0);
     // A forced result found early runs the iterations up to the engine's limit: no depth to speak of.
     const depth = a.depth < 100 ? `depth ${a.depth} · ` : '';
-    $('engine-meta').textContent = `${depth}${nodes} nodes · ${((a.time_ms || 0) / 1000).toFixed(2)} s`;
+    $('engine-meta').textContent = `last engine move: ${depth}${nodesText} nodes · ${((a.time_ms || 0) / 1000).toFixed(2)} s`;
     let side = a.side;
     for (const m of a.pv || []) {
-      const span = document.createElement('span');
-      span.className = side === 'goats' ? 'g' : 't';
-      span.textContent = prettyMove(m);
-      pv.appendChild(span);
-      side = side === 'goats' ? 'tigers' : 'goats';
+      html('span', side === 'goats' ? 'g' : 't', prettyMove(m), pv);
+      side = other(side);
     }
   }
 
-  // The evaluation over the game: one point per ply the engine has scored, goats up.
+  // The engine's lines for a node, best first: [{score, pv}] (scores for the side to move).
+  function mpvLines(node) {
+    const m = state.mpv;
+    if (!state.linesOn || !m || m.nodeId !== node.id || !m.data) return [];
+    if (m.data.lines && m.data.lines.length) return m.data.lines;
+    return m.data.move ? [{ score: m.data.score, pv: m.data.pv, depth: m.data.depth }] : [];
+  }
+
+  function renderLines() {
+    const list = $('lines');
+    clear(list);
+    const node = state.cur;
+    const lines = mpvLines(node);
+    const info = $('lines-info');
+    if (!state.linesOn) { info.textContent = ''; return; }
+    if (resultAt(node)) { info.textContent = 'game over'; return; }
+    info.textContent = lines.length ? `depth ${state.mpv.data.depth}` : 'searching…';
+    const side0 = posOf(node).turn;
+    lines.forEach((l, i) => {
+      const li = html('li', null, null, list);
+      li.setAttribute('data-line', String(i + 1));
+      html('span', 'sc', shortScore(scoreForGoats(l.score, side0)), li);
+      let side = side0;
+      (l.pv || []).slice(0, 10).forEach((mv, j) => {
+        const span = html('span', `mv ${side === 'goats' ? 'g' : 't'}`, prettyMove(mv), li);
+        span.setAttribute('data-idx', String(j));
+        span.title = 'play the line up to this move';
+        span.addEventListener('click', () => playLine(node, l.pv.slice(0, j + 1)));
+        side = other(side);
+      });
+    });
+  }
+
+  // The evaluation along the line shown: a point per position the engine has scored, goats up.
   function renderGraph() {
     const svg = $('evalgraph');
     clear(svg);
     const W = 300;
     const H = 80;
-    const plies = Math.max(state.moves.length, 1);
+    const line = lineOf(state.cur);
+    const plies = Math.max(line.length - 1, 1);
     const x = (i) => 4 + (i / plies) * (W - 8);
     const y = (f) => 4 + (1 - f) * (H - 8);
     el('rect', { x: 0, y: 0, width: W, height: H / 2, class: 'graph-goats' }, svg);
     el('rect', { x: 0, y: H / 2, width: W, height: H / 2, class: 'graph-tigers' }, svg);
     el('line', { x1: 0, y1: H / 2, x2: W, y2: H / 2, class: 'graph-mid' }, svg);
     const pts = [];
-    state.evals.forEach((e, i) => { if (e) pts.push([x(i), y(fraction(e))]); });
+    line.forEach((n, i) => { if (n.eval) pts.push([x(i), y(fraction(n.eval))]); });
     svg.setAttribute('data-points', String(pts.length));
+    svg.setAttribute('data-plies', String(line.length - 1));
     if (pts.length) {
       const d = pts.map(([px, py]) => `${px.toFixed(1)},${py.toFixed(1)}`).join(' ');
       el('polygon', { points: `${pts[0][0].toFixed(1)},${H / 2} ${d} ${pts[pts.length - 1][0].toFixed(1)},${H / 2}`,
@@ -539,13 +945,25 @@
       el('polyline', { points: d, class: 'graph-line' }, svg);
       for (const [px, py] of pts) el('circle', { cx: px, cy: py, r: 2.2, class: 'graph-dot' }, svg);
     }
-    const cx = x(shownPly());
+    const cx = x(plyOf(state.cur));
     el('line', { x1: cx, y1: 0, x2: cx, y2: H, class: 'graph-cursor' }, svg);
+    if (state.rebuilding) $('graph-info').textContent = `rebuilding ${state.rebuilding.done} / ${state.rebuilding.total}…`;
+    else $('graph-info').textContent = 'click to jump';
+  }
+
+  function onGraphClick(e) {
+    const svg = $('evalgraph');
+    const r = svg.getBoundingClientRect();
+    const line = lineOf(state.cur);
+    const plies = Math.max(line.length - 1, 1);
+    const fx = ((e.clientX - r.left) / r.width) * 300;
+    const i = Math.round(((fx - 4) / 292) * plies);
+    goTo(line[Math.max(0, Math.min(line.length - 1, i))]);
   }
 
   function renderResult() {
     const banner = $('result-banner');
-    const r = state.view === null && state.pos && state.pos.result;
+    const r = resultAt(state.cur);
     if (!r) { banner.hidden = true; return; }
     $('result-title').textContent = r.winner ? `${capitalise(r.winner)} win` : 'Draw';
     const reason = r.description.includes(':') ? r.description.split(':').slice(1).join(':').trim() : r.description;
@@ -554,8 +972,11 @@
   }
 
   function valueText(m) {
-    if (m.wdl === 'win') return { cls: 'win', text: m.distance === null ? 'Win' : `Win in ${m.distance}` };
-    if (m.wdl === 'loss') return { cls: 'loss', text: m.distance === null ? 'Loss' : `Loss in ${m.distance}` };
+    const proven = m.proven ? ' ✓' : '';
+    if (m.wdl === 'win') return { cls: 'win', text: m.distance === null ? 'Win' : `Win in ${m.distance}`, proven };
+    if (m.wdl === 'loss') return { cls: 'loss', text: m.distance === null ? 'Loss' : `Loss in ${m.distance}`, proven };
+    // Under forbid no game is drawn: the database's draw is a value not known there.
+    if (m.wdl === 'open' || (m.wdl === 'draw' && state.rule === 'forbid')) return { cls: 'open', text: 'Open', title: OPEN_TEXT };
     if (m.wdl === 'draw') return { cls: 'draw', text: 'Draw' };
     if (m.score && typeof m.score.cp === 'number') {
       const v = m.score.cp / 100;
@@ -564,175 +985,331 @@
     return { cls: 'none', text: '?' };
   }
 
-  function renderLines() {
+  function renderAnalysis() {
     const list = $('analysis-list');
     clear(list);
-    const a = state.lines;
-    const fresh = a && a.ply === shownPly() && a.moves.join(',') === state.moves.slice(0, a.ply).join(',');
+    const a = state.an;
+    const fresh = a && a.nodeId === state.cur.id;
+    $('analysis-legend').hidden = true;
     if (!fresh) {
       $('analysis-source').textContent = state.analysing ? 'analysing…' : '';
       return;
     }
     const d = a.data;
-    $('analysis-source').textContent = d.source === 'database' ? 'from the database, plies to the end'
+    const distances = d.moves.some((m) => typeof m.distance === 'number' && (m.wdl === 'win' || m.wdl === 'loss'));
+    $('analysis-source').textContent = d.source === 'database' ? `from the database${distances ? ', plies to the end' : ''}`
       : d.source === 'search' ? `engine search, depth ${d.depth}` : 'game over';
+    let open = false;
     for (const m of d.moves) {
-      const li = document.createElement('li');
+      const li = html('li', null, null, list);
       li.setAttribute('data-move', m.move);
-      const mv = document.createElement('span');
-      mv.className = 'mv';
-      mv.textContent = prettyMove(m.move);
+      html('span', 'mv', prettyMove(m.move), li);
       const v = valueText(m);
-      const val = document.createElement('span');
-      val.className = `val ${v.cls}`;
-      val.textContent = v.text;
+      const val = html('span', `val ${v.cls}`, v.text, li);
+      if (v.title) { val.title = v.title; li.title = v.title; open = true; }
+      if (v.proven) {
+        const p = html('span', 'proven', v.proven, val);
+        p.title = PROVEN_TEXT;
+        val.setAttribute('data-proven', 'true');
+      }
       li.classList.add(v.cls);
-      li.append(mv, val);
       li.addEventListener('click', () => {
-        if (state.view === null && humanToMove() && !state.loading) {
-          const entry = (state.pos.legal || []).find((x) => x.move === m.move);
-          if (entry) play(entry);
-        }
+        const node = state.cur;
+        if (!humanCanMove(node)) return;
+        const entry = (node.pos.legal || []).find((x) => x.move === m.move);
+        if (entry) play(entry, node);
       });
-      list.appendChild(li);
     }
+    $('analysis-legend').hidden = !open;
+    keepCurrentInView(); // the list may have shrunk the move list
   }
 
   function renderControls() {
     for (const b of document.querySelectorAll('[data-mode]')) {
       b.classList.toggle('active', b.getAttribute('data-mode') === state.mode);
     }
-    $('undo').disabled = state.record.length === 0;
+    const node = state.cur;
+    $('undo').disabled = lineEnd(node) === state.root;
     $('pause').hidden = state.mode !== 'watch';
     $('pause').textContent = state.paused ? 'Resume' : 'Pause';
-    $('hint').disabled = !state.pos || Boolean(state.pos.result) || state.thinking || state.view !== null;
+    $('hint').disabled = !node.pos || Boolean(resultAt(node)) || Boolean(state.thinking) || Boolean(state.editor);
     $('flip').setAttribute('aria-pressed', String(state.flipped));
-    $('nav-back').disabled = shownPly() === 0;
-    $('nav-forward').disabled = state.view === null;
+    $('nav-back').disabled = node === state.root;
+    $('nav-first').disabled = node === state.root;
+    $('nav-forward').disabled = !node.children.length;
+    $('nav-last').disabled = !node.children.length;
+    $('promote').hidden = onMainLine(node);
+    $('delete-line').hidden = node === state.root;
     $('skill').value = String(state.skill);
-    $('retry').hidden = !state.failure;
+    $('elo-row').hidden = state.skill !== 'elo';
+    $('elo').value = String(state.elo);
+    $('elo-label').textContent = String(state.elo);
+    $('tc').value = state.tc;
+    $('tc-custom').hidden = state.tc !== 'custom';
+    $('movetime-row').hidden = state.tc !== 'move';
+    $('rule').value = state.rule;
+    $('lines-on').checked = state.linesOn;
+    $('multipv').value = String(state.multipv);
+    $('sound').setAttribute('aria-pressed', String(state.sound));
+    $('theme').setAttribute('aria-pressed', String(state.theme === 'light'));
+    $('edit').disabled = Boolean(state.editor);
     const obx = $('obx');
-    const pos = shownPos();
-    if (pos && !state.obxEdited && document.activeElement !== obx) obx.value = pos.obx;
+    const pos = posOf(node);
+    if (!state.obxEdited && document.activeElement !== obx) obx.value = pos.obx;
   }
 
   function renderAll() {
     render();
     renderStatus();
+    renderPlayers();
     renderTrays();
     renderMoves();
     renderEngine();
-    renderResult();
     renderLines();
+    renderResult();
+    renderAnalysis();
     renderControls();
+    renderEditorPanel();
   }
 
-  // ---- the game record: kept, exported, imported ----------------------------------------
+  // ---- sound: a short tone made on the spot, no files ---------------------------------------
+
+  let audio = null;
+  function sound(kind) {
+    if (!state.sound) return;
+    document.body.dataset.sound = kind;
+    document.body.dataset.sounds = String(Number(document.body.dataset.sounds || 0) + 1);
+    try {
+      if (!audio) audio = new (window.AudioContext || window.webkitAudioContext)();
+      const t = audio.currentTime;
+      const tones = kind === 'capture' ? [[180, 0.16, 'square', 0.09]] : kind === 'end' ? [[520, 0.15, 'sine', 0.12], [390, 0.3, 'sine', 0.12]]
+        : [[640, 0.07, 'triangle', 0.12]];
+      let at = t;
+      for (const [f, d, type, vol] of tones) {
+        const o = audio.createOscillator();
+        const g = audio.createGain();
+        o.type = type;
+        o.frequency.value = f;
+        g.gain.setValueAtTime(vol, at);
+        g.gain.exponentialRampToValueAtTime(0.001, at + d);
+        o.connect(g).connect(audio.destination);
+        o.start(at);
+        o.stop(at + d);
+        at += d;
+      }
+    } catch (e) { /* no audio here: the board plays on silently */ }
+  }
+
+  // ---- the record: kept, shared, exported, imported -----------------------------------------
+
+  function serialise(node) {
+    const o = { m: node.move, c: node.children.map(serialise) };
+    if (node.eval) o.e = node.eval;
+    return o;
+  }
+
+  function build(parent, o, side) {
+    const n = newNode(parent, entryOf(o.m), side);
+    if (o.e && typeof o.e === 'object') n.eval = o.e;
+    for (const c of o.c || []) n.children.push(build(n, c, other(side)));
+    return n;
+  }
 
   function save() {
     try {
-      localStorage.setItem(STORE, JSON.stringify({ startObx: state.startObx, moves: state.moves, mode: state.mode,
-        movetime: state.movetime, flipped: state.flipped, skill: state.skill }));
+      const c = state.clock;
+      const clock = c ? { base: c.base, inc: c.inc, left: { goats: timeLeft('goats'), tigers: timeLeft('tigers') },
+        running: c.running, flag: c.flag } : null;
+      localStorage.setItem(STORE, JSON.stringify({
+        startObx: state.startObx, rule: state.rule, tree: state.root.children.map(serialise),
+        rootEval: state.root.eval, path: pathTo(state.cur).map((n) => n.parent.children.indexOf(n)),
+        mode: state.mode, movetime: state.movetime, flipped: state.flipped, skill: state.skill, elo: state.elo,
+        tc: state.tc, tcMin: state.tcMin, tcInc: state.tcInc, clock, sound: state.sound, theme: state.theme,
+        linesOn: state.linesOn, multipv: state.multipv,
+      }));
     } catch (e) { /* storage full or disabled: the game just is not kept */ }
+    updateUrl();
   }
 
-  function sideOf(obx) { return (obx.trim().split(/\s+/)[1] || 'g').toLowerCase() === 't' ? 'tigers' : 'goats'; }
-
-  // A move written without its capture suffix ("A1C3") is still a capture: only a jump
-  // spans two points, and the jumped goat is the one half way.
-  function entryOf(text) {
-    const m = splitMove(text) || { to: null, from: null, over: null };
-    if (m.from && !m.over) {
-      const [fc, fr] = [COLS.indexOf(m.from[0]), Number(m.from[1])];
-      const [tc, tr] = [COLS.indexOf(m.to[0]), Number(m.to[1])];
-      if (Math.max(Math.abs(tc - fc), Math.abs(tr - fr)) === 2) {
-        m.over = COLS[(fc + tc) / 2] + String((fr + tr) / 2);
-        text = `m${m.from}${m.to}(${m.over})`;
-      }
+  // The address names the start, the moves of the line shown and, when it is not the line's
+  // end, the move shown: reloading or sharing it opens the same place.
+  function updateUrl() {
+    const end = lineEnd(state.cur);
+    const moves = movesTo(end).map(plain);
+    let url = location.pathname;
+    if (state.startObx !== START || moves.length || state.rule !== 'forbid') {
+      // Readable: only what must be escaped is (a space is "+", "#" is "%23").
+      const enc = (t) => encodeURIComponent(t).replace(/%2F/g, '/').replace(/%40/g, '@').replace(/%2C/g, ',')
+        .replace(/%20/g, '+');
+      url += `?obx=${enc(state.startObx)}`;
+      if (moves.length) url += `&moves=${enc(moves.join(','))}`;
+      if (end !== state.cur) url += `&ply=${plyOf(state.cur)}`;
+      if (state.rule !== 'forbid') url += `&rule=${state.rule}`;
     }
-    return { move: text, kind: m.over ? 'capture' : m.from ? 'step' : 'place', from: m.from, to: m.to, over: m.over };
+    if (url !== location.pathname + location.search) history.replaceState(null, '', url);
   }
 
-  function recordOf(startObx, moves) {
-    let side = sideOf(startObx);
-    return moves.map((mv) => {
-      const rec = { side, legal: entryOf(mv) };
-      side = side === 'goats' ? 'tigers' : 'goats';
-      return rec;
-    });
-  }
-
-  function plain(mv) { return mv.replace(/^m/i, '').replace(/\(.*\)$/, '').toUpperCase(); }
+  function resultTag(r) { return !r ? '*' : r.winner === 'goats' ? '1-0' : r.winner === 'tigers' ? '0-1' : '1/2-1/2'; }
 
   function pgn() {
-    const r = state.pos && state.pos.result;
-    const result = !r ? '*' : r.winner === 'goats' ? '1-0' : r.winner === 'tigers' ? '0-1' : '1/2-1/2';
-    const who = (side) => (state.mode === side ? 'Player' : state.mode === 'human' ? 'Player' : 'baghchal');
+    const leaf = mainLeaf();
+    const r = resultAt(leaf);
+    const result = resultTag(r);
+    const who = (side) => (state.mode === side || state.mode === 'human' ? 'Player' : 'baghchal');
     const d = new Date();
     const date = `${d.getFullYear()}.${String(d.getMonth() + 1).padStart(2, '0')}.${String(d.getDate()).padStart(2, '0')}`;
     const tags = [['Event', 'Bagh-Chal web board'], ['Site', location.host], ['Date', date], ['Round', '-'],
       ['White', who('goats')], ['Black', who('tigers')], ['Result', result], ['Variant', 'Bagh-Chal'],
-      ['SetUp', '1'], ['FEN', state.startObx], ['Termination', r ? r.description : 'unterminated']];
+      ['SetUp', '1'], ['FEN', state.startObx], ['Repetition', state.rule]];
+    if (state.clock) tags.push(['TimeControl', `${Math.round(state.clock.base / 1000)}+${Math.round(state.clock.inc / 1000)}`]);
+    tags.push(['Termination', r ? r.description : 'unterminated']);
     const head = tags.map(([k, v]) => `[${k} "${String(v).replace(/["\\]/g, '')}"]`).join('\n');
-    // Move numbers count goat moves (White); a game starting with tigers opens with "1...".
+    // Move numbers count goat moves (White); a line opening with a tiger move starts "N...";
+    // side lines follow their move in brackets.
     const words = [];
-    let n = 1;
-    state.record.forEach((rec, i) => {
-      if (rec.side === 'goats') words.push(`${n}.`);
-      else if (i === 0) words.push(`${n}...`);
-      words.push(plain(rec.legal.move));
-      if (rec.side === 'tigers') n++;
-    });
+    const line = (first, opening) => {
+      let n = first;
+      let open = opening;
+      while (n) {
+        if (n.side === 'goats') words.push(`${moveNumber(n)}.`);
+        else if (open) words.push(`${moveNumber(n)}...`);
+        words.push(plain(n.move));
+        open = false;
+        const sibs = n.parent.children;
+        if (sibs[0] === n && sibs.length > 1) {
+          for (const s of sibs.slice(1)) { words.push('('); line(s, true); words.push(')'); }
+          open = true;
+        }
+        n = n.children[0];
+      }
+    };
+    if (state.root.children[0]) line(state.root.children[0], true);
     words.push(result);
     const lines = [];
-    let line = '';
+    let text = '';
     for (const w of words) {
-      if (line && line.length + w.length + 1 > 79) { lines.push(line); line = w; } else line = line ? `${line} ${w}` : w;
+      if (text && text.length + w.length + 1 > 79) { lines.push(text); text = w; } else text = text ? `${text} ${w}` : w;
     }
-    if (line) lines.push(line);
-    return `${head}\n\n${lines.join('\n')}\n`;
+    if (text) lines.push(text);
+    return `${head}\n\n${lines.join('\n').replace(/\( /g, '(').replace(/ \)/g, ')')}\n`;
   }
 
-  function gameText() { return `${state.startObx}\n${state.moves.map(plain).join(' ')}\n`; }
+  function gameText() { return `${state.startObx}\n${movesTo(mainLeaf()).map(plain).join(' ')}\n`; }
 
-  // PGN (tags, FEN, movetext) or the plain form: the start OBX on the first line, moves after.
+  // PGN (tags, FEN, movetext with side lines in brackets) or the plain form: the start OBX on
+  // the first line, the moves after. Returns {startObx, rule, tree: [{m, c}]}.
   function parseGame(text) {
     const t = text.trim();
     if (!t) return null;
     if (t.startsWith('[')) {
       const fen = /\[FEN\s+"([^"]*)"\]/i.exec(t);
-      const body = t.replace(/\[[^\]]*\]/g, ' ').replace(/\{[^}]*\}/g, ' ').replace(/;[^\n]*/g, ' ');
-      const moves = body.split(/\s+/).filter((w) => w && !/^\d+\.+$/.test(w) && !/^(1-0|0-1|1\/2-1\/2|\*)$/.test(w))
+      const rep = /\[Repetition\s+"(forbid|draw)"\]/i.exec(t);
+      const body = t.replace(/\[[^\]]*\]/g, ' ').replace(/\{[^}]*\}/g, ' ').replace(/;[^\n]*/g, ' ')
+        .replace(/\(/g, ' ( ').replace(/\)/g, ' ) ');
+      const words = body.split(/\s+/).filter((w) => w && !/^\d+\.+$/.test(w) && !/^(1-0|0-1|1\/2-1\/2|\*)$/.test(w))
         .map((w) => w.replace(/^\d+\.+/, '')).filter(Boolean);
-      return { startObx: fen ? fen[1].trim() : START, moves };
+      const root = { c: [] };
+      let cur = root;
+      let last = null;
+      const stack = [];
+      const parents = new Map();
+      for (const w of words) {
+        if (w === '(') {
+          if (!last) return { error: 'a side line before any move' };
+          stack.push({ cur, last });
+          cur = parents.get(last);
+          last = null;
+        } else if (w === ')') {
+          if (!stack.length) return { error: 'a ")" without its "("' };
+          ({ cur, last } = stack.pop());
+        } else {
+          const n = { m: entryOf(w).move, c: [] };
+          parents.set(n, cur);
+          cur.c.push(n);
+          last = n;
+          cur = n;
+        }
+      }
+      if (stack.length) return { error: 'a "(" without its ")"' };
+      return { startObx: fen ? fen[1].trim() : START, rule: rep ? rep[1].toLowerCase() : null, tree: root.c };
     }
     const lines = t.split('\n');
-    return { startObx: lines[0].trim(), moves: lines.slice(1).join(' ').split(/[\s,]+/).filter(Boolean) };
+    const moves = lines.slice(1).join(' ').split(/[\s,]+/).filter(Boolean);
+    const tree = [];
+    let at = tree;
+    for (const m of moves) { const n = { m: entryOf(m).move, c: [] }; at.push(n); at = n.c; }
+    return { startObx: lines[0].trim(), rule: null, tree };
+  }
+
+  function leavesOf(list, prefix, out) {
+    for (const n of list) {
+      const moves = [...prefix, n.m];
+      if (n.c.length) leavesOf(n.c, moves, out); else out.push(moves);
+    }
+    return out;
   }
 
   async function importGame() {
     const g = parseGame($('game-text').value);
     if (!g) return;
+    if (g.error) { showError(`Import: ${g.error}`); return; }
+    const rule = g.rule || state.rule;
     try {
-      const data = await api('/legal', { obx: g.startObx, moves: g.moves });
-      // The server's own spelling of each move: replay the list through /legal answers is
-      // costly, so keep what was given in OBX form.
-      reset(g.startObx, null);
-      state.moves = g.moves.map((m) => (m.startsWith('m') || m.startsWith('M') ? m : `m${m.toUpperCase()}`));
-      state.record = recordOf(g.startObx, state.moves);
-      state.evals = new Array(state.moves.length + 1).fill(null);
-      state.pos = data;
-      state.positions[state.moves.length] = data;
-      showError(`Game imported: ${g.moves.length} moves.`, true);
+      // The server checks every line of the game; a refused one leaves the current game alone.
+      const leaves = leavesOf(g.tree, [], []);
+      if (!leaves.length) leaves.push([]);
+      let mainPos = null;
+      for (let i = 0; i < leaves.length; i++) {
+        const data = await api('/legal', { obx: g.startObx, moves: leaves[i], repetition: rule });
+        if (i === 0) mainPos = data;
+      }
+      const rootPos = await api('/legal', { obx: g.startObx, repetition: rule });
+      reset(g.startObx, rootPos, rule);
+      const side = sideOf(g.startObx);
+      for (const o of g.tree) state.root.children.push(build(state.root, o, side));
+      const leaf = mainLeaf();
+      leaf.pos = mainPos;
+      state.cur = leaf;
+      showError(`Game imported: ${movesTo(leaf).length} moves${leaves.length > 1 ? `, ${leaves.length - 1} side lines` : ''}.`, true);
       save();
       renderAll();
+      rebuildGraph();
       schedule();
     } catch (e) {
       showError(`Import: ${e.message}`);
     }
   }
 
-  // ---- game flow ----------------------------------------------------------------------
+  // The graph of an imported game: the engine scores each position of the main line in turn,
+  // briefly, and each score goes to the position after it, as for the engine's own moves.
+  async function rebuildGraph() {
+    const gen = state.gen;
+    const line = lineOf(state.root);
+    state.rebuilding = { done: 0, total: line.length - 1 };
+    renderGraph();
+    for (let i = 0; i + 1 < line.length; i++) {
+      const n = line[i];
+      if (gen !== state.gen) return;
+      if (!line[i + 1].eval) {
+        try {
+          const data = await api('/obx', { obx: state.startObx, moves: movesTo(n), movetime: Math.min(state.movetime, 200),
+            repetition: state.rule });
+          if (gen !== state.gen) return;
+          if (data.score) line[i + 1].eval = scoreForGoats(data.score, posOf(n).turn);
+        } catch (e) {
+          if (gen === state.gen) { state.rebuilding = null; renderGraph(); }
+          return;
+        }
+      }
+      state.rebuilding.done = i + 1;
+      renderGraph();
+    }
+    state.rebuilding = null;
+    save();
+    renderGraph();
+  }
+
+  // ---- talking to the server: failures are retried by themselves ------------------------------
 
   function showError(msg, ok) {
     const e = $('obx-error');
@@ -740,40 +1317,78 @@
     e.classList.toggle('ok', Boolean(ok));
   }
 
+  let failTimer = null;
+  // The server did not answer: say so beside the board and try again by itself, waiting
+  // longer each time (1, 2, 4, then every 5 s); Retry tries at once.
   function fail(message, retry) {
-    state.failure = { message, retry };
-    showError(message);
+    const attempt = state.failure ? state.failure.attempt + 1 : 0;
+    const delay = Math.min(5000, 1000 * 2 ** attempt);
+    state.failure = { message, retry, attempt, at: Date.now() + delay };
+    clearTimeout(failTimer);
+    failTimer = setTimeout(retryFailed, delay);
     renderAll();
   }
 
   function retryFailed() {
     const f = state.failure;
     if (!f) return;
+    clearTimeout(failTimer);
+    // Kept until the retry succeeds, so the attempt count and the message stay.
     state.failure = null;
-    showError('');
+    const again = f;
+    state.lastFailure = again;
     f.retry();
   }
 
-  // Asks for the position and legal moves of the game; true when they came.
-  async function refresh() {
-    const gen = state.gen;
-    state.loading = true;
+  function recovered() {
+    state.lastFailure = null;
+    if ($('server-info').textContent === 'server unreachable') serverInfo();
+  }
+
+  // Asks for the position and legal moves of a node; true when they came.
+  async function fetchPos(node) {
     try {
-      const data = await api('/legal', { obx: state.startObx, moves: state.moves });
-      if (gen !== state.gen) return false;
-      state.pos = data;
-      state.positions[state.moves.length] = data;
+      const data = await api('/legal', { obx: state.startObx, moves: movesTo(node), repetition: state.rule });
+      if (!inTree(node)) return false;
+      node.pos = data;
+      node.local = null;
+      recovered();
       return true;
     } catch (e) {
       state.lastError = e;
       return false;
-    } finally {
-      if (gen === state.gen) state.loading = false;
     }
   }
 
+  // The failure of a retried request counts on from the last one (for the backoff).
+  function failAgain(message, retry) {
+    if (state.lastFailure && !state.failure) state.failure = state.lastFailure;
+    state.lastFailure = null;
+    fail(message, retry);
+  }
+
+  async function ensurePos(node) {
+    if (node.pos) return true;
+    const gen = state.gen;
+    const ok = await fetchPos(node);
+    if (gen !== state.gen || !inTree(node)) return ok;
+    if (!ok) {
+      if (state.lastError && !unreachable(state.lastError)) {
+        showError(`Server: ${state.lastError.message}`);
+        return false;
+      }
+      failAgain(`The server did not answer (${state.lastError ? state.lastError.message : 'no answer'}).`, () => {
+        ensurePos(node).then((done) => { if (done) { renderAll(); schedule(); requestLines(); } });
+      });
+      return false;
+    }
+    return true;
+  }
+
   function schedule() {
-    if (!engineToMove() || state.thinking) return;
+    const node = engineNode();
+    if (state.thinking && state.thinking !== node) abortEngine();
+    if (!engineTurnAt(node) || state.thinking) return;
     const gen = state.gen;
     setTimeout(() => { if (gen === state.gen) engineMove(); }, state.mode === 'watch' ? 400 : 120);
   }
@@ -781,215 +1396,294 @@
   function abortEngine() {
     if (state.ctrl) state.ctrl.abort();
     state.ctrl = null;
-    state.thinking = false;
+    state.thinking = null;
   }
 
-  // Plays a move: shown at once, then the server's answer brings the new position. If it
-  // does not come, the game goes back to before the move and offers a retry.
-  async function play(entry, evalAfter) {
-    const before = { pos: state.pos, side: state.pos.turn };
+  // Plays a move at a node: shown at once, then the server's answer brings the new position.
+  // A move already in the tree is only followed. If the answer does not come, the move is
+  // taken back and played again once the server answers.
+  async function play(entry, at, opts) {
+    at = at || state.cur;
+    opts = opts || {};
     state.obxEdited = false;
-    state.record.push({ side: before.side, legal: entry });
-    state.moves.push(entry.move);
-    state.evals[state.moves.length] = evalAfter || null;
     state.selected = null;
-    state.hint = null;
-    state.animate = entry;
-    state.pos = { ...state.pos, legal: [] };
-    state.gen++;
-    renderAll();
-    const gen = state.gen;
-    const ok = await refresh();
-    if (gen !== state.gen) return;
-    if (!ok) {
-      state.record.pop();
-      state.moves.pop();
-      state.evals.length = state.moves.length + 1;
-      state.positions.length = state.moves.length + 1;
-      state.pos = before.pos;
-      fail(`The server did not answer; ${prettyMove(entry.move)} was not played.`, () => play(entry, evalAfter));
+    const known = at.children.find((c) => c.move === entry.move);
+    if (known) {
+      if (opts.follow !== false) goTo(known);
       return;
     }
+    const wasMainLeaf = at === mainLeaf();
+    const child = newNode(at, entry, at.pos.turn);
+    at.children.push(child);
+    if (opts.eval) child.eval = opts.eval;
+    const clockBefore = state.clock ? JSON.parse(JSON.stringify(state.clock)) : null;
+    if (wasMainLeaf) clockOnMove(child.side, child);
+    const follow = state.cur === at || opts.follow === true;
+    if (follow) {
+      state.cur = child;
+      state.animate = { node: child, entry };
+      state.hint = null;
+    }
+    sound(entry.kind === 'capture' ? 'capture' : 'move');
+    renderAll();
+    const gen = state.gen;
+    const ok = await fetchPos(child);
+    if (gen !== state.gen || !inTree(child)) return;
+    if (!ok) {
+      at.children.splice(at.children.indexOf(child), 1);
+      forget(child);
+      if (state.cur === child) state.cur = at;
+      if (clockBefore) state.clock = clockBefore;
+      if (state.lastError && !unreachable(state.lastError)) {
+        showError(`Server: ${state.lastError.message}`);
+        renderAll();
+        return;
+      }
+      failAgain(`The server did not answer; ${prettyMove(entry.move)} was not played.`, () => play(entry, at, opts));
+      return;
+    }
+    if (wasMainLeaf && resultAt(child)) { stopClock(); sound('end'); }
     showError('');
     save();
     renderAll();
     schedule();
+    requestLines();
   }
 
-  function engineParams() {
-    const p = { obx: state.startObx, moves: state.moves, movetime: state.movetime };
-    if (state.skill < 20) p.skill = state.skill;
+  // Plays a line of the engine from a node, as far as the move clicked.
+  async function playLine(from, moves) {
+    let at = from;
+    for (const mv of moves) {
+      if (!at.pos) { if (!(await ensurePos(at))) return; }
+      const entry = (at.pos.legal || []).find((x) => x.move === mv) || entryOf(mv);
+      let next = at.children.find((c) => c.move === entry.move);
+      if (!next) {
+        next = newNode(at, entry, at.pos.turn);
+        at.children.push(next);
+        if (!(await fetchPos(next))) {
+          at.children.splice(at.children.indexOf(next), 1);
+          forget(next);
+          showError(`Server: ${state.lastError ? state.lastError.message : 'no answer'}`);
+          break;
+        }
+      }
+      at = next;
+    }
+    goTo(at);
+    save();
+  }
+
+  function strengthParams(p) {
+    if (state.skill === 'elo') p.elo = state.elo;
+    else if (state.skill < 20) p.skill = state.skill;
     return p;
   }
 
+  function engineParams(node) {
+    const p = { obx: state.startObx, moves: movesTo(node), repetition: state.rule };
+    const c = state.clock;
+    if (c && node === mainLeaf()) {
+      p.gtime = Math.round(timeLeft('goats'));
+      p.ttime = Math.round(timeLeft('tigers'));
+      p.ginc = Math.round(c.inc);
+      p.tinc = Math.round(c.inc);
+    } else {
+      p.movetime = state.movetime;
+    }
+    return strengthParams(p);
+  }
+
   async function engineMove() {
-    if (!engineToMove() || state.thinking) return;
+    const node = engineNode();
+    if (!engineTurnAt(node) || state.thinking) return;
     const gen = state.gen;
-    const side = state.pos.turn;
+    const side = node.pos.turn;
     const ctrl = new AbortController();
     state.ctrl = ctrl;
-    state.thinking = true;
+    state.thinking = node;
     renderAll();
     let data = null;
     let error = null;
     for (let attempt = 0; attempt < 5 && !data; attempt++) {
       try {
-        data = await api('/obx', engineParams(), ctrl.signal);
+        data = await api('/obx', engineParams(node), ctrl.signal);
       } catch (e) {
         if (gen !== state.gen || ctrl.signal.aborted) return;
         error = e;
         if (e.status === 503) {
-          showError('The server is busy; retrying…');
           await new Promise((r) => setTimeout(r, 1000));
-          if (gen !== state.gen) return;
+          if (gen !== state.gen || ctrl.signal.aborted) return;
           continue;
         }
         break;
       }
     }
-    if (gen !== state.gen || ctrl.signal.aborted) return;
+    if (gen !== state.gen || ctrl.signal.aborted || !inTree(node)) return;
     state.ctrl = null;
-    state.thinking = false;
+    state.thinking = null;
     if (!data) {
-      fail(`Engine: ${error ? error.message : 'no answer'}`, () => { renderAll(); schedule(); });
+      if (error && !unreachable(error)) { showError(`Engine: ${error.message}`); renderAll(); return; }
+      failAgain(`Engine: ${error ? error.message : 'no answer'}.`, () => { renderAll(); schedule(); });
       return;
     }
-    if (!data.move) {
-      renderAll();
-      return;
-    }
-    showError('');
-    state.analysis = { score: data.score, depth: data.depth, pv: data.pv, side, nodes: data.nodes, time_ms: data.time_ms };
-    const entry = state.pos.legal.find((m) => m.move === data.move) || entryOf(data.move);
-    play(entry, data.score ? scoreForGoats(data.score, side) : null);
+    recovered();
+    if (!data.move || node.children.length) { renderAll(); return; }
+    state.analysis = { nodeId: node.id, score: data.score, depth: data.depth, pv: data.pv, side, nodes: data.nodes, time_ms: data.time_ms };
+    const entry = node.pos.legal.find((m) => m.move === data.move) || entryOf(data.move);
+    play(entry, node, { eval: data.score ? scoreForGoats(data.score, side) : null });
   }
 
   function onPoint(name) {
-    if (!humanToMove() || state.loading || state.thinking) return;
-    const legal = state.pos.legal || [];
-    const placing = state.pos.turn === 'goats' && state.pos.in_hand > 0;
+    if (state.editor) return;
+    const node = state.cur;
+    if (!humanCanMove(node)) return;
+    const legal = node.pos.legal || [];
+    const placing = node.pos.turn === 'goats' && node.pos.in_hand > 0;
     if (placing) {
       const m = legal.find((x) => x.kind === 'place' && x.to === name);
-      if (m) play(m);
+      if (m) play(m, node);
       return;
     }
     if (state.selected) {
       const m = legal.find((x) => x.from === state.selected && x.to === name);
-      if (m) { play(m); return; }
+      if (m) { play(m, node); return; }
     }
     state.selected = legal.some((x) => x.from === name) && state.selected !== name ? name : null;
     render();
     renderStatus();
   }
 
-  function reset(startObx, pos) {
+  function reset(startObx, pos, rule) {
     abortEngine();
     state.gen++;
     state.obxEdited = false;
-    state.startObx = startObx;
-    state.moves = [];
-    state.record = [];
-    state.evals = [null];
-    state.positions = pos ? [pos] : [];
-    state.view = null;
+    state.startObx = startObx.trim();
+    if (rule) state.rule = rule;
+    nodes.clear();
+    state.root = newNode(null, null, null);
+    state.root.pos = pos || null;
+    state.cur = state.root;
     state.failure = null;
+    clearTimeout(failTimer);
     state.selected = null;
     state.analysis = null;
-    state.lines = null;
+    state.an = null;
+    state.mpv = null;
     state.hint = null;
     state.paused = false;
-    state.pos = pos || null;
+    state.rebuilding = null;
+    newClock();
   }
 
-  async function start(startObx, moves) {
-    reset(startObx);
-    state.moves = moves.slice();
-    state.record = recordOf(startObx, state.moves);
-    state.evals = new Array(state.moves.length + 1).fill(null);
+  // A game from a start and a list of moves (the main line), shown at once from what the page
+  // knows, then checked by the server.
+  async function start(startObx, moves, rule) {
+    reset(startObx, null, rule);
+    let at = state.root;
+    let side = sideOf(startObx);
+    for (const m of moves) {
+      const n = newNode(at, entryOf(m), side);
+      at.children.push(n);
+      at = n;
+      side = other(side);
+    }
+    state.cur = at;
+    renderAll();
     state.lastError = null;
-    const ok = await refresh();
+    const ok = await fetchPos(at);
     if (!ok) {
       // A record the server refuses (a stale or edited one) is dropped; a server that does
       // not answer is asked again.
-      if (state.lastError && state.lastError.status) return false;
-      fail('The server did not answer.', () => start(startObx, moves));
+      if (state.lastError && !unreachable(state.lastError)) return false;
+      failAgain('The server did not answer.', () => start(startObx, moves, rule));
       return true;
     }
     save();
     renderAll();
     schedule();
+    requestLines();
     return true;
   }
 
   function newGame() {
     showError('');
+    closeEditor();
     start(START, []);
   }
 
   function undo() {
-    if (!state.record.length) return;
+    const end = lineEnd(state.cur);
+    if (end === state.root) return;
     abortEngine();
     state.gen++;
     state.obxEdited = false;
     state.hint = null;
     state.analysis = null;
-    state.lines = null;
+    state.an = null;
     state.selected = null;
-    state.view = null;
     state.failure = null;
-    const pop = () => { state.record.pop(); state.moves.pop(); };
-    pop();
+    clearTimeout(failTimer);
+    const cut = (n) => { n.parent.children.splice(n.parent.children.indexOf(n), 1); forget(n); return n.parent; };
+    let at = cut(end);
     // Against the engine, go back to the person's own turn.
     const h = humanSide();
-    if ((h === 'goats' || h === 'tigers') && state.record.length && state.record[state.record.length - 1].side === h) pop();
-    state.evals.length = state.moves.length + 1;
-    state.positions.length = state.moves.length + 1;
+    if ((h === 'goats' || h === 'tigers') && at.parent && at.side === h) at = cut(at);
+    state.cur = at;
+    if (state.clock && onMainLine(at)) {
+      stopClock();
+      if (at !== state.root && !state.clock.flag) { state.clock.running = posOf(at).turn; state.clock.since = performance.now(); }
+    }
     if (state.mode === 'watch') state.paused = true;
-    const known = state.positions[state.moves.length];
-    if (known) state.pos = known;
     save();
     renderAll();
-    refresh().then((ok) => {
-      if (!ok) { fail('The server did not answer.', () => { refresh().then(() => { renderAll(); schedule(); }); }); return; }
-      renderAll();
-      schedule();
-    });
+    ensurePos(at).then((ok) => { if (ok) { renderAll(); schedule(); requestLines(); } });
   }
 
-  // Looks at ply n of the game (0 = the start); the game's own ply returns to play.
-  async function goTo(n) {
-    n = Math.max(0, Math.min(state.moves.length, n));
-    state.selected = null;
-    if (n === state.moves.length) {
-      state.view = null;
-      renderAll();
-      schedule();
-      return;
-    }
-    state.view = n;
-    if (!state.positions[n]) {
-      try {
-        const data = await api('/legal', { obx: state.startObx, moves: state.moves.slice(0, n) });
-        state.positions[n] = data;
-      } catch (e) {
-        state.view = null;
-        showError(`Server: ${e.message}`);
-      }
-    }
+  function promote() {
+    let n = state.cur;
+    while (n.parent && n.parent.children[0] === n) n = n.parent;
+    if (!n.parent) return;
+    const sibs = n.parent.children;
+    sibs.splice(sibs.indexOf(n), 1);
+    sibs.unshift(n);
+    save();
     renderAll();
   }
 
-  async function loadObx(text) {
+  function deleteLine() {
+    const n = state.cur;
+    if (!n.parent) return;
+    if (state.thinking && pathTo(state.thinking).includes(n)) abortEngine();
+    n.parent.children.splice(n.parent.children.indexOf(n), 1);
+    forget(n);
+    state.gen++;
+    goTo(n.parent);
+  }
+
+  // Shows a node; its position is asked for when not known yet.
+  function goTo(node) {
+    if (!node) return;
+    state.selected = null;
+    state.cur = node;
+    renderAll();
+    save();
+    ensurePos(node).then((ok) => { if (ok && state.cur === node) { renderAll(); schedule(); } });
+    schedule();
+    requestLines();
+  }
+
+  async function loadObx(text, quiet) {
     text = (text || $('obx').value).trim();
     if (!text) return false;
     try {
-      const data = await api('/legal', { obx: text });
+      const data = await api('/legal', { obx: text, repetition: state.rule });
       reset(text, data);
-      showError('Position loaded.', true);
+      if (!quiet) showError('Position loaded.', true);
       $('obx').blur();
       save();
       renderAll();
       schedule();
+      requestLines();
       return true;
     } catch (e) {
       showError(e.message);
@@ -1005,38 +1699,69 @@
   }
 
   async function hint() {
-    if (!state.pos || state.pos.result || state.thinking) return;
+    const node = state.cur;
+    if (!node.pos || resultAt(node) || state.thinking) return;
     const gen = state.gen;
-    const side = state.pos.turn;
-    state.thinking = true;
+    const side = node.pos.turn;
+    state.thinking = node;
     renderAll();
     try {
-      const data = await api('/obx', { obx: state.startObx, moves: state.moves, movetime: state.movetime });
+      const data = await api('/obx', strengthParams({ obx: state.startObx, moves: movesTo(node), movetime: state.movetime,
+        repetition: state.rule }));
       if (gen !== state.gen) return;
-      state.analysis = { score: data.score, depth: data.depth, pv: data.pv, side, nodes: data.nodes, time_ms: data.time_ms };
-      state.evals[state.moves.length] = data.score ? scoreForGoats(data.score, side) : null;
-      state.hint = splitMove(data.move);
+      state.analysis = { nodeId: node.id, score: data.score, depth: data.depth, pv: data.pv, side, nodes: data.nodes, time_ms: data.time_ms };
+      state.hint = data.move ? { nodeId: node.id, move: data.move } : null;
     } catch (e) {
       if (gen === state.gen) showError(`Engine: ${e.message}`);
     }
     if (gen !== state.gen) return;
-    state.thinking = false;
+    state.thinking = null;
     renderAll();
+    schedule();
   }
 
   async function analyse() {
-    const ply = shownPly();
-    const moves = state.moves.slice(0, ply);
+    const node = state.cur;
     state.analysing = true;
-    renderLines();
+    renderAnalysis();
     try {
-      const data = await api('/analysis', { obx: state.startObx, moves, movetime: state.movetime });
-      state.lines = { ply, moves, data };
+      const data = await api('/analysis', { obx: state.startObx, moves: movesTo(node), movetime: state.movetime,
+        repetition: state.rule });
+      if (inTree(node)) state.an = { nodeId: node.id, data };
     } catch (e) {
       showError(`Analysis: ${e.message}`);
     }
     state.analysing = false;
-    renderLines();
+    renderAnalysis();
+  }
+
+  // The engine's top lines of the position shown, asked again whenever it changes.
+  let linesTimer = null;
+  function requestLines() {
+    clearTimeout(linesTimer);
+    if (state.mpvCtrl) { state.mpvCtrl.abort(); state.mpvCtrl = null; }
+    if (!state.linesOn) return;
+    linesTimer = setTimeout(async () => {
+      const node = state.cur;
+      if (!node.pos || resultAt(node) || state.editor) return;
+      if (state.mpv && state.mpv.nodeId === node.id && state.mpv.n === state.multipv && state.mpv.rule === state.rule) return;
+      const ctrl = new AbortController();
+      state.mpvCtrl = ctrl;
+      state.mpv = null;
+      renderLines();
+      try {
+        const data = await api('/obx', { obx: state.startObx, moves: movesTo(node), multipv: state.multipv,
+          movetime: Math.max(state.movetime, 300), repetition: state.rule }, ctrl.signal);
+        if (ctrl.signal.aborted || state.cur !== node) return;
+        state.mpv = { nodeId: node.id, n: state.multipv, rule: state.rule, data };
+        state.mpvCtrl = null;
+        render();
+        renderEngine();
+        renderLines();
+      } catch (e) {
+        if (!ctrl.signal.aborted) $('lines-info').textContent = `lines: ${e.message}`;
+      }
+    }, 150);
   }
 
   function setMode(mode) {
@@ -1074,6 +1799,40 @@
     renderAll();
   }
 
+  // A new time control starts a new game on it, as on a game server.
+  function setTimeControl() {
+    const tc = $('tc').value;
+    const min = Number($('tc-min').value) || 5;
+    const inc = Number($('tc-inc').value) || 0;
+    if (tc === state.tc && (tc !== 'custom' || (min === state.tcMin && inc === state.tcInc))) return;
+    state.tc = tc;
+    state.tcMin = min;
+    state.tcInc = inc;
+    renderControls();
+    newGame();
+  }
+
+  async function setRule(rule) {
+    if (rule === state.rule) return;
+    const before = state.rule;
+    const end = lineEnd(state.cur);
+    try {
+      await api('/legal', { obx: state.startObx, moves: movesTo(end), repetition: rule });
+    } catch (e) {
+      showError(`The game cannot go on under that rule: ${e.message}`);
+      $('rule').value = before;
+      return;
+    }
+    state.rule = rule;
+    for (const n of nodes.values()) { if (n.pos) { n.local = n.pos; n.local.local = true; n.local.legal = []; } n.pos = null; }
+    state.an = null;
+    state.mpv = null;
+    state.gen++;
+    abortEngine();
+    save();
+    goTo(state.cur);
+  }
+
   async function serverInfo() {
     try {
       const res = await fetch('/health');
@@ -1091,20 +1850,197 @@
   function onKey(e) {
     const t = e.target;
     if (t && (t.tagName === 'TEXTAREA' || t.tagName === 'INPUT' || t.tagName === 'SELECT')) return;
-    if (e.key === 'ArrowLeft') { e.preventDefault(); goTo(shownPly() - 1); }
-    else if (e.key === 'ArrowRight') { e.preventDefault(); goTo(shownPly() + 1); }
-    else if (e.key === 'Home') { e.preventDefault(); goTo(0); }
-    else if (e.key === 'End') { e.preventDefault(); goTo(state.moves.length); }
+    if (state.editor) return;
+    const n = state.cur;
+    if (e.key === 'ArrowLeft') { e.preventDefault(); if (n.parent) goTo(n.parent); }
+    else if (e.key === 'ArrowRight') { e.preventDefault(); if (n.children[0]) goTo(n.children[0]); }
+    else if (e.key === 'Home') { e.preventDefault(); goTo(state.root); }
+    else if (e.key === 'End') { e.preventDefault(); goTo(lineEnd(n)); }
     else if (e.key === 'f' && !e.ctrlKey && !e.metaKey && !e.altKey) flip();
   }
 
+  // ---- the position editor ---------------------------------------------------------------------
+
+  function openEditor() {
+    abortEngine();
+    state.gen++;
+    const pos = posOf(state.cur);
+    state.editor = { cells: boardCells(pos.obx), tool: 'goat', drag: null };
+    $('ed-hand').value = String(pos.in_hand);
+    $('ed-captured').value = String(pos.captured);
+    $('ed-turn').value = pos.turn === 'tigers' ? 't' : 'g';
+    $('ed-rule').value = state.rule;
+    $('ed-error').textContent = '';
+    $('editor').hidden = false;
+    renderAll();
+    $('editor').scrollIntoView({ block: 'nearest' });
+  }
+
+  function closeEditor() {
+    if (!state.editor) return;
+    state.editor = null;
+    clear(layers.effects);
+    $('editor').hidden = true;
+  }
+
+  function editorObx() {
+    const e = state.editor;
+    return `${boardText(e.cells)} ${$('ed-turn').value} @${$('ed-hand').value || 0} c${$('ed-captured').value || 0}`;
+  }
+
+  // Goats in hand follow the goats on the board and the captured count, as long as they can.
+  function fitHand() {
+    const goats = Object.values(state.editor.cells).filter((c) => c === 'G').length;
+    const caps = Number($('ed-captured').value) || 0;
+    $('ed-hand').value = String(Math.max(0, 20 - goats - caps));
+  }
+
+  function renderEditorBoard() {
+    const e = state.editor;
+    clear(layers.marks);
+    clear(layers.targets);
+    clear(layers.pieces);
+    clear(layers.effects);
+    for (const [point, ch] of Object.entries(e.cells)) layers.pieces.appendChild(piece(ch === 'T' ? 'tiger' : 'goat', point));
+    for (const hit of layers.hits.children) hit.classList.add('clickable');
+  }
+
+  function renderEditorPanel() {
+    if (!state.editor) return;
+    for (const b of document.querySelectorAll('.tool')) b.classList.toggle('active', b.getAttribute('data-tool') === state.editor.tool);
+    $('ed-obx').textContent = editorObx();
+  }
+
+  function editPoint(name, kind) {
+    const e = state.editor;
+    const k = kind || e.tool;
+    const ch = k === 'tiger' ? 'T' : k === 'goat' ? 'G' : null;
+    if (!ch || (!kind && e.cells[name] === ch)) delete e.cells[name]; else e.cells[name] = ch;
+    fitHand();
+    render();
+    renderEditorPanel();
+  }
+
+  // The point under a screen position, or null off the board.
+  function pointAt(x, y) {
+    const r = $('board').getBoundingClientRect();
+    if (x < r.left || x > r.right || y < r.top || y > r.bottom) return null;
+    const bx = ((x - r.left) / r.width) * SIZE;
+    const by = ((y - r.top) / r.height) * SIZE;
+    let c = Math.round((bx - MARGIN) / GAP);
+    let row = Math.round((by - MARGIN) / GAP);
+    if (c < 0 || c > 4 || row < 0 || row > 4) return null;
+    if (Math.hypot(bx - (MARGIN + c * GAP), by - (MARGIN + row * GAP)) > 57) return null;
+    if (state.flipped) { c = 4 - c; row = 4 - row; }
+    return pointName(c, row);
+  }
+
+  // Dragging: a piece from the palette onto a point, or a piece from point to point (off the
+  // board removes it). A press and release on one point without moving is a click.
+  function startDrag(e, kind, from) {
+    e.preventDefault();
+    state.editor.drag = { kind, from, x: e.clientX, y: e.clientY, moved: false };
+    document.addEventListener('pointermove', onDragMove);
+    document.addEventListener('pointerup', onDragEnd, { once: true });
+  }
+
+  function onDragMove(e) {
+    const d = state.editor && state.editor.drag;
+    if (!d) return;
+    if (Math.hypot(e.clientX - d.x, e.clientY - d.y) > 4) d.moved = true;
+    clear(layers.effects);
+    const r = $('board').getBoundingClientRect();
+    const bx = ((e.clientX - r.left) / r.width) * SIZE;
+    const by = ((e.clientY - r.top) / r.height) * SIZE;
+    if (bx >= 0 && by >= 0 && bx <= SIZE && by <= SIZE) {
+      const size = d.kind === 'tiger' ? 90 : 82;
+      el('use', { href: `#${d.kind}`, x: bx - size / 2, y: by - size / 2, width: size, height: size, class: 'drag-ghost' }, layers.effects);
+    }
+  }
+
+  function onDragEnd(e) {
+    document.removeEventListener('pointermove', onDragMove);
+    const d = state.editor && state.editor.drag;
+    if (!d) return;
+    state.editor.drag = null;
+    clear(layers.effects);
+    const to = pointAt(e.clientX, e.clientY);
+    if (!d.moved) {
+      if (d.from) editPoint(d.from);
+      return;
+    }
+    if (d.from && d.from !== to) delete state.editor.cells[d.from];
+    if (to) state.editor.cells[to] = d.kind === 'tiger' ? 'T' : 'G';
+    fitHand();
+    render();
+    renderEditorPanel();
+  }
+
+  function onEditorPointerDown(e, name) {
+    if (!state.editor || e.button !== 0) return;
+    const ch = state.editor.cells[name];
+    if (ch) startDrag(e, ch === 'T' ? 'tiger' : 'goat', name);
+    else {
+      e.preventDefault();
+      editPoint(name);
+    }
+  }
+
+  function setEditorCells(obx) {
+    state.editor.cells = boardCells(obx);
+    const p = localOf(obx);
+    $('ed-hand').value = String(p.in_hand);
+    $('ed-captured').value = String(p.captured);
+    $('ed-turn').value = p.turn === 'tigers' ? 't' : 'g';
+    render();
+    renderEditorPanel();
+  }
+
+  // The position is the server's to judge: an impossible one is refused with its reason.
+  async function editorDone() {
+    const obx = editorObx();
+    const rule = $('ed-rule').value;
+    try {
+      const data = await api('/legal', { obx, repetition: rule });
+      closeEditor();
+      reset(obx, data, rule);
+      showError('Position set up.', true);
+      save();
+      renderAll();
+      schedule();
+      requestLines();
+    } catch (e) {
+      $('ed-error').textContent = unreachable(e) ? `Server: ${e.message}` : `Refused: ${e.message}`;
+      $('ed-error').setAttribute('data-code', e.data && e.data.code ? e.data.code : '');
+    }
+  }
+
+  // ---- start ----------------------------------------------------------------------------------
+
   function restore() {
     try {
-      const saved = JSON.parse(localStorage.getItem(STORE) || 'null');
-      if (!saved || typeof saved.startObx !== 'string' || !Array.isArray(saved.moves)) return null;
+      let saved = JSON.parse(localStorage.getItem(STORE) || 'null');
+      if (!saved) {
+        const old = JSON.parse(localStorage.getItem(OLD_STORE) || 'null');
+        if (old && Array.isArray(old.moves)) {
+          const tree = [];
+          let at = tree;
+          for (const m of old.moves) { const n = { m, c: [] }; at.push(n); at = n.c; }
+          saved = { ...old, tree, path: old.moves.map(() => 0) };
+        }
+      }
+      if (!saved || typeof saved.startObx !== 'string' || !Array.isArray(saved.tree)) return null;
       if (['goats', 'tigers', 'watch', 'human'].includes(saved.mode)) state.mode = saved.mode;
       if (Number.isInteger(saved.movetime)) $('movetime').value = String(saved.movetime);
-      if (Number.isInteger(saved.skill) && saved.skill >= 0 && saved.skill <= 20) state.skill = saved.skill;
+      if ((Number.isInteger(saved.skill) && saved.skill >= 0 && saved.skill <= 20) || saved.skill === 'elo') state.skill = saved.skill;
+      if (Number.isInteger(saved.elo) && saved.elo >= 600 && saved.elo <= 2400) state.elo = saved.elo;
+      if (typeof saved.tc === 'string') state.tc = saved.tc;
+      if (typeof saved.tcMin === 'number') state.tcMin = saved.tcMin;
+      if (typeof saved.tcInc === 'number') state.tcInc = saved.tcInc;
+      if (typeof saved.sound === 'boolean') state.sound = saved.sound;
+      if (saved.theme === 'light' || saved.theme === 'dark') state.theme = saved.theme;
+      if (typeof saved.linesOn === 'boolean') state.linesOn = saved.linesOn;
+      if (Number.isInteger(saved.multipv) && saved.multipv >= 1 && saved.multipv <= 5) state.multipv = saved.multipv;
       state.flipped = Boolean(saved.flipped);
       return saved;
     } catch (e) {
@@ -1112,8 +2048,85 @@
     }
   }
 
+  // The saved game as a tree, with the node its path names.
+  function fromSaved(saved) {
+    reset(saved.startObx, null, saved.rule === 'draw' ? 'draw' : 'forbid');
+    const side = sideOf(saved.startObx);
+    for (const o of saved.tree) state.root.children.push(build(state.root, o, side));
+    if (saved.rootEval) state.root.eval = saved.rootEval;
+    let at = state.root;
+    for (const i of saved.path || []) { if (!at.children[i]) break; at = at.children[i]; }
+    state.cur = at;
+    if (saved.clock && state.clock) {
+      const c = saved.clock;
+      state.clock = { base: c.base, inc: c.inc, left: c.left, running: c.running, since: performance.now(), flag: c.flag };
+    }
+  }
+
+  // The node of a saved tree at the end of a list of moves, or null.
+  function findLine(moves) {
+    let at = state.root;
+    for (const m of moves) {
+      const want = entryOf(m).move.toUpperCase();
+      const next = at.children.find((c) => c.move.toUpperCase() === want);
+      if (!next) return null;
+      at = next;
+    }
+    return at;
+  }
+
+  // /?obx=...&moves=...&ply=...&rule=...: the line in the address, inside the saved tree when
+  // it belongs to it (its side lines and graph stay), else as a game of its own.
+  async function openAddress(q, saved) {
+    const obx = q.get('obx').trim();
+    const moves = (q.get('moves') || '').split(/[\s,]+/).filter(Boolean);
+    const rule = q.get('rule') === 'draw' ? 'draw' : 'forbid';
+    let end = null;
+    if (saved && saved.startObx.trim() === obx && (saved.rule || 'forbid') === rule) {
+      fromSaved(saved);
+      end = findLine(moves);
+    }
+    if (!end) {
+      reset(obx, null, rule);
+      let at = state.root;
+      let side = sideOf(obx);
+      for (const m of moves) { const n = newNode(at, entryOf(m), side); at.children.push(n); at = n; side = other(side); }
+      end = at;
+    }
+    const line = [state.root, ...pathTo(end)];
+    const ply = q.has('ply') ? Number(q.get('ply')) : line.length - 1;
+    state.cur = line[Math.max(0, Math.min(line.length - 1, Number.isInteger(ply) ? ply : line.length - 1))];
+    renderAll();
+    state.lastError = null;
+    const ok = await fetchPos(end);
+    if (!ok) {
+      if (state.lastError && !unreachable(state.lastError)) {
+        showError(`The address's game was refused: ${state.lastError.message}`);
+        return false;
+      }
+      failAgain('The server did not answer.', () => openAddress(q, saved));
+      return true;
+    }
+    if (state.cur !== end) await ensurePos(state.cur);
+    showError(moves.length ? `Game loaded: ${moves.length} moves.` : 'Position loaded.', true);
+    save();
+    renderAll();
+    schedule();
+    requestLines();
+    return true;
+  }
+
+  function applyTheme() {
+    document.documentElement.setAttribute('data-theme', state.theme);
+  }
+
   async function init() {
     const saved = restore();
+    trays.goats = $('tray-goats');
+    trays.tigers = $('tray-tigers');
+    applyTheme();
+    state.root = newNode(null, null, null);
+    state.cur = state.root;
     drawBoard();
     for (const b of document.querySelectorAll('[data-mode]')) {
       b.addEventListener('click', () => setMode(b.getAttribute('data-mode')));
@@ -1125,12 +2138,30 @@
     $('pause').addEventListener('click', togglePause);
     $('flip').addEventListener('click', flip);
     $('retry').addEventListener('click', retryFailed);
-    $('nav-back').addEventListener('click', () => goTo(shownPly() - 1));
-    $('nav-forward').addEventListener('click', () => goTo(shownPly() + 1));
+    $('nav-first').addEventListener('click', () => goTo(state.root));
+    $('nav-back').addEventListener('click', () => goTo(state.cur.parent));
+    $('nav-forward').addEventListener('click', () => goTo(state.cur.children[0]));
+    $('nav-last').addEventListener('click', () => goTo(lineEnd(state.cur)));
+    $('promote').addEventListener('click', promote);
+    $('delete-line').addEventListener('click', deleteLine);
     $('analyse').addEventListener('click', analyse);
-    $('skill').addEventListener('change', (e) => { state.skill = Number(e.target.value); save(); });
+    $('skill').addEventListener('change', (e) => {
+      state.skill = e.target.value === 'elo' ? 'elo' : Number(e.target.value);
+      save();
+      renderAll();
+    });
+    $('elo').addEventListener('input', (e) => { state.elo = Number(e.target.value); save(); renderControls(); renderPlayers(); });
+    $('tc').addEventListener('change', setTimeControl);
+    $('tc-min').addEventListener('change', setTimeControl);
+    $('tc-inc').addEventListener('change', setTimeControl);
+    $('rule').addEventListener('change', (e) => setRule(e.target.value));
     $('movetime').addEventListener('input', (e) => { setMovetime(Number(e.target.value)); save(); });
-    $('copy-obx').addEventListener('click', () => copyText(shownPos() ? shownPos().obx : $('obx').value, 'OBX copied.'));
+    $('lines-on').addEventListener('change', (e) => { state.linesOn = e.target.checked; state.mpv = null; save(); renderAll(); requestLines(); });
+    $('multipv').addEventListener('change', (e) => { state.multipv = Number(e.target.value); save(); requestLines(); });
+    $('sound').addEventListener('click', () => { state.sound = !state.sound; save(); renderControls(); });
+    $('theme').addEventListener('click', () => { state.theme = state.theme === 'light' ? 'dark' : 'light'; applyTheme(); save(); renderControls(); });
+    $('copy-obx').addEventListener('click', () => copyText(posOf(state.cur).obx, 'OBX copied.'));
+    $('copy-link').addEventListener('click', () => copyText(location.href, 'Link copied.'));
     $('load-obx').addEventListener('click', () => loadObx());
     $('obx').addEventListener('input', () => { state.obxEdited = true; });
     $('obx').addEventListener('keydown', (e) => {
@@ -1143,15 +2174,42 @@
     $('export-game').addEventListener('click', () => { $('game-text').value = gameText(); copyText(gameText(), 'Game copied.'); });
     $('import-game').addEventListener('click', importGame);
     $('moves').addEventListener('click', (e) => {
-      const cell = e.target.closest('[data-ply]');
-      if (cell) goTo(Number(cell.getAttribute('data-ply')));
+      const cell = e.target.closest('[data-node]');
+      if (cell) goTo(nodes.get(Number(cell.getAttribute('data-node'))));
     });
+    $('evalgraph').addEventListener('click', onGraphClick);
+    $('edit').addEventListener('click', openEditor);
+    $('ed-cancel').addEventListener('click', () => { closeEditor(); renderAll(); schedule(); });
+    $('ed-done').addEventListener('click', editorDone);
+    $('ed-start').addEventListener('click', () => setEditorCells(START));
+    $('ed-clear').addEventListener('click', () => setEditorCells('XXXXX/XXXXX/XXXXX/XXXXX/XXXXX g @20 c0'));
+    for (const id of ['ed-hand', 'ed-turn', 'ed-rule']) $(id).addEventListener('input', renderEditorPanel);
+    $('ed-captured').addEventListener('input', () => { fitHand(); renderEditorPanel(); });
+    for (const b of document.querySelectorAll('.tool')) {
+      const kind = b.getAttribute('data-tool');
+      b.addEventListener('click', () => { state.editor.tool = kind; renderEditorPanel(); });
+      if (kind !== 'empty') b.addEventListener('pointerdown', (e) => { if (state.editor && e.button === 0) { state.editor.tool = kind; startDrag(e, kind, null); } });
+    }
     document.addEventListener('keydown', onKey);
+    // A new layout (a phone turned, a window resized) keeps the move shown in the list's view.
+    if (window.ResizeObserver) new ResizeObserver(keepCurrentInView).observe($('moves-scroll'));
     setMovetime(Number($('movetime').value));
+    $('tc-min').value = String(state.tcMin);
+    $('tc-inc').value = String(state.tcInc);
     serverInfo();
-    const asked = new URLSearchParams(location.search).get('obx');
-    if (asked && await loadObx(asked)) return;
-    if (saved && await start(saved.startObx, saved.moves)) return;
+    setInterval(tick, 100);
+    const q = new URLSearchParams(location.search);
+    if (q.get('obx') && await openAddress(q, saved)) return;
+    if (saved) {
+      fromSaved(saved);
+      renderAll();
+      const ok = await fetchPos(lineEnd(state.cur));
+      if (ok || unreachable(state.lastError || {})) {
+        if (!ok) failAgain('The server did not answer.', () => goTo(state.cur));
+        else { await ensurePos(state.cur); save(); renderAll(); schedule(); requestLines(); }
+        return;
+      }
+    }
     newGame();
   }
 
