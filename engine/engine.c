@@ -28,7 +28,9 @@ struct engine {
     void (*bench_done)(void *ctx, const bench_result_t *r);
     void *bench_ctx;
     skill_state_t skill;
-    fb_prover_t *prover; /* made at the first go prove */
+    fb_prover_t *prover; /* go prove's, of the Hash size, made at its first use */
+    size_t prover_mb;
+    fb_prover_t *settler; /* engine_settle_moves's, made at its first use */
     search_limits_t prove_limits;
     void (*prove_done)(void *ctx, const fb_proof_t *proof);
     void *prove_ctx;
@@ -86,6 +88,7 @@ void engine_free(engine_t *e)
         worker_free(e->workers[i]);
     engine_free(e->bench);
     fb_prover_free(e->prover);
+    fb_prover_free(e->settler);
     tt_free(&e->tt);
     tb_close(e->tb);
     game_free(&e->game);
@@ -349,8 +352,15 @@ bool engine_prove(engine_t *e, const search_limits_t *limits, void (*done)(void 
     engine_wait(e);
     if (!e->tb)
         return false;
-    if (!e->prover && !(e->prover = fb_prover_new(ENGINE_PROVER_MB)))
+    /* The prover's table is as large as the transposition table (Hash). */
+    size_t mb = engine_hash_mb(e);
+    if (e->prover && e->prover_mb != mb) {
+        fb_prover_free(e->prover);
+        e->prover = NULL;
+    }
+    if (!e->prover && !(e->prover = fb_prover_new(mb)))
         return false;
+    e->prover_mb = mb;
     e->prove_limits = *limits;
     e->prove_done = done;
     e->prove_ctx = ctx;
@@ -361,6 +371,16 @@ bool engine_prove(engine_t *e, const search_limits_t *limits, void (*done)(void 
         return false;
     }
     e->thread_live = true;
+    return true;
+}
+
+bool engine_settle_moves(engine_t *e, const game_t *g, move_t *moves, int n, uint64_t prove_nodes,
+                         fb_settled_t *vals)
+{
+    engine_wait(e);
+    if (!e->tb || (!e->settler && !(e->settler = fb_prover_new(FB_SETTLE_MB))))
+        return false;
+    fb_settle_moves(e->settler, e->tb, g, moves, n, prove_nodes, vals);
     return true;
 }
 

@@ -76,7 +76,12 @@ void engine_search_sync(engine_t *e, const search_limits_t *limits, const search
  * memory or a thread is lacking. */
 bool engine_prove(engine_t *e, const search_limits_t *limits, void (*done)(void *ctx, const fb_proof_t *proof),
                   void *ctx);
-enum { ENGINE_PROVER_MB = 64 };
+/* What is known under forbid of the position after each of the n moves of g (legal moves of
+ * its current position), by fb_settle_moves (forbid.h) with the engine's database and a
+ * prover of FB_SETTLE_MB of its own, within prove_nodes positions per move; moves is
+ * reordered best first. Not while a search runs. Returns false without a database or memory. */
+bool engine_settle_moves(engine_t *e, const game_t *g, move_t *moves, int n, uint64_t prove_nodes,
+                         fb_settled_t *vals);
 
 /* The fixed bench positions (OBX strings). */
 extern const char *const BENCH_POSITIONS[];

@@ -590,6 +590,7 @@ void fb_settle(fb_prover_t *pr, const tb_t *tb, const game_t *g, move_t m, uint6
     out->covered = tb_probe(tb, &p, &out->db);
     out->result = FB_OPEN;
     out->distance = TB_DISTANCE_UNKNOWN;
+    out->proved = false;
     if (!out->covered)
         return;
     if (out->db.wdl != TB_DRAW) {
@@ -605,6 +606,7 @@ void fb_settle(fb_prover_t *pr, const tb_t *tb, const game_t *g, move_t m, uint6
         fb_limits_t lim = {prove_nodes, 0, NULL};
         fb_proof_t proof;
         out->result = prove_from(pr, tb, g, m, &lim, &proof);
+        out->proved = out->result != FB_OPEN;
     }
 }
 

@@ -113,6 +113,7 @@ typedef struct {
     fb_result_t result; /* under forbid after g's history: a win, a loss, or open */
     int distance;       /* the database's distance when its fastest lines hold, else
                            TB_DISTANCE_UNKNOWN (placement, or a result the prover found) */
+    bool proved;        /* the result is the prover's (the database alone did not settle it) */
 } fb_settled_t;
 
 /* Settles a position: the database's win or loss when the history's bound clears it or

@@ -1691,6 +1691,43 @@ Test(referee, database_adjudicates_decided_positions)
     scratch_free(&s);
 }
 
+/* Under forbid the database adjudicates too, where its result holds for the game's history
+ * (here none: the openings are positions); a database draw is played on, and no game is
+ * drawn. */
+Test(referee, database_adjudicates_under_forbid_where_the_result_holds)
+{
+    const char *dir = getenv("BAGHCHAL_TB_DIR");
+    if (!dir || !*dir)
+        cr_skip_test("BAGHCHAL_TB_DIR is not set (tools/run-tests.sh sets it)");
+    scratch_t s;
+    scratch_init(&s);
+    write_file(path_in(&s, "decided.obx"), "GGGGX/GTGTG/XGXGX/GTGTG/XGGGG t @0 c4\n"
+                                             "GGGGX/GTGTG/XGXGX/GTGTG/XGGGG g @0 c4\n"
+                                             "XGGTG/GXTGG/GTTGG/GGXGG/GGGGG g @0 c2\n");
+    char openings[700];
+    snprintf(openings, sizeof openings, "file=%s", path_in(&s, "decided.obx"));
+    args_t a = {0};
+    add_list(&a, REFEREE, "-engine", "cmd=" BIN "/baghchal", "name=a", "-engine", "cmd=" BIN "/baghchal", "name=b",
+             "-each", "depth=2", "option.Hash=1", "-repetition", "forbid", "-openings", openings, "-rounds", "3", "-tb",
+             dir, "-progress", "0", "-records", path_in(&s, "records.txt"), "-json", path_in(&s, "summary.json"), NULL);
+    run_t r = run_args(&a);
+    args_free(&a);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    char *json = read_file(path_in(&s, "summary.json"));
+    cr_assert_geq(json_int(json, "\"terminations\"", "database"), 4, "%s", json);
+    cr_assert_eq(json_int(json, "\"games\"", "counted"), 6, "%s", json);
+    char *text = read_file(path_in(&s, "records.txt"));
+    cr_assert_eq(count_of(text, "[Plies \"0\"]"), 4, "%s", text);
+    cr_assert_eq(count_of(text, "[Repetition \"forbid\"]"), 6, "%s", text);
+    /* Every game has a winner: the drawn opening was played, not adjudicated a draw. */
+    cr_assert_eq(count_of(text, "[Result \"tigers\"]") + count_of(text, "[Result \"goats\"]"), 6, "%s", text);
+    free(text);
+    free(json);
+    run_free(&r);
+    expect_check(path_in(&s, "records.txt"), 0);
+    scratch_free(&s);
+}
+
 /* Runs fake_good (args_a) against fake_good (args_b) at depth 1 with extra options; returns
  * the records. */
 static char *score_match(scratch_t *s, const char *args_a, const char *args_b, const char *const *extra)

@@ -1939,28 +1939,50 @@ Test(server, analysis_values_every_move_from_the_database)
     cr_assert_str_eq(str_field(jd, "source"), "database");
     const cJSON *md = cJSON_GetObjectItemCaseSensitive(jd, "moves");
     cr_assert_eq(cJSON_GetArraySize(md), cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "moves")));
-    /* Best first: wins (fastest first), open values, losses (slowest first); wins odd, losses even. */
-    int prev_rank = 1 << 30, open = 0, k = 0;
+    /* Under forbid: exactly what the library settles (forbid.h), best first; never a draw. */
+    tb_t *tb;
+    char msg[256];
+    cr_assert_eq(tb_open_game(dir, &tb, msg, sizeof msg), TB_OK, "%s", msg);
+    position_t p;
+    cr_assert_eq(obx_parse(obx, &p, NULL, msg, sizeof msg), BC_OK);
+    game_t g;
+    cr_assert(game_init(&g, &p, NULL, REP_FORBID));
+    move_t moves[MAX_MOVES];
+    int n = game_legal_moves(&g, moves);
+    fb_settled_t vals[MAX_MOVES];
+    fb_prover_t *pr = fb_prover_new(FB_SETTLE_MB);
+    fb_settle_moves(pr, tb, &g, moves, n, FB_SETTLE_NODES, vals);
+    int open = 0, proven = 0, k = 0;
     const cJSON *m;
     cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(j, "moves"))
     {
+        char text[MOVE_TEXT_LEN];
+        move_format(moves[k], text);
+        cr_assert_str_eq(str_field(m, "text"), text, "move %d: %s", k, r.body);
         const char *wdl = str_field(m, "wdl");
-        int d = (int)num_field(m, "distance");
-        cr_assert_not_null(wdl);
-        cr_assert_str_neq(wdl, "draw", "forbid draws no game, yet %s is a draw: %s", str_field(m, "move"), r.body);
-        int rank = strcmp(wdl, "win") == 0 ? 1000 - d : strcmp(wdl, "open") == 0 ? 0 : -1000 + d;
-        if (strcmp(wdl, "win") == 0)
-            cr_assert_eq(d % 2, 1);
-        if (strcmp(wdl, "loss") == 0)
-            cr_assert_eq(d % 2, 0);
-        cr_assert_leq(rank, prev_rank, "not best first: %s", r.body);
-        prev_rank = rank;
-        const cJSON *o = cJSON_GetArrayItem(md, k++);
-        cr_assert_str_eq(str_field(o, "move"), str_field(m, "move"), "the draw rule's order differs: %s", rd.body);
-        cr_assert_str_eq(str_field(o, "wdl"), strcmp(wdl, "open") == 0 ? "draw" : wdl, "%s", str_field(m, "move"));
+        const fb_settled_t *v = &vals[k];
+        cr_assert_str_eq(wdl, v->result == FB_LOSS ? "win" : v->result == FB_WIN ? "loss" : "open", "%s", text);
+        const cJSON *d = cJSON_GetObjectItemCaseSensitive(m, "distance");
+        if (v->result != FB_OPEN && v->distance != TB_DISTANCE_UNKNOWN)
+            cr_assert_eq(num_field(m, "distance"), v->distance + 1, "%s", text);
+        else
+            cr_assert(cJSON_IsNull(d), "%s", text);
+        cr_assert_eq(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "proven")), v->proved, "%s", text);
+        /* The draw rule's value of the same move: the same win or loss where the database
+         * settled it, a draw where forbid's value is open or the prover's. */
+        const cJSON *o = NULL, *x;
+        cJSON_ArrayForEach(x, md) if (strcmp(str_field(x, "move"), str_field(m, "move")) == 0) o = x;
+        cr_assert_not_null(o);
+        cr_assert_str_eq(str_field(o, "wdl"), strcmp(wdl, "open") == 0 || v->proved ? "draw" : wdl, "%s", text);
         open += strcmp(wdl, "open") == 0;
+        proven += v->proved;
+        k++;
     }
-    cr_assert_gt(open, 0, "this position has database draws: %s", r.body);
+    cr_assert_eq(k, n);
+    cr_assert_gt(open + proven, 0, "this position has database draws: %s", r.body);
+    fb_prover_free(pr);
+    game_free(&g);
+    tb_close(tb);
     cJSON_Delete(jd);
     resp_free(&rd);
     cJSON_Delete(j);
@@ -2007,6 +2029,8 @@ Test(server, analysis_values_placement_moves_from_the_solution, .fini = remove_p
     cr_assert_eq(tb_open_game(place_dir, &tb, msg, sizeof msg), TB_OK, "%s", msg);
     cr_assert(tb_has_placement(tb));
     srv_t *s = start("--tablebase", place_dir, NULL);
+    fb_prover_t *pr = fb_prover_new(FB_SETTLE_MB);
+    cr_assert_not_null(pr);
     tbp_rank_t rk;
     tbp_rank_init(&rk);
     int seen[3] = {0};
@@ -2023,29 +2047,36 @@ Test(server, analysis_values_placement_moves_from_the_solution, .fini = remove_p
         cr_assert_str_eq(str_field(j, "source"), "database", "%s", obx);
         int n = check_analysis_moves(s->port, j, obx);
         move_t moves[MAX_MOVES];
-        tb_move_value_t ranked[MAX_MOVES];
         cr_assert_eq(gen_moves(&p, moves), n);
-        cr_assert_gt(tb_rank_moves(tb, &p, moves, n, ranked), 0);
+        /* Under the default rule, forbid: what the library settles (a database draw is open
+         * unless the prover settles it); a placement value has no distance. */
+        game_t gm;
+        cr_assert(game_init(&gm, &p, NULL, REP_FORBID));
+        fb_settled_t vals[MAX_MOVES];
+        fb_settle_moves(pr, tb, &gm, moves, n, FB_SETTLE_NODES, vals);
         int k = 0;
         const cJSON *m;
         cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(j, "moves"))
         {
             char text[MOVE_TEXT_LEN];
-            move_format(ranked[k].move, text);
+            move_format(moves[k], text);
             cr_assert_str_eq(str_field(m, "text"), text, "%s: move %d", obx, k);
-            /* Under the default rule, forbid, a database draw is an open value. */
-            const char *want = ranked[k].value.wdl > 0 ? "win" : ranked[k].value.wdl < 0 ? "loss" : "open";
+            const fb_settled_t *v = &vals[k];
+            const char *want = v->result == FB_LOSS ? "win" : v->result == FB_WIN ? "loss" : "open";
             cr_assert_str_eq(str_field(m, "wdl"), want, "%s %s", obx, text);
             const cJSON *d = cJSON_GetObjectItemCaseSensitive(m, "distance");
-            if (ranked[k].value.wdl != TB_DRAW)
+            if (v->db.wdl != TB_DRAW)
                 cr_assert(cJSON_IsNull(d), "%s %s: a placement value has no distance", obx, text);
-            seen[ranked[k].value.wdl + 1]++;
+            cr_assert_eq(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "proven")), v->proved, "%s %s", obx, text);
+            seen[-v->db.wdl + 1]++;
             k++;
         }
+        game_free(&gm);
         cJSON_Delete(j);
         resp_free(&r);
     }
     cr_assert(seen[0] && seen[1] && seen[2], "losing, drawn and winning moves were all shown");
+    fb_prover_free(pr);
     stop(s);
     tb_close(tb);
 }

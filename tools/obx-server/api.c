@@ -729,12 +729,8 @@ int api_db_move_values(const tb_t *tb, const game_t *g, const move_t *moves, int
     return tb_rank_moves(tb, game_position(g), moves, n, out) < 0 ? -1 : n;
 }
 
-/* The database's values are under the `draw` rule; under `forbid` no game is drawn, so a
- * database draw says only that the value under this game's rule is not known: "open". */
-static const char *wdl_name(int wdl, rep_rule_t rule)
-{
-    return wdl > 0 ? "win" : wdl < 0 ? "loss" : rule == REP_DRAW ? "draw" : "open";
-}
+/* The database's values are under the `draw` rule (forbid goes through settled_entry). */
+static const char *wdl_name(int wdl) { return wdl > 0 ? "win" : wdl < 0 ? "loss" : "draw"; }
 
 /* One entry of "moves": the move as /legal writes it, then its value. */
 static cJSON *move_entry(move_t m, bool *ok)
@@ -757,8 +753,22 @@ static cJSON *move_entry(move_t m, bool *ok)
 
 /* The moves in the order shown: db (best first) or the search lines (best first, then any
  * move no line reached, without a value). */
-static char *analysis_answer(const char *input, const game_t *g, const tb_move_value_t *db, const collect_t *c,
-                             const move_t *moves, int n)
+/* The value of a settled move (forbid.h) for the side that makes it. */
+static void settled_entry(cJSON *o, const fb_settled_t *v, bool *ok)
+{
+    const char *wdl = v->result == FB_LOSS ? "win" : v->result == FB_WIN ? "loss" : "open";
+    add(o, "wdl", cJSON_CreateString(wdl), ok);
+    add(o, "distance",
+        v->result != FB_OPEN && v->distance != TB_DISTANCE_UNKNOWN ? cJSON_CreateNumber(v->distance + 1)
+                                                                   : cJSON_CreateNull(),
+        ok);
+    add(o, "score", cJSON_CreateNull(), ok);
+    if (v->proved)
+        add(o, "proven", cJSON_CreateTrue(), ok);
+}
+
+static char *analysis_answer(const char *input, const game_t *g, const tb_move_value_t *db, const fb_settled_t *fb,
+                             const collect_t *c, const move_t *moves, int n)
 {
     move_t order[MAX_MOVES];
     const search_info_t *info[MAX_MOVES] = {NULL};
@@ -766,6 +776,8 @@ static char *analysis_answer(const char *input, const game_t *g, const tb_move_v
     int k = 0;
     for (int i = 0; db && i < n; i++)
         order[k++] = db[i].move;
+    for (int i = 0; fb && i < n; i++)
+        order[k++] = moves[i]; /* already best first */
     for (int i = 0; c && i < c->multipv; i++) {
         if (!c->have[i] || c->lines[i].pv_len == 0)
             continue;
@@ -797,7 +809,7 @@ static char *analysis_answer(const char *input, const game_t *g, const tb_move_v
     add(root, "input", str_or_null(input), &ok);
     add(root, "position", obx_json(g), &ok);
     add(root, "turn", cJSON_CreateString(side_name(game_position(g)->side)), &ok);
-    add(root, "source", cJSON_CreateString(db ? "database" : c ? "search" : "none"), &ok);
+    add(root, "source", cJSON_CreateString(db || fb ? "database" : c ? "search" : "none"), &ok);
     add(root, "depth", c ? cJSON_CreateNumber(c->final.depth) : cJSON_CreateNull(), &ok);
     cJSON *arr = add(root, "moves", cJSON_CreateArray(), &ok);
     for (int i = 0; arr && i < k; i++) {
@@ -805,8 +817,10 @@ static char *analysis_answer(const char *input, const game_t *g, const tb_move_v
         if (!o)
             break;
         const search_info_t *line = info[i];
-        if (db) {
-            add(o, "wdl", cJSON_CreateString(wdl_name(db[i].value.wdl, g->rule)), &ok);
+        if (fb) {
+            settled_entry(o, &fb[i], &ok);
+        } else if (db) {
+            add(o, "wdl", cJSON_CreateString(wdl_name(db[i].value.wdl)), &ok);
             /* Placement-phase values carry no distance. */
             add(o, "distance",
                 db[i].value.distance == TB_DISTANCE_UNKNOWN
@@ -837,8 +851,21 @@ char *api_analysis_json(engine_t *e, const char *input, const game_t *g, const s
     int n = game_legal_moves(g, moves);
     tb_move_value_t db[MAX_MOVES];
     char *text = NULL;
+    /* Under forbid the database's values are worth what the game's history leaves of them,
+     * and its draws are open unless the prover settles them (forbid.h). */
+    fb_settled_t fb[MAX_MOVES];
+    if (n > 0 && g->rule == REP_FORBID && api_db_move_values(engine_tablebase(e), g, moves, n, db) == n) {
+        if (!engine_settle_moves(e, g, moves, n, FB_SETTLE_NODES, fb)) {
+            no_memory(err);
+            return NULL;
+        }
+        text = analysis_answer(input, g, NULL, fb, NULL, moves, n);
+        if (!text)
+            no_memory(err);
+        return text;
+    }
     if (n == 0 || api_db_move_values(engine_tablebase(e), g, moves, n, db) == n) {
-        text = analysis_answer(input, g, n ? db : NULL, NULL, moves, n);
+        text = analysis_answer(input, g, n ? db : NULL, NULL, NULL, moves, n);
         if (!text)
             no_memory(err);
         return text;
@@ -859,7 +886,7 @@ char *api_analysis_json(engine_t *e, const char *input, const game_t *g, const s
         } else {
             search_report_t report = {on_info, on_bestmove, &c};
             engine_search_sync(e, limits, &report);
-            text = analysis_answer(input, g, NULL, &c, moves, n);
+            text = analysis_answer(input, g, NULL, NULL, &c, moves, n);
             if (!text)
                 no_memory(err);
         }

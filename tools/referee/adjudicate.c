@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "forbid.h"
 #include "tb.h"
 
 struct adjudicator {
@@ -32,11 +33,20 @@ void adj_close(adjudicator_t *a)
     free(a);
 }
 
-int adj_probe(const adjudicator_t *a, const position_t *p)
+enum { ADJ_VERIFY_NODES = 5000 };
+
+int adj_probe(const adjudicator_t *a, const game_t *g)
 {
+    const position_t *p = game_position(g);
     tb_value_t v;
-    /* tb_probe says which positions it covers (today: the movement phase). */
+    /* tb_probe says which positions it covers (both phases when the placement file is there). */
     if (!a || !tb_probe(a->tb, p, &v) || v.wdl == TB_DRAW)
         return -1;
+    if (g->rule == REP_FORBID) {
+        fb_history_t h;
+        fb_history_init(&h, a->tb, g);
+        if (!fb_value_holds(&h, p, v) && !fb_verify(a->tb, g, p, v, ADJ_VERIFY_NODES))
+            return -1;
+    }
     return v.wdl == TB_WIN ? p->side : !p->side;
 }

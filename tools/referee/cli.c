@@ -812,8 +812,6 @@ static bool finish(gather_t *g, config_t *cfg, err_t *e)
         return fail(e, "-sprt needs a two-engine match");
     if (cfg->tb_dir) {
         struct stat st;
-        if (cfg->rule != REP_DRAW)
-            return fail(e, "-tb: the database values hold under -repetition draw only");
         if (stat(cfg->tb_dir, &st) != 0 || !S_ISDIR(st.st_mode))
             return fail(e, "-tb: '%s' is not a directory", cfg->tb_dir);
     }

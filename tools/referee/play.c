@@ -237,9 +237,8 @@ static bool adjudicated(state_t *s)
         snprintf(out->reason, sizeof out->reason, "draw: %zu plies played without a result", s->game.count);
         return true;
     }
-    const position_t *p = game_position(&s->game);
     if (s->ctx->adj) {
-        int w = adj_probe(s->ctx->adj, p);
+        int w = adj_probe(s->ctx->adj, &s->game);
         if (w >= 0) {
             out->winner = w;
             out->term = TERM_DATABASE;
