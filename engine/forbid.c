@@ -396,7 +396,9 @@ static void leaf_numbers(fb_prover_t *pr, uint32_t *pn, uint32_t *dn)
         return;
     }
     /* The moves by the rules: the ones the history forbids are taken out when the position
-     * is expanded (a position whose every move repeats is found lost then). */
+     * is expanded (a position whose every move repeats is found lost then). A new position
+     * starts at 1 and 1: weighting its disproof by its number of moves, or of moves that do
+     * not lose at once, settled no more positions and took longer per position. */
     int n = p->captured >= pr->captures_to_win ? 0 : count_moves(p);
     if (n == 0) {
         *pn = FB_INF, *dn = 0; /* no move: the side to move loses */
@@ -404,7 +406,7 @@ static void leaf_numbers(fb_prover_t *pr, uint32_t *pn, uint32_t *dn)
         *pn = *dn = FB_INF / 2; /* too deep to look at: never worth expanding */
     } else {
         *pn = 1;
-        *dn = (uint32_t)n;
+        *dn = 1;
     }
 }
 
@@ -424,18 +426,26 @@ static void mid(fb_prover_t *pr, uint32_t thpn, uint32_t thdn, uint32_t *pn, uin
 {
     move_t moves[MAX_MOVES];
     uint32_t cpn[MAX_MOVES], cdn[MAX_MOVES];
-    uint64_t key = node_key(pr), start = pr->nodes;
+    uint64_t key = node_key(pr), start = pr->nodes, ckey[MAX_MOVES];
     int n = legal_moves(pr, moves);
     pr->nodes++;
     prepare_children(pr);
+    /* The children's table entries are fetched together (each is a cache miss). */
     for (int i = 0; i < n; i++) {
         push(pr, moves[i]);
-        const fb_entry_t *e = tt_find(pr, node_key(pr));
-        if (e)
-            cpn[i] = e->pn, cdn[i] = e->dn;
-        else
-            leaf_numbers(pr, &cpn[i], &cdn[i]);
+        ckey[i] = node_key(pr);
+        __builtin_prefetch(&pr->tt[(ckey[i] & (pr->buckets - 1)) * FB_BUCKET]);
         pop(pr);
+    }
+    for (int i = 0; i < n; i++) {
+        const fb_entry_t *e = tt_find(pr, ckey[i]);
+        if (e) {
+            cpn[i] = e->pn, cdn[i] = e->dn;
+        } else {
+            push(pr, moves[i]);
+            leaf_numbers(pr, &cpn[i], &cdn[i]);
+            pop(pr);
+        }
     }
     int best = -1;
     for (;;) {
