@@ -656,6 +656,11 @@ static void fill_info(const search_shared_t *s, const root_move_t *rm, int pv_id
         info->score = 0;
         info->bound = BOUND_EXACT;
     }
+    /* A root the prover settled: a win or loss of unknown distance, proven. */
+    if (s->root_proof != FB_OPEN && !score_is_mate(rm->score)) {
+        info->score = s->root_proof == FB_WIN ? SCORE_TB_WIN - 1 : -SCORE_TB_WIN + 1;
+        info->bound = BOUND_EXACT;
+    }
     info->nodes = total_nodes(s);
     info->tbhits = total_tbhits(s);
     info->time_ms = elapsed;
@@ -1015,11 +1020,39 @@ static void *timer_main(void *arg)
     return NULL;
 }
 
+/* Under forbid an open root (the database does not settle it for this game) first gets a
+ * share of the time for the prover: a proven win is played at once, and after a proven loss
+ * the defence with the most work left to refute it. */
+enum { FB_ROOT_SHARE = 25 };
+
+static void prove_root(search_shared_t *s, root_move_t *root, int *nroot)
+{
+    s->root_proof = FB_OPEN;
+    if (!s->prover || s->rule != REP_FORBID || !s->root_in_tb || s->root_holds || !s->maximum_ms ||
+        s->limits.searchmoves_nb || *nroot < 2)
+        return;
+    int64_t budget = (s->optimum_ms ? s->optimum_ms : s->maximum_ms) * FB_ROOT_SHARE / 100;
+    if (budget < 1)
+        return;
+    fb_limits_t lim = {0, budget, &s->stop};
+    fb_proof_t proof;
+    if (fb_prove(s->prover, s->tb, s->game, &lim, &proof) == FB_OPEN || proof.move == MOVE_NONE)
+        return;
+    for (int i = 0; i < *nroot; i++)
+        if (root[i].move == proof.move) {
+            root[0] = root[i];
+            *nroot = 1;
+            s->root_proof = proof.result;
+            return;
+        }
+}
+
 void search_run(search_shared_t *s)
 {
     s->start_ms = search_now_ms();
     s->root_in_tb = false;
     s->root_holds = false;
+    s->root_proof = FB_OPEN;
     s->root_tbhits = 0;
     tt_new_search(s->tt);
     /* Root moves: the game's legal moves (exact repetition rules), cut to searchmoves. */
@@ -1066,6 +1099,8 @@ void search_run(search_shared_t *s)
     }
     if (s->limits.movetime > 0)
         s->optimum_ms = 0; /* a fixed time is spent whole: only the maximum applies */
+
+    prove_root(s, root, &nroot);
 
     /* Batches small enough that all threads together overshoot a node limit by a few
      * percent at most. */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "baghchal.h"
@@ -383,4 +384,43 @@ Test(forbid, prover_agrees_with_the_exhaustive_search_two_captures_win)
     ref_nodes = 50000;
     check_histories(tb, 100, 8, 6);
     tb_close(tb);
+}
+
+/* baghchal-tbprove over a small game: every sampled position is accounted for, the prover
+ * settles them (the regions are small), and bad usage is one line with status 2. */
+static int run_tool(const char *cmd, char *out, size_t len)
+{
+    FILE *f = popen(cmd, "r");
+    cr_assert_not_null(f);
+    size_t n = fread(out, 1, len - 1, f);
+    out[n] = '\0';
+    int st = pclose(f);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+Test(forbid, tbprove_samples_and_counts)
+{
+    tb_t *tb = build_game(0, 1, 1);
+    tb_close(tb);
+    static char out[1 << 16];
+    char cmd[512];
+    for (int phase = 0; phase < 2; phase++) {
+        snprintf(cmd, sizeof cmd, "%s/baghchal-tbprove %s --phase %s --sample 60 --nodes 200000 --threads 2 --seed 3 2>&1",
+                 BAGHCHAL_BIN_DIR, dirs[0], phase ? "placement" : "movement");
+        cr_assert_eq(run_tool(cmd, out, sizeof out), 0, "%s", out);
+        const char *line = strstr(out, "60 positions: settled ");
+        cr_assert_not_null(line, "%s", out);
+        unsigned settled, gw, tw, open;
+        cr_assert_eq(sscanf(line, "60 positions: settled %u (%*[^)]): goats win %u (%*[^)]), tigers win %u (%*[^)]); open %u",
+                            &settled, &gw, &tw, &open),
+                     4, "'%.200s'", line);
+        cr_assert_eq(gw + tw, settled);
+        cr_assert_eq(settled + open, 60);
+        cr_assert_geq(settled, 55, "%s", out);
+    }
+    snprintf(cmd, sizeof cmd, "%s/baghchal-tbprove %s --sample 0 2>&1", BAGHCHAL_BIN_DIR, dirs[0]);
+    cr_assert_eq(run_tool(cmd, out, sizeof out), 2);
+    cr_assert_eq(strchr(out, '\n'), out + strlen(out) - 1, "more than one line: '%s'", out);
+    snprintf(cmd, sizeof cmd, "%s/baghchal-tbprove /nonexistent 2>&1", BAGHCHAL_BIN_DIR);
+    cr_assert_eq(run_tool(cmd, out, sizeof out), 2);
 }
