@@ -31,7 +31,6 @@ struct engine {
     fb_prover_t *prover; /* go prove's, of the Hash size, made at its first use */
     size_t prover_mb;
     fb_prover_t *settler; /* engine_settle_moves's, made at its first use */
-    fb_prover_t *root_prover; /* the search's, for open roots under forbid: made with the database */
     search_limits_t prove_limits;
     void (*prove_done)(void *ctx, const fb_proof_t *proof);
     void *prove_ctx;
@@ -90,7 +89,6 @@ void engine_free(engine_t *e)
     engine_free(e->bench);
     fb_prover_free(e->prover);
     fb_prover_free(e->settler);
-    fb_prover_free(e->root_prover);
     tt_free(&e->tt);
     tb_close(e->tb);
     game_free(&e->game);
@@ -171,9 +169,6 @@ tb_error_t engine_set_tablebase(engine_t *e, const char *dir, char *msg, size_t 
     }
     tb_close(e->tb);
     e->tb = tb;
-    /* Made here, not while searching; without it the search only goes without proofs. */
-    if (tb && !e->root_prover)
-        e->root_prover = fb_prover_new(FB_SETTLE_MB);
     return TB_OK;
 }
 
@@ -216,7 +211,6 @@ static void prepare(engine_t *e, const search_limits_t *limits, const search_rep
     search_shared_t *s = &e->shared;
     s->tt = &e->tt;
     s->tb = e->tb;
-    s->prover = e->tb ? e->root_prover : NULL;
     s->game = &e->game;
     s->rule = e->game.rule;
     s->limits = *limits;

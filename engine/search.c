@@ -39,6 +39,7 @@ struct worker {
      * the search went on through (it may be recreated below), for the position at each ply;
      * fb_contrib[ply] is what the position at ply adds for the plies below it. */
     uint8_t fb_path[MAX_PLY + 2], fb_contrib[MAX_PLY + 2];
+    bool fb_draw[MAX_PLY + 2]; /* forbid: the position at ply is a database draw (open) */
     int nroot;
     root_move_t root[MAX_MOVES];
     root_move_t last_complete; /* root[0] as the last completed iteration left it */
@@ -197,6 +198,7 @@ static bool tb_cut_forbid(worker_t *w, tb_value_t v, int *score)
     const search_shared_t *s = w->s;
     const position_t *p = &w->pos;
     if (v.wdl == TB_DRAW) {
+        w->fb_draw[w->ply] = true;
         if (p->in_hand && p->in_hand + p->captured <= BC_CAPTURES_TO_WIN) {
             tb_value_t t;
             position_t twin = fb_twin(p);
@@ -228,6 +230,7 @@ static inline bool tb_cut(worker_t *w, int *score)
 {
     const search_shared_t *s = w->s;
     tb_value_t v;
+    w->fb_draw[w->ply] = false;
     if (!s->tb || !tb_probe(s->tb, &w->pos, &v))
         return false;
     count_tbhit(w);
@@ -340,6 +343,44 @@ static bb_t capture_landings(bb_t tigers, bb_t goats)
     return land;
 }
 
+/* Under forbid, in the database's draws of the movement phase the game is won by whoever
+ * keeps fresh moves that do not lose longer: the moves of p that neither repeat a position of
+ * the line nor lose by the database. (In the placement phase a probe after a tiger move costs
+ * a ply of probes: too dear for every leaf.) */
+enum { FB_SAFE_WEIGHT = 8 };
+
+static int safe_moves(worker_t *w, const position_t *p)
+{
+    move_t moves[MAX_MOVES];
+    int n = gen_moves(p, moves), safe = 0;
+    n = filter_forbidden(w, moves, n);
+    for (int i = 0; i < n; i++) {
+        position_t c = *p;
+        position_make(&c, moves[i]);
+        tb_value_t v;
+        safe += !(tb_probe(w->s->tb, &c, &v) && v.wdl == TB_WIN);
+    }
+    return safe;
+}
+
+/* The same for the other side, as if it were to move (the history is not looked at). */
+static int safe_moves_other(worker_t *w, const position_t *p)
+{
+    position_t q = *p;
+    q.side = (uint8_t)!p->side;
+    if (q.side == TIGERS && q.captured >= BC_CAPTURES_TO_WIN)
+        return 0;
+    move_t moves[MAX_MOVES];
+    int n = gen_moves(&q, moves), safe = 0;
+    for (int i = 0; i < n; i++) {
+        position_t c = q;
+        position_make(&c, moves[i]);
+        tb_value_t v;
+        safe += !(tb_probe(w->s->tb, &c, &v) && v.wdl == TB_WIN);
+    }
+    return safe;
+}
+
 static int qsearch(worker_t *w, int alpha, int beta, int qply)
 {
     position_t *p = &w->pos;
@@ -358,6 +399,8 @@ static int qsearch(worker_t *w, int alpha, int beta, int qply)
     if (count_moves(p) == 0)
         return -SCORE_MATE + ply;
     int stand = eval_position(p);
+    if (w->fb_draw[ply] && !p->in_hand)
+        stand += FB_SAFE_WEIGHT * (safe_moves(w, p) - safe_moves_other(w, p));
     if (ply >= MAX_PLY || stopped(w))
         return stand;
     if (stand >= beta)
@@ -654,11 +697,6 @@ static void fill_info(const search_shared_t *s, const root_move_t *rm, int pv_id
      * Under forbid no game is drawn: the search's own score stands. */
     if (s->rule == REP_DRAW && s->root_in_tb && s->root_tb.wdl == TB_DRAW && !score_is_mate(rm->score)) {
         info->score = 0;
-        info->bound = BOUND_EXACT;
-    }
-    /* A root the prover settled: a win or loss of unknown distance, proven. */
-    if (s->root_proof != FB_OPEN && !score_is_mate(rm->score)) {
-        info->score = s->root_proof == FB_WIN ? SCORE_TB_WIN - 1 : -SCORE_TB_WIN + 1;
         info->bound = BOUND_EXACT;
     }
     info->nodes = total_nodes(s);
@@ -1020,39 +1058,11 @@ static void *timer_main(void *arg)
     return NULL;
 }
 
-/* Under forbid an open root (the database does not settle it for this game) first gets a
- * share of the time for the prover: a proven win is played at once, and after a proven loss
- * the defence with the most work left to refute it. */
-enum { FB_ROOT_SHARE = 25 };
-
-static void prove_root(search_shared_t *s, root_move_t *root, int *nroot)
-{
-    s->root_proof = FB_OPEN;
-    if (!s->prover || s->rule != REP_FORBID || !s->root_in_tb || s->root_holds || !s->maximum_ms ||
-        s->limits.searchmoves_nb || *nroot < 2)
-        return;
-    int64_t budget = (s->optimum_ms ? s->optimum_ms : s->maximum_ms) * FB_ROOT_SHARE / 100;
-    if (budget < 1)
-        return;
-    fb_limits_t lim = {0, budget, &s->stop};
-    fb_proof_t proof;
-    if (fb_prove(s->prover, s->tb, s->game, &lim, &proof) == FB_OPEN || proof.move == MOVE_NONE)
-        return;
-    for (int i = 0; i < *nroot; i++)
-        if (root[i].move == proof.move) {
-            root[0] = root[i];
-            *nroot = 1;
-            s->root_proof = proof.result;
-            return;
-        }
-}
-
 void search_run(search_shared_t *s)
 {
     s->start_ms = search_now_ms();
     s->root_in_tb = false;
     s->root_holds = false;
-    s->root_proof = FB_OPEN;
     s->root_tbhits = 0;
     tt_new_search(s->tt);
     /* Root moves: the game's legal moves (exact repetition rules), cut to searchmoves. */
@@ -1099,8 +1109,6 @@ void search_run(search_shared_t *s)
     }
     if (s->limits.movetime > 0)
         s->optimum_ms = 0; /* a fixed time is spent whole: only the maximum applies */
-
-    prove_root(s, root, &nroot);
 
     /* Batches small enough that all threads together overshoot a node limit by a few
      * percent at most. */

@@ -92,8 +92,6 @@ struct search_shared {
     tb_value_t root_tb;             /* under forbid a draw here means open: not known */
     bool root_holds;                /* forbid: root_tb (a win or loss) holds for this game */
     fb_history_t fb_hist;           /* forbid: what the game's history allows the database */
-    fb_prover_t *prover;            /* forbid: proves open roots first; NULL: none */
-    fb_result_t root_proof;         /* what it proved of the root (FB_OPEN: nothing) */
     uint64_t root_tbhits;           /* probes made to rank the root moves */
     int nthreads;
     worker_t **workers;
