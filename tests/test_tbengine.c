@@ -1804,3 +1804,109 @@ Test(tbengine, a_changed_data_byte_is_refused_at_load)
     unlink(dst);
     rmdir(dir);
 }
+
+/* ---- go prove ------------------------------------------------------------------------- */
+
+/* Runs `go prove <limits>` to its bestmove; returns the result word and the bestmove. */
+static void run_prove(const char *limits, char *result, char *best, char pv[][MOVE_TEXT_LEN], int *npv)
+{
+    send_line("go prove %s", limits);
+    pipe_lines_t out = {0};
+    char *line;
+    cr_assert_eq(pipe_read_until(eng, "bestmove ", GO_MS, &out, &line), PIPE_LINE, "go prove %s: no bestmove", limits);
+    cr_assert_eq(sscanf(line, "bestmove %11s", best), 1, "'%s'", line);
+    cr_assert_eq(out.count, 1, "go prove %s printed %zu lines before bestmove", limits, out.count);
+    const char *info = out.line[0];
+    unsigned long long nodes;
+    long long ms;
+    int used = 0;
+    cr_assert_eq(sscanf(info, "info string prove result %7s nodes %llu time %lld%n", result, &nodes, &ms, &used), 3,
+                 "'%s'", info);
+    *npv = 0;
+    const char *rest = info + used;
+    if (strncmp(rest, " pv", 3) == 0) {
+        rest += 3;
+        int n;
+        while (*npv < 64 && sscanf(rest, " %11s%n", pv[*npv], &n) == 1) {
+            (*npv)++;
+            rest += n;
+        }
+    } else {
+        cr_assert_str_eq(rest, "", "'%s'", info);
+    }
+    pipe_lines_free(&out);
+}
+
+/* go prove settles what the library's prover settles, with the same budget and table, and
+ * every move it names is legal in the game; a proven win is played through to a finished
+ * or database-decided position the loser cannot escape. */
+Test(tbengine, go_prove_matches_the_library)
+{
+    start_with_database();
+    static const char *const GAMES[] = {
+        "GXGTG/GGGTT/GTGGG/GGGGX/GGXXG g @0 c3", /* open under the draw rule; the goats lose */
+        "GGGTG/TGGGG/TTGGG/GXGXX/XGXGG g @0 c4", /* open, wider */
+        WIN3_OBX,                                 /* a database win that holds */
+    };
+    fb_prover_t *pr = fb_prover_new(64); /* the engine's table: Hash, 64 MB */
+    cr_assert_not_null(pr);
+    for (size_t i = 0; i < sizeof GAMES / sizeof *GAMES; i++) {
+        line_t l;
+        line_init(&l, GAMES[i]);
+        send_position(&l);
+        game_t g;
+        library_game(&l, REP_FORBID, &g);
+        char result[8], best[MOVE_TEXT_LEN], pv[64][MOVE_TEXT_LEN];
+        int npv;
+        run_prove("nodes 20000", result, best, pv, &npv);
+        fb_limits_t lim = {20000, 0, NULL};
+        fb_proof_t proof;
+        fb_result_t r = fb_prove(pr, tb, &g, &lim, &proof);
+        cr_assert_str_eq(result, r == FB_WIN ? "win" : r == FB_LOSS ? "loss" : "open", "%s", GAMES[i]);
+        char want[MOVE_TEXT_LEN];
+        move_format(proof.move, want);
+        cr_assert_str_eq(best, want, "%s", GAMES[i]);
+        cr_assert_eq(npv, proof.pv_len, "%s", GAMES[i]);
+        /* Every pv move is legal in the game, in turn. */
+        game_t replay;
+        copy_game(&g, &replay);
+        char msg[256];
+        for (int k = 0; k < npv; k++)
+            cr_assert_eq(game_play_text(&replay, pv[k], msg, sizeof msg), BC_OK, "%s: pv move %d %s: %s", GAMES[i],
+                         k + 1, pv[k], msg);
+        game_free(&replay);
+        if (i == 0)
+            cr_assert_str_eq(result, "loss", "a position the prover settles at once");
+        if (i == 2)
+            cr_assert_str_eq(result, "win", "a database win that holds is proven at once");
+        game_free(&g);
+    }
+    fb_prover_free(pr);
+    /* Refused: a finished game proves at once; the draw rule and no database are errors. */
+    expect_silent("setoption name Repetition value draw");
+    expect_one_line_starting("go prove nodes 10", "info string error: go prove proves results under Repetition forbid");
+    expect_silent("setoption name Repetition value forbid");
+    expect_one_line_starting("go prove nodes 10 depth 3", "info string error: go prove takes movetime, nodes");
+    expect_silent("setoption name TablebasePath value <empty>");
+    expect_one_line_starting("go prove nodes 10", "info string error: go prove needs the database");
+}
+
+/* go prove infinite runs until stop, and stop ends it with one bestmove. */
+Test(tbengine, go_prove_stops)
+{
+    start_with_database();
+    expect_silent("position obx GGGTG/TGGGG/TTGGG/GXGXX/XGXGG g @0 c4");
+    send_line("go prove infinite");
+    char *line;
+    cr_assert_eq(pipe_read_line(eng, 300, &line), PIPE_TIMEOUT, "go prove infinite answered: '%s'", line);
+    pipe_lines_t out = {0};
+    sync_collect(&out);
+    cr_assert_eq(out.count, 0, "'%s' while proving", out.count ? out.line[0] : "");
+    pipe_lines_free(&out);
+    send_line("stop");
+    cr_assert_eq(pipe_read_until(eng, "bestmove ", REPLY_MS, &out, &line), PIPE_LINE);
+    cr_assert_eq(out.count, 1);
+    cr_assert(strncmp(out.line[0], "info string prove result ", 25) == 0, "'%s'", out.line[0]);
+    pipe_lines_free(&out);
+    expect_silent("isready");
+}
