@@ -1910,3 +1910,102 @@ Test(tbengine, go_prove_stops)
     pipe_lines_free(&out);
     expect_silent("isready");
 }
+
+/* ---- Under forbid, the history blocks the fastest win: the engine still wins ----------- */
+
+/* A game ending in a movement-phase database win P whose only fastest move m recreates a
+ * position of the history (P + m, then three more plies back to P), while another move of P
+ * still wins. */
+static bool find_blocked_win(uint64_t seed, line_t *l, move_t *blocked)
+{
+    for (int tries = 0; tries < 400000; tries++) {
+        int c = 1 + (int)(rng_next(&seed) % 3), side = (int)(rng_next(&seed) & 1);
+        position_t p;
+        tb_value_t v;
+        tb_entry(tb, c, side, rng_next(&seed) % tb_slice_size(c), &p, &v);
+        if (v.wdl != TB_WIN || v.distance < 5)
+            continue;
+        move_t moves[MAX_MOVES];
+        tb_move_value_t ranked[MAX_MOVES];
+        int n = gen_moves(&p, moves);
+        if (n < 2 || tb_rank_moves(tb, &p, moves, n, ranked) != 1 || move_kind(ranked[0].move) != MOVE_STEP ||
+            ranked[1].value.wdl != TB_WIN)
+            continue;
+        move_t m = ranked[0].move;
+        position_t q = p;
+        position_make(&q, m);
+        move_t ys[MAX_MOVES];
+        int ny = gen_moves(&q, ys);
+        for (int k = 0; k < ny; k++) {
+            move_t y = ys[k];
+            if (move_kind(y) != MOVE_STEP || move_to(y) == move_from(m))
+                continue;
+            move_t x = move_make(MOVE_STEP, move_to(m), move_from(m)), y2 = move_make(MOVE_STEP, move_to(y), move_from(y));
+            position_t r = q;
+            position_make(&r, y);
+            if (!move_is_pseudo_legal(&r, x))
+                continue;
+            position_t s = r;
+            position_make(&s, x);
+            if (!move_is_pseudo_legal(&s, y2))
+                continue;
+            char obx[OBX_MAX_LEN];
+            obx_format(&q, NULL, OBX_V2, obx, sizeof obx);
+            line_init(l, obx);
+            l->moves[l->n++] = y;
+            l->moves[l->n++] = x;
+            l->moves[l->n++] = y2;
+            game_t g;
+            library_game(l, REP_FORBID, &g);
+            bool ok = game_position(&g)->key == p.key && game_result(&g).reason == RESULT_NONE && game_move_repeats(&g, m);
+            game_free(&g);
+            if (ok) {
+                *blocked = m;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* The engine plays the winner from P; the loser defends with the database's slowest legal
+ * loss. The engine never plays a move that repeats, and it wins. */
+Test(tbengine, forbid_blocked_fastest_win_still_wins)
+{
+    start_with_database();
+    for (uint64_t seed = 5; seed < 8; seed++) {
+        line_t l;
+        move_t blocked;
+        cr_assert(find_blocked_win(seed, &l, &blocked), "no position found whose fastest win the history blocks");
+        game_t g;
+        library_game(&l, REP_FORBID, &g);
+        int winner = game_position(&g)->side;
+        char msg[256], cmd[MAX_LINE * 6 + 128];
+        for (int ply = 0; ply < 400 && game_result(&g).reason == RESULT_NONE; ply++) {
+            move_t legal[MAX_MOVES];
+            int n = game_legal_moves(&g, legal);
+            move_t m;
+            if (game_position(&g)->side == winner) {
+                position_command(&l, cmd, sizeof cmd);
+                expect_silent(cmd);
+                go_t r;
+                go("nodes 5000", true, &r);
+                m = parse_move(r.best);
+                cr_assert_not(game_move_repeats(&g, m), "the engine played %s, which repeats", r.best);
+                if (ply == 0)
+                    cr_assert_neq(m, blocked);
+            } else {
+                tb_move_value_t ranked[MAX_MOVES];
+                cr_assert_geq(tb_rank_moves(tb, game_position(&g), legal, n, ranked), 1);
+                m = ranked[0].move;
+            }
+            cr_assert_eq(game_play(&g, m, msg, sizeof msg), BC_OK, "%s", msg);
+            cr_assert_lt(l.n, MAX_LINE);
+            l.moves[l.n++] = m;
+        }
+        game_result_t res = game_result(&g);
+        cr_assert_neq(res.reason, RESULT_NONE, "no result after %d plies", l.n);
+        cr_assert_eq(res.winner, winner, "the winner lost: %s", result_describe(res));
+        game_free(&g);
+    }
+}
