@@ -764,6 +764,14 @@ static void iterate(worker_t *w)
             }
             if (stopped(w))
                 break;
+            /* Each line is searched over the moves the earlier ones left, with its own window:
+             * a later line can score higher than an earlier one. The lines done so far are
+             * kept best first (stable), as Stockfish does, so every report is in order. */
+            for (int i = pv_idx; i > 0 && w->root[i - 1].score < w->root[i].score; i--) {
+                root_move_t t = w->root[i];
+                w->root[i] = w->root[i - 1];
+                w->root[i - 1] = t;
+            }
         }
         if (stopped(w))
             break;

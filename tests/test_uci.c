@@ -2156,3 +2156,32 @@ Test(uci, huge_clocks_think_and_do_not_overflow)
     }
     finish_engine();
 }
+
+/* Each MultiPV line is searched over the moves the earlier lines left, with its own window,
+ * so a later line can score more than an earlier one: every depth's lines are still
+ * reported best first (a position where that happens, every move a line). */
+Test(uci, multipv_lines_are_best_first_at_every_depth)
+{
+    start_engine();
+    expect_silent("setoption name MultiPV value 64");
+    expect_silent("position obx GGGGG/GTXTG/GXXXG/GTXTX/GGGGX g @6 c0 mE5D4 #t14");
+    go_t g;
+    run_go(&g, REPLY_MS, "go depth 8");
+    check_go_shape(&g);
+    int lines_per_depth = 0;
+    for (int i = 0; i < g.ninfo && g.info[i].depth == g.info[0].depth; i++)
+        lines_per_depth++;
+    cr_assert_gt(lines_per_depth, 3);
+    int depths = 0;
+    for (int i = 0; i + lines_per_depth <= g.ninfo - 1; i += lines_per_depth, depths++)
+        for (int k = 1; k < lines_per_depth; k++) {
+            const info_t *a = &g.info[i + k - 1], *b = &g.info[i + k];
+            cr_assert_eq(b->depth, a->depth);
+            cr_assert_eq(b->multipv, k + 1);
+            cr_assert_leq(b->score, a->score, "depth %d: multipv %d (%s) scores %lld, more than multipv %d (%s, %lld)",
+                          a->depth, k + 1, b->pv[0], b->score, k, a->pv[0], a->score);
+        }
+    cr_assert_eq(depths, 8);
+    go_free(&g);
+    finish_engine();
+}
