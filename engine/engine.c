@@ -23,7 +23,9 @@ struct engine {
     pthread_t thread;
     bool thread_live;     /* a search thread exists and has not been joined */
     atomic_bool running;  /* until the search thread has reported bestmove */
-    engine_t *bench;      /* the private engine of bench, made at its first run */
+    /* The private engine of bench, made by its first run on the bench thread (engine_stop
+     * reads it from the reading thread). */
+    engine_t *_Atomic bench;
     int bench_depth;
     void (*bench_done)(void *ctx, const bench_result_t *r);
     void *bench_ctx;
@@ -86,7 +88,7 @@ void engine_free(engine_t *e)
     engine_wait(e);
     for (int i = 0; i < e->nthreads; i++)
         worker_free(e->workers[i]);
-    engine_free(e->bench);
+    engine_free(atomic_load(&e->bench));
     fb_prover_free(e->prover);
     fb_prover_free(e->settler);
     tt_free(&e->tt);
@@ -262,8 +264,9 @@ void engine_stop(engine_t *e)
     if (e->thread_live) {
         atomic_store(&e->shared.stop, true);
         /* A bench searches with its private engine: its search stops too. */
-        if (e->bench)
-            atomic_store(&e->bench->shared.stop, true);
+        engine_t *b = atomic_load(&e->bench);
+        if (b)
+            atomic_store(&b->shared.stop, true);
     }
 }
 
@@ -275,8 +278,24 @@ static void bench_count(void *ctx, move_t best, move_t ponder, const search_info
 
 static void *bench_thread(void *arg)
 {
-    engine_t *e = arg, *b = e->bench;
+    engine_t *e = arg, *b = atomic_load(&e->bench);
     bench_result_t r = {.depth = e->bench_depth};
+    /* Made here, not on the caller's thread: a 16 MB table takes a while to set up, and
+     * isready must be answered meanwhile. */
+    if (!b) {
+        b = engine_new();
+        if (b && !engine_set_hash(b, 16)) {
+            engine_free(b);
+            b = NULL;
+        }
+        atomic_store(&e->bench, b);
+    }
+    if (!b) {
+        r.no_memory = r.stopped = true;
+        atomic_store(&e->running, false);
+        e->bench_done(e->bench_ctx, &r);
+        return NULL;
+    }
     int64_t start = search_now_ms();
     for (int i = 0; i < BENCH_POSITIONS_COUNT && !atomic_load(&e->shared.stop); i++) {
         position_t p;
@@ -313,14 +332,6 @@ bool engine_bench(engine_t *e, int depth, void (*done)(void *ctx, const bench_re
 {
     engine_stop(e);
     engine_wait(e);
-    if (!e->bench) {
-        e->bench = engine_new();
-        if (!e->bench || !engine_set_hash(e->bench, 16)) {
-            engine_free(e->bench);
-            e->bench = NULL;
-            return false;
-        }
-    }
     e->bench_depth = depth < 1 ? 1 : depth > MAX_PLY - 1 ? MAX_PLY - 1 : depth;
     e->bench_done = done;
     e->bench_ctx = ctx;

@@ -94,13 +94,14 @@ typedef struct {
     uint64_t nodes; /* over the positions searched to the end */
     int64_t ms;
     bool stopped;   /* engine_stop (or a new go) ended it early */
+    bool no_memory; /* the bench's private engine could not be made: nothing was searched */
 } bench_result_t;
 
 /* Runs the bench like a search: on the search thread, returning at once; engine_stop ends
  * it, engine_searching is true until done has been called (on that thread). Each position
  * is searched to depth by one thread with a fresh 16 MB table, whatever the options, so
- * the node count depends only on the program. Returns false (nothing is reported) when
- * memory or a thread is lacking. */
+ * the node count depends only on the program. Returns false (nothing is reported) when no
+ * thread can be started; when the private engine cannot be made, done says so. */
 bool engine_bench(engine_t *e, int depth, void (*done)(void *ctx, const bench_result_t *r), void *ctx);
 
 #endif

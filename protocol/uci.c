@@ -876,6 +876,10 @@ static void cmd_go(uci_t *u, words_t *ws)
 static void bench_done(void *ctx, const bench_result_t *r)
 {
     uci_t *u = ctx;
+    if (r->no_memory) {
+        out(u, "info string error: out of memory: no bench");
+        return;
+    }
     if (r->stopped) {
         out(u, "info string bench stopped after %d of %d positions", r->searched, BENCH_POSITIONS_COUNT);
         return;
@@ -900,7 +904,7 @@ static void cmd_bench(uci_t *u, words_t *ws)
         return;
     }
     if (!engine_bench(u->engine, (int)depth, bench_done, u))
-        ERR(u, "out of memory");
+        ERR(u, "could not start the bench thread");
 }
 
 /* ---- dispatch ------------------------------------------------------------------ */
