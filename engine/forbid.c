@@ -176,22 +176,23 @@ int fb_rank_moves(const tb_t *tb, const game_t *g, const fb_history_t *h, const 
                   uint64_t verify_nodes, fb_move_value_t *out)
 {
     const position_t *p = game_position(g);
+    tb_move_value_t ranked[MAX_MOVES];
+    int keep = tb_rank_moves(tb, p, moves, n, ranked);
+    if (keep < 0)
+        return -1;
     for (int i = 0; i < n; i++) {
         position_t child = *p;
-        position_make(&child, moves[i]);
-        tb_value_t v;
-        if (!tb_probe(tb, &child, &v))
-            return -1;
+        position_make(&child, ranked[i].move);
+        /* The child's own value, from the mover's. */
+        tb_value_t v = ranked[i].value;
+        if (v.wdl != TB_DRAW) {
+            v.wdl = (int8_t)-v.wdl;
+            if (v.distance != TB_DISTANCE_UNKNOWN)
+                v.distance = (uint8_t)(v.distance - 1);
+        }
         bool holds = fb_value_holds(h, &child, v) || (verify_nodes && fb_verify(tb, g, &child, v, verify_nodes));
-        fb_move_value_t mv = {moves[i], tb_value_after_move(v), holds};
-        int j = i, order = tb_value_order(mv.value);
-        for (; j > 0 && tb_value_order(out[j - 1].value) < order; j--)
-            out[j] = out[j - 1];
-        out[j] = mv;
+        out[i] = (fb_move_value_t){ranked[i].move, ranked[i].value, holds};
     }
-    int keep = n ? 1 : 0;
-    while (keep < n && tb_value_order(out[keep].value) == tb_value_order(out[0].value))
-        keep++;
     return keep;
 }
 

@@ -349,18 +349,24 @@ static bb_t capture_landings(bb_t tigers, bb_t goats)
  * a ply of probes: too dear for every leaf.) */
 enum { FB_SAFE_WEIGHT = 8 };
 
-static int safe_moves(worker_t *w, const position_t *p)
+/* How many of the n moves of p lose by the database (lead to a win of the other side). */
+static int moves_losing(const tb_t *tb, const position_t *p, const move_t *moves, int n)
 {
-    move_t moves[MAX_MOVES];
-    int n = gen_moves(p, moves), safe = 0;
-    n = filter_forbidden(w, moves, n);
+    int losing = 0;
     for (int i = 0; i < n; i++) {
         position_t c = *p;
         position_make(&c, moves[i]);
         tb_value_t v;
-        safe += !(tb_probe(w->s->tb, &c, &v) && v.wdl == TB_WIN);
+        losing += tb_probe(tb, &c, &v) && v.wdl == TB_WIN;
     }
-    return safe;
+    return losing;
+}
+
+static int safe_moves(worker_t *w, const position_t *p)
+{
+    move_t moves[MAX_MOVES];
+    int n = filter_forbidden(w, moves, gen_moves(p, moves));
+    return n - moves_losing(w->s->tb, p, moves, n);
 }
 
 /* The same for the other side, as if it were to move (the history is not looked at). */
@@ -371,14 +377,8 @@ static int safe_moves_other(worker_t *w, const position_t *p)
     if (q.side == TIGERS && q.captured >= BC_CAPTURES_TO_WIN)
         return 0;
     move_t moves[MAX_MOVES];
-    int n = gen_moves(&q, moves), safe = 0;
-    for (int i = 0; i < n; i++) {
-        position_t c = q;
-        position_make(&c, moves[i]);
-        tb_value_t v;
-        safe += !(tb_probe(w->s->tb, &c, &v) && v.wdl == TB_WIN);
-    }
-    return safe;
+    int n = gen_moves(&q, moves);
+    return n - moves_losing(w->s->tb, &q, moves, n);
 }
 
 static int qsearch(worker_t *w, int alpha, int beta, int qply)
@@ -926,13 +926,7 @@ static uint32_t wrong_reply_share(const tb_t *tb, const position_t *p, move_t m)
     position_t child = *p;
     position_make(&child, m);
     move_t replies[MAX_MOVES];
-    int n = gen_moves(&child, replies), losing = 0;
-    for (int i = 0; i < n; i++) {
-        position_t next = child;
-        position_make(&next, replies[i]);
-        tb_value_t v;
-        losing += tb_probe(tb, &next, &v) && v.wdl == TB_WIN;
-    }
+    int n = gen_moves(&child, replies), losing = moves_losing(tb, &child, replies, n);
     return n ? (uint32_t)((uint64_t)losing * 65536 / (uint64_t)n) : 0;
 }
 

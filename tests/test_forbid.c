@@ -224,6 +224,27 @@ Test(forbid, prover_agrees_with_the_exhaustive_search_first_capture_wins)
     tb_close(tb);
 }
 
+/* A game of `plies` random moves that capture nothing from a random movement-phase position,
+ * still going; false when the dice make none (g is then freed). */
+static bool random_history(const tb_t *tb, const tbp_rank_t *rk, int plies, uint64_t *seed, game_t *g)
+{
+    position_t p;
+    tb_value_t v;
+    random_position(tb, rk, 0, seed, &p, &v);
+    if (count_moves(&p) == 0)
+        return false;
+    cr_assert(game_init(g, &p, NULL, REP_FORBID));
+    char msg[256];
+    bool ok = true;
+    for (int i = 0; i < plies && ok; i++) {
+        move_t mv = random_quiet_move(g, seed);
+        ok = mv != MOVE_NONE && game_play(g, mv, msg, sizeof msg) == BC_OK && game_result(g).reason == RESULT_NONE;
+    }
+    if (!ok)
+        game_free(g);
+    return ok;
+}
+
 /* ---- Histories: what holds, what is blocked ---------------------------------------------- */
 
 /* Random games of `plies` moves from random positions: the database's value where the
@@ -237,24 +258,11 @@ static void check_histories(const tb_t *tb, int games, int plies, uint64_t seed)
     fb_prover_t *pr = fb_prover_new(16);
     cr_assert_not_null(pr);
     int k = tb_captures_to_win(tb), done = 0, bound_holds = 0, settled = 0, compared = 0, changed = 0, verified = 0;
-    char msg[256], obx[OBX_MAX_LEN];
+    char obx[OBX_MAX_LEN];
     while (done < games) {
-        position_t p;
-        tb_value_t v;
-        random_position(tb, &rk, 0, &seed, &p, &v);
-        if (count_moves(&p) == 0)
-            continue;
         game_t g;
-        cr_assert(game_init(&g, &p, NULL, REP_FORBID));
-        bool ok = true;
-        for (int i = 0; i < plies && ok; i++) {
-            move_t mv = random_quiet_move(&g, &seed);
-            ok = mv != MOVE_NONE && game_play(&g, mv, msg, sizeof msg) == BC_OK && game_result(&g).reason == RESULT_NONE;
-        }
-        if (!ok || game_result(&g).reason != RESULT_NONE) {
-            game_free(&g);
+        if (!random_history(tb, &rk, plies, &seed, &g))
             continue;
-        }
         done++;
         const position_t *q = game_position(&g);
         int x = xs_game(&g, k);
@@ -311,23 +319,13 @@ Test(forbid, the_history_can_change_a_database_result)
     fb_prover_t *pr = fb_prover_new(16);
     uint64_t seed = 99;
     int found = 0;
-    char msg[256];
     for (int tries = 0; tries < 200000 && found < 3; tries++) {
-        position_t p;
-        tb_value_t v;
-        random_position(tb, &rk, 0, &seed, &p, &v);
-        if (count_moves(&p) == 0)
-            continue;
         game_t g;
-        cr_assert(game_init(&g, &p, NULL, REP_FORBID));
-        bool ok = true;
-        for (int i = 0; i < 20 && ok; i++) {
-            move_t mv = random_quiet_move(&g, &seed);
-            ok = mv != MOVE_NONE && game_play(&g, mv, msg, sizeof msg) == BC_OK && game_result(&g).reason == RESULT_NONE;
-        }
+        if (!random_history(tb, &rk, 20, &seed, &g))
+            continue;
         const position_t *q = game_position(&g);
         tb_value_t qv;
-        if (ok && tb_probe(tb, q, &qv) && qv.wdl != TB_DRAW) {
+        if (tb_probe(tb, q, &qv) && qv.wdl != TB_DRAW) {
             int x = xs_game(&g, 1);
             if (x >= 0 && (x == 1) != (qv.wdl == TB_WIN)) {
                 fb_history_t h;

@@ -1653,41 +1653,48 @@ Test(referee, move_limit_adjudicates_a_draw)
 
 /* Needs the database: the project's test script builds it once and names it in
  * BAGHCHAL_TB_DIR. Two decided openings (tigers win in 3 with tigers to move; goats lose in 4
- * with goats to move), each played from both sides, end at once by the database; a drawn
- * opening is played. */
-Test(referee, database_adjudicates_decided_positions)
+ * with goats to move) and a drawn one, each played from both sides by the engine at depth 2
+ * under rule; returns the records and the summary. */
+static void tb_adjudicated_match(scratch_t *s, const char *rule, char **records, char **json)
 {
     const char *dir = getenv("BAGHCHAL_TB_DIR");
     if (!dir || !*dir)
         cr_skip_test("BAGHCHAL_TB_DIR is not set (tools/run-tests.sh sets it)");
-    scratch_t s;
-    scratch_init(&s);
-    write_file(path_in(&s, "decided.obx"), "; two decided positions and a draw\n"
-                                             "GGGGX/GTGTG/XGXGX/GTGTG/XGGGG t @0 c4\n"
-                                             "GGGGX/GTGTG/XGXGX/GTGTG/XGGGG g @0 c4\n"
-                                             "XGGTG/GXTGG/GTTGG/GGXGG/GGGGG g @0 c2\n");
+    write_file(path_in(s, "decided.obx"), "; two decided positions and a draw\n"
+                                            "GGGGX/GTGTG/XGXGX/GTGTG/XGGGG t @0 c4\n"
+                                            "GGGGX/GTGTG/XGXGX/GTGTG/XGGGG g @0 c4\n"
+                                            "XGGTG/GXTGG/GTTGG/GGXGG/GGGGG g @0 c2\n");
     char openings[700];
-    snprintf(openings, sizeof openings, "file=%s", path_in(&s, "decided.obx"));
+    snprintf(openings, sizeof openings, "file=%s", path_in(s, "decided.obx"));
     args_t a = {0};
     add_list(&a, REFEREE, "-engine", "cmd=" BIN "/baghchal", "name=a", "-engine", "cmd=" BIN "/baghchal", "name=b",
-             "-each", "depth=2", "option.Hash=1", "-repetition", "draw", "-maxmoves", "60", "-openings", openings,
-             "-rounds", "3", "-tb", dir, "-progress", "0", "-records", path_in(&s, "records.txt"), "-json",
-             path_in(&s, "summary.json"), NULL);
+             "-each", "depth=2", "option.Hash=1", "-repetition", rule, "-maxmoves", strcmp(rule, "draw") ? "0" : "60",
+             "-openings", openings,
+             "-rounds", "3", "-tb", dir, "-progress", "0", "-records", path_in(s, "records.txt"), "-json",
+             path_in(s, "summary.json"), NULL);
     run_t r = run_args(&a);
     args_free(&a);
     cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
-    char *json = read_file(path_in(&s, "summary.json"));
-    /* The drawn opening may end by the database too, once a depth-2 engine errs. */
-    cr_assert_geq(json_int(json, "\"terminations\"", "database"), 4, "%s", json);
-    cr_assert_eq(json_int(json, "\"games\"", "counted"), 6, "%s", json);
-    char *text = read_file(path_in(&s, "records.txt"));
+    run_free(&r);
+    *json = read_file(path_in(s, "summary.json"));
+    *records = read_file(path_in(s, "records.txt"));
     /* The decided games end before any engine moves, and the tigers' side wins each. */
-    cr_assert_eq(count_of(text, "[Plies \"0\"]"), 4, "%s", text);
-    cr_assert_geq(count_of(text, "[Result \"tigers\"]"), 4, "%s", text);
+    cr_assert_geq(json_int(*json, "\"terminations\"", "database"), 4, "%s", *json);
+    cr_assert_eq(json_int(*json, "\"games\"", "counted"), 6, "%s", *json);
+    cr_assert_eq(count_of(*records, "[Plies \"0\"]"), 4, "%s", *records);
+    cr_assert_geq(count_of(*records, "[Result \"tigers\"]"), 4, "%s", *records);
+    expect_check(path_in(s, "records.txt"), 0);
+}
+
+/* Under draw the drawn opening may end by the database too, once a depth-2 engine errs. */
+Test(referee, database_adjudicates_decided_positions)
+{
+    scratch_t s;
+    scratch_init(&s);
+    char *text, *json;
+    tb_adjudicated_match(&s, "draw", &text, &json);
     free(text);
     free(json);
-    run_free(&r);
-    expect_check(path_in(&s, "records.txt"), 0);
     scratch_free(&s);
 }
 
@@ -1696,35 +1703,15 @@ Test(referee, database_adjudicates_decided_positions)
  * drawn. */
 Test(referee, database_adjudicates_under_forbid_where_the_result_holds)
 {
-    const char *dir = getenv("BAGHCHAL_TB_DIR");
-    if (!dir || !*dir)
-        cr_skip_test("BAGHCHAL_TB_DIR is not set (tools/run-tests.sh sets it)");
     scratch_t s;
     scratch_init(&s);
-    write_file(path_in(&s, "decided.obx"), "GGGGX/GTGTG/XGXGX/GTGTG/XGGGG t @0 c4\n"
-                                             "GGGGX/GTGTG/XGXGX/GTGTG/XGGGG g @0 c4\n"
-                                             "XGGTG/GXTGG/GTTGG/GGXGG/GGGGG g @0 c2\n");
-    char openings[700];
-    snprintf(openings, sizeof openings, "file=%s", path_in(&s, "decided.obx"));
-    args_t a = {0};
-    add_list(&a, REFEREE, "-engine", "cmd=" BIN "/baghchal", "name=a", "-engine", "cmd=" BIN "/baghchal", "name=b",
-             "-each", "depth=2", "option.Hash=1", "-repetition", "forbid", "-openings", openings, "-rounds", "3", "-tb",
-             dir, "-progress", "0", "-records", path_in(&s, "records.txt"), "-json", path_in(&s, "summary.json"), NULL);
-    run_t r = run_args(&a);
-    args_free(&a);
-    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
-    char *json = read_file(path_in(&s, "summary.json"));
-    cr_assert_geq(json_int(json, "\"terminations\"", "database"), 4, "%s", json);
-    cr_assert_eq(json_int(json, "\"games\"", "counted"), 6, "%s", json);
-    char *text = read_file(path_in(&s, "records.txt"));
-    cr_assert_eq(count_of(text, "[Plies \"0\"]"), 4, "%s", text);
+    char *text, *json;
+    tb_adjudicated_match(&s, "forbid", &text, &json);
     cr_assert_eq(count_of(text, "[Repetition \"forbid\"]"), 6, "%s", text);
     /* Every game has a winner: the drawn opening was played, not adjudicated a draw. */
     cr_assert_eq(count_of(text, "[Result \"tigers\"]") + count_of(text, "[Result \"goats\"]"), 6, "%s", text);
     free(text);
     free(json);
-    run_free(&r);
-    expect_check(path_in(&s, "records.txt"), 0);
     scratch_free(&s);
 }
 

@@ -1380,6 +1380,48 @@ Test(tbengine, option_change_right_after_bestmove)
 /* ======================================================================================== */
 /* Repetition forbid: legality follows the history                                        */
 
+/* A game that ends in p and in which m (a step of p's side to move, a-b) would recreate a
+ * position: it starts at Q = p + m and goes y (a step c-d of the other side), b-a, d-c back
+ * to p. Returns false when p has no such y. */
+static bool repeat_back(const position_t *p, move_t m, line_t *l)
+{
+    int a = move_from(m), b = move_to(m);
+    position_t q = *p;
+    position_make(&q, m);
+    move_t ys[MAX_MOVES];
+    int ny = gen_moves(&q, ys);
+    for (int k = 0; k < ny; k++) {
+        move_t y = ys[k];
+        if (move_kind(y) != MOVE_STEP || move_to(y) == a)
+            continue;
+        move_t x = move_make(MOVE_STEP, b, a), y2 = move_make(MOVE_STEP, move_to(y), move_from(y));
+        position_t r = q;
+        position_make(&r, y);
+        if (!move_is_pseudo_legal(&r, x))
+            continue;
+        position_t s = r;
+        position_make(&s, x);
+        if (!move_is_pseudo_legal(&s, y2))
+            continue;
+        char obx[OBX_MAX_LEN];
+        obx_format(&q, NULL, OBX_V2, obx, sizeof obx);
+        position_t back;
+        if (obx_parse(obx, &back, NULL, NULL, 0) != BC_OK)
+            continue;
+        line_init(l, obx);
+        l->moves[l->n++] = y;
+        l->moves[l->n++] = x;
+        l->moves[l->n++] = y2;
+        game_t g;
+        library_game(l, REP_FORBID, &g);
+        bool ok = game_position(&g)->key == p->key && game_result(&g).reason == RESULT_NONE && game_move_repeats(&g, m);
+        game_free(&g);
+        if (ok)
+            return true;
+    }
+    return false;
+}
+
 /* Finds a movement-phase position P (database entry) whose only best move m is a step a-b,
  * and a game Q y (b-a) y' where Q = P + m, y = c-d a step of the other side, y' = d-c: the
  * game ends in P and m would recreate Q. Returns the game and m. */
@@ -1397,42 +1439,8 @@ static void find_forbidden_best(uint64_t seed, line_t *l, move_t *forbidden, tb_
         int n = gen_moves(&p, moves);
         if (n < 2 || tb_rank_moves(tb, &p, moves, n, ranked) != 1 || move_kind(ranked[0].move) != MOVE_STEP)
             continue;
-        move_t m = ranked[0].move;
-        int a = move_from(m), b = move_to(m);
-        position_t q = p;
-        position_make(&q, m);
-        move_t ys[MAX_MOVES];
-        int ny = gen_moves(&q, ys);
-        for (int k = 0; k < ny; k++) {
-            move_t y = ys[k];
-            if (move_kind(y) != MOVE_STEP || move_to(y) == a)
-                continue;
-            move_t x = move_make(MOVE_STEP, b, a), y2 = move_make(MOVE_STEP, move_to(y), move_from(y));
-            position_t r = q;
-            position_make(&r, y);
-            if (!move_is_pseudo_legal(&r, x))
-                continue;
-            position_t s = r;
-            position_make(&s, x);
-            if (!move_is_pseudo_legal(&s, y2))
-                continue;
-            char obx[OBX_MAX_LEN];
-            obx_format(&q, NULL, OBX_V2, obx, sizeof obx);
-            position_t back;
-            if (obx_parse(obx, &back, NULL, NULL, 0) != BC_OK)
-                continue;
-            line_init(l, obx);
-            l->moves[l->n++] = y;
-            l->moves[l->n++] = x;
-            l->moves[l->n++] = y2;
-            game_t g;
-            library_game(l, REP_FORBID, &g);
-            bool ok = game_position(&g)->key == p.key && game_result(&g).reason == RESULT_NONE &&
-                      game_move_repeats(&g, m);
-            game_free(&g);
-            if (!ok)
-                continue;
-            *forbidden = m;
+        if (repeat_back(&p, ranked[0].move, l)) {
+            *forbidden = ranked[0].move;
             return;
         }
     }
@@ -1931,38 +1939,9 @@ static bool find_blocked_win(uint64_t seed, line_t *l, move_t *blocked)
         if (n < 2 || tb_rank_moves(tb, &p, moves, n, ranked) != 1 || move_kind(ranked[0].move) != MOVE_STEP ||
             ranked[1].value.wdl != TB_WIN)
             continue;
-        move_t m = ranked[0].move;
-        position_t q = p;
-        position_make(&q, m);
-        move_t ys[MAX_MOVES];
-        int ny = gen_moves(&q, ys);
-        for (int k = 0; k < ny; k++) {
-            move_t y = ys[k];
-            if (move_kind(y) != MOVE_STEP || move_to(y) == move_from(m))
-                continue;
-            move_t x = move_make(MOVE_STEP, move_to(m), move_from(m)), y2 = move_make(MOVE_STEP, move_to(y), move_from(y));
-            position_t r = q;
-            position_make(&r, y);
-            if (!move_is_pseudo_legal(&r, x))
-                continue;
-            position_t s = r;
-            position_make(&s, x);
-            if (!move_is_pseudo_legal(&s, y2))
-                continue;
-            char obx[OBX_MAX_LEN];
-            obx_format(&q, NULL, OBX_V2, obx, sizeof obx);
-            line_init(l, obx);
-            l->moves[l->n++] = y;
-            l->moves[l->n++] = x;
-            l->moves[l->n++] = y2;
-            game_t g;
-            library_game(l, REP_FORBID, &g);
-            bool ok = game_position(&g)->key == p.key && game_result(&g).reason == RESULT_NONE && game_move_repeats(&g, m);
-            game_free(&g);
-            if (ok) {
-                *blocked = m;
-                return true;
-            }
+        if (repeat_back(&p, ranked[0].move, l)) {
+            *blocked = ranked[0].move;
+            return true;
         }
     }
     return false;
