@@ -1827,7 +1827,8 @@ Test(referee, bad_command_lines_exit_with_one_line)
         {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -tournament match -engine cmd="
          BIN "/fake_good", "exactly two"},
         {"-engine cmd=" BIN "/fake_good option.Repetition=draw -engine cmd=" BIN "/fake_good -depth 1", "Repetition"},
-        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -tb /tmp", "-tb: "},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -tb /nonexistent-tb-folder",
+         "-tb: '/nonexistent-tb-folder' is not a directory"},
         {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -repetition draw -tb /nonexistent",
          "baghchal-referee: "},
         {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -openings random=3 file=/etc/hostname",

@@ -477,7 +477,10 @@ async function main() {
           move: li.getAttribute('data-move'), cls: li.className, text: li.querySelector('.val').textContent, title: li.title })));
         check(rows.length === want.moves.length, 'every move is listed');
         want.moves.forEach((m, i) => {
-          const text = m.wdl === 'draw' ? 'Draw' : m.wdl === 'open' ? 'Open' : `${m.wdl === 'win' ? 'Win' : 'Loss'} in ${m.distance}`;
+          // A value the prover settled has no distance: "Win ✓" / "Loss ✓".
+          const wl = m.wdl === 'win' ? 'Win' : 'Loss';
+          const text = m.wdl === 'draw' ? 'Draw' : m.wdl === 'open' ? 'Open'
+            : m.distance === null ? wl + (m.proven ? ' ✓' : '') : `${wl} in ${m.distance}${m.proven ? ' ✓' : ''}`;
           check(rows[i].move === m.move && rows[i].text === text && rows[i].cls === m.wdl,
             `${rule} row ${i + 1}: ${JSON.stringify(rows[i])} shows ${m.move} ${text}`);
         });
