@@ -1,7 +1,13 @@
-/* The movement-phase database: the perfect-play value (win / draw / loss for the side to
- * move and the distance in plies to the end) of every position with no goat in hand, under
- * the `draw` repetition rule. Symmetry-reduced index, retrograde generator, file format
- * (mmap) and probe. The file format and the tools are described in tools/tbgen/README.md. */
+/* The perfect-play databases of the whole game, behind one handle: the movement phase
+ * (baghchal.tb: win / draw / loss for the side to move and the distance in plies to the end,
+ * every position with no goat in hand, under the `draw` repetition rule) and the placement
+ * phase (baghchal-placement.tb: win / draw / loss of every position with goats in hand).
+ * This header is what the engine needs: open, probe, rank moves. The folder also holds the
+ * indexes (tb_index.c for the movement phase, tb_place_index.c for the placement phase), the
+ * file formats and their readers (tb_file.c, tb_place_file.c, tb_io.c), the probe (tb.c),
+ * and, for the tools only (tb_build.h), the generators (tb_gen.c, tb_place_gen.c), the
+ * packing (tb_place_pack.c) and the statistics and checks (tb_place_stats.c). Probing never
+ * depends on generating. Formats and tools: tools/tbgen/README.md. */
 #ifndef BAGHCHAL_TB_H
 #define BAGHCHAL_TB_H
 
@@ -92,6 +98,7 @@ typedef struct {
  * moves keep the best value (fastest win, slowest loss or any draw), at least 1.
  * Returns 0 when n is 0 and -1 when p (or one of its children) is not covered. */
 int tb_rank_moves(const tb_t *tb, const position_t *p, const move_t *moves, int n, tb_move_value_t *out);
+
 
 
 #endif
