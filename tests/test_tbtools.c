@@ -368,9 +368,10 @@ Test(tbtools, verify_exit_status_when_it_cannot_run)
 {
     const char *dir = make_dir();
     run_t r;
-    run(&r, "%s", TBVERIFY);
+    run(&r, "env %s= %s", TB_PATH_ENV, TBVERIFY);
     cr_assert_eq(r.code, 2);
-    cr_assert_str_eq(r.out.line[0], "baghchal-tbverify: no directory given (see --help)");
+    cr_assert_str_eq(r.out.line[0],
+                     "baghchal-tbverify: no directory given, and " TB_PATH_ENV " turns the standard folder off (see --help)");
     run_free(&r);
     run(&r, "%s %s --sample 0", TBVERIFY, dir);
     cr_assert_eq(r.code, 2);

@@ -26,6 +26,7 @@ enum {
 };
 
 #define TB_FILE_NAME "baghchal.tb"
+#define TBP_FILE_NAME "baghchal-placement.tb"
 
 typedef enum { TB_LOSS = -1, TB_DRAW = 0, TB_WIN = 1 } tb_wdl_t;
 
@@ -99,6 +100,21 @@ typedef struct {
  * Returns 0 when n is 0 and -1 when p (or one of its children) is not covered. */
 int tb_rank_moves(const tb_t *tb, const position_t *p, const move_t *moves, int n, tb_move_value_t *out);
 
+/* ---- The standard folder ------------------------------------------------------------- */
+
+enum { TB_PATH_MAX = 4096 };
+/* Names the folder instead; empty or "<empty>": no database unless one is named. */
+#define TB_PATH_ENV "BAGHCHAL_TABLEBASE_PATH"
+
+/* The folder used when none is named (the engine's TablebasePath default, the server, the
+ * referee, baghchal-tbgen without a folder): $BAGHCHAL_TABLEBASE_PATH when it is set; else
+ * $XDG_DATA_HOME/baghchal (~/.local/share/baghchal when XDG_DATA_HOME is unset or relative)
+ * unless only <install prefix>/share/baghchal holds baghchal.tb. Writes it to out and
+ * returns true; false (out empty) when the variable turns the default off or there is no
+ * such folder (no home, a name longer than len). The folder need not exist. */
+bool tb_default_dir(char *out, size_t len);
+/* Whether dir/baghchal.tb exists and can be read (the placement file is optional). */
+bool tb_dir_has_database(const char *dir);
 
 
 #endif

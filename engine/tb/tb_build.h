@@ -298,8 +298,6 @@ int tb_goats_total(const tb_t *tb);
 
 /* ---- The placement file (tools/tbgen/README.md) ----------------------------------------- */
 
-#define TBP_FILE_NAME "baghchal-placement.tb"
-
 enum {
     TBP_FILE_VERSION = 1,
     TBP_HEADER_SIZE = 16384,

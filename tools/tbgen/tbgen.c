@@ -17,10 +17,12 @@
 #include "tb_build.h"
 
 static const char *const USAGE =
-    "usage: baghchal-tbgen <dir> [--threads N] [--slice K] [--restart] [--placement]\n"
+    "usage: baghchal-tbgen [<dir>] [--threads N] [--slice K] [--restart] [--placement]\n"
     "                      [--keep-work] [--max-in-hand H] [--min-goats G] [--captures-to-win N] [--goats N]\n"
-    "       baghchal-tbgen --stats <dir>\n"
-    "       baghchal-tbgen --bench-probe <dir> [--count N]\n";
+    "       baghchal-tbgen --stats [<dir>]\n"
+    "       baghchal-tbgen --bench-probe [<dir>] [--count N]\n"
+    "Without <dir>: the standard folder ($" TB_PATH_ENV ", else $XDG_DATA_HOME/baghchal or\n"
+    "~/.local/share/baghchal), where the engine finds the databases; a build there makes both files.\n";
 
 /* Lim & Nievergelt's figures for the real game (issue 6), W / D / L per side to move. */
 static const uint64_t PUBLISHED[5][2][3] = {
@@ -425,7 +427,7 @@ static void remove_work(const char *work)
 
 static int build_placement(const char *dir, int threads, bool restart, int max_in_hand, int min_goats, bool keep_work)
 {
-    char msg[256], work[4096];
+    char msg[256], work[TB_PATH_MAX + 32];
     tb_t *tb;
     if (tb_open(dir, &tb, msg, sizeof msg) != TB_OK)
         return fail1("%s", msg);
@@ -533,8 +535,14 @@ int main(int argc, char **argv)
         else
             dir = a;
     }
-    if (!dir)
-        cli_die("no directory given (see --help)");
+    char standard[TB_PATH_MAX];
+    bool default_dir = !dir;
+    if (default_dir) {
+        if (!tb_default_dir(standard, sizeof standard))
+            cli_die("no directory given, and %s turns the standard folder off (see --help)", TB_PATH_ENV);
+        dir = standard;
+        placement = true; /* the standard folder gets the whole solution: one command to perfect play */
+    }
     if (!stats_only && !bench && !make_dirs(dir))
         cli_die("cannot create the directory '%s': %s", dir, strerror(errno));
     if (access(dir, W_OK | X_OK) != 0 && !stats_only && !bench)
@@ -563,6 +571,8 @@ int main(int argc, char **argv)
     fprintf(stderr, "built in %.1f s\n", now_s() - pr.start);
     if (placement) {
         int rc = build_placement(dir, o.threads, o.restart, max_in_hand, min_goats, keep_work);
+        if (!rc && default_dir)
+            fprintf(stderr, "baghchal, baghchal-server and baghchal-referee find the databases in %s\n", dir);
         return rc ? rc : print_stats(dir);
     }
     if (o.slice >= 0) {

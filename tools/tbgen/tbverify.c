@@ -14,7 +14,8 @@
 #include "cli.h"
 #include "tb_build.h"
 
-static const char *const USAGE = "usage: baghchal-tbverify <dir> [--sample N | --all] [--threads N] [--seed S]\n";
+static const char *const USAGE = "usage: baghchal-tbverify [<dir>] [--sample N | --all] [--threads N] [--seed S]\n"
+                                  "Without <dir>: the standard folder (see baghchal-tbgen --help).\n";
 
 enum { MAX_THREADS = 64, CHUNK = 4096, PCHUNK = 1024, SHOW_ERRORS = 10 };
 
@@ -322,8 +323,12 @@ int main(int argc, char **argv)
         else
             dir = a;
     }
-    if (!dir)
-        cli_die("no directory given (see --help)");
+    char standard[TB_PATH_MAX];
+    if (!dir) {
+        if (!tb_default_dir(standard, sizeof standard))
+            cli_die("no directory given, and %s turns the standard folder off (see --help)", TB_PATH_ENV);
+        dir = standard;
+    }
     char msg[256];
     tb_t *tb;
     /* A database that cannot be read: the check cannot run (status 2, as for bad usage);
