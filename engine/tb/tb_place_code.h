@@ -14,8 +14,8 @@
  * block (its parents, their parents, ...). Per block: '1' and two bits v: every value of the
  * block's layers is v; or '0', an Elias gamma code of k + 1, the k exceptions, each the gap
  * from the previous one (or from -1) in a Rice code of parameter r = tbp_rice(k) (the gap
- * >> r in unary as zeros and a one, then its r low bits), then k bits saying which of the
- * two other values each exception has (1: the higher). The value of mask s of a block: a don't-care mask copies its first parent
+ * >> r in unary as zeros and a one, then its r low bits), then a bit saying which of the two
+ * other values it has (1: the higher). The value of mask s of a block: a don't-care mask copies its first parent
  * (the root, a draw); any other mask takes the prediction of its context unless it is an
  * exception. The context: the layer (goats on the board) and the values of the first
  * TBP_PARENTS parents (the mask without its lowest, second lowest, ... bit), 3 when missing.
@@ -58,17 +58,16 @@ static inline uint32_t tbp_order_mask(const tbp_order_t *o, uint32_t k, bb_t goa
 /* The first parent of entry s of a block: s without its lowest bit (s itself at the root). */
 static inline uint32_t tbp_parent(uint32_t s) { return s ? s & (s - 1) : s; }
 
+extern const uint16_t tbp_parents[TBP_CODE_BLOCK][TBP_PARENTS];
+
 /* The context of entry s of a block (base | s has g bits) from the values val[] of its
- * parents: s without its lowest, second lowest, ... bit. */
+ * parents: s without its lowest, second lowest, ... bit (val[TBP_CODE_BLOCK] is 3). */
 static inline uint32_t tbp_context(const uint8_t *val, uint32_t s, uint32_t g)
 {
-    uint32_t ctx = g, r = s;
-    for (int i = 0; i < TBP_PARENTS; i++) {
-        /* Without branches: a missing parent reads s itself (not found yet) and becomes 3. */
-        uint32_t have = 0u - (r != 0), v = (val[s ^ (r & -r)] & have) | (3u & ~have);
-        r &= r - 1;
-        ctx = ctx << 2 | v;
-    }
+    const uint16_t *p = tbp_parents[s];
+    uint32_t ctx = g;
+    for (int i = 0; i < TBP_PARENTS; i++)
+        ctx = ctx << 2 | val[p[i]];
     return ctx;
 }
 

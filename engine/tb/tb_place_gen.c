@@ -24,10 +24,13 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #define fail(e, ...) ((tb_error_t)bc_fail((e), __VA_ARGS__))
 
-enum { FREE_MASK = (1u << 21) - 1, MAX_WORKERS = 64 };
+enum { FREE_MASK = (1u << 21) - 1, TBP_FREE_POINTS = 21, MAX_WORKERS = 64 };
 
 /* ---- Threads ------------------------------------------------------------------------ */
 
@@ -36,6 +39,7 @@ typedef struct pgen pgen_t;
 typedef struct {
     pgen_t *g;
     uint8_t *best; /* one class block of results, a byte an entry */
+    uint32_t *act, *actm; /* the entries a tiger move is open to, and their masks */
     uint64_t count[3];
 } pworker_t;
 
@@ -115,6 +119,57 @@ static void store_block(pworker_t *w, tbp_layer_t *l, uint32_t k)
 /* Goats to move: the best placement. A child the tigers lose is a win; else a drawn child
  * draws; else every placement loses. Every entry of a layer has as many placements (the
  * free points), so the loop over them runs without an early exit and predicts well. */
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+/* goat_block sixteen entries at a time: the rank of each placement's set from running sums
+ * over the points in order (rank(m + j) = the terms of m's points below j, C(j, points
+ * below j + 1), and the terms of the points above j with their index one higher), the
+ * binomials of point j taken from two registers. Returns the entries done. */
+static uint32_t goat_block16(uint8_t *best, const uint32_t *masks, uint32_t ng, const tbp_rank_t *rk,
+                             const uint64_t *child)
+{
+    __m512i lo[TBP_FREE_POINTS], hi[TBP_FREE_POINTS];
+    for (int j = 0; j < TBP_FREE_POINTS; j++) {
+        uint32_t row[32] = {0};
+        for (int q = 0; q < 22; q++)
+            row[q] = rk->binom[j][q];
+        lo[j] = _mm512_loadu_si512(row), hi[j] = _mm512_loadu_si512(row + 16);
+    }
+    const __m512i one = _mm512_set1_epi32(1), two = _mm512_set1_epi32(2), three = _mm512_set1_epi32(3);
+    const __m512i fifteen = _mm512_set1_epi32(15), zero = _mm512_setzero_si512();
+    uint32_t r = 0;
+    for (; r + 16 <= ng; r += 16) {
+        __m512i m = _mm512_loadu_si512(masks + r);
+        /* The sum over m's points of C(point, index + 1). */
+        __m512i cnt = zero, up = zero;
+        for (int j = 0; j < TBP_FREE_POINTS; j++) {
+            __mmask16 in = _mm512_test_epi32_mask(m, _mm512_set1_epi32(1 << j));
+            cnt = _mm512_mask_add_epi32(cnt, in, cnt, one);
+            up = _mm512_mask_add_epi32(up, in, up, _mm512_permutex2var_epi32(lo[j], _mm512_add_epi32(cnt, one), hi[j]));
+        }
+        __m512i below = zero, belowup = zero, best16 = zero;
+        cnt = zero;
+        for (int j = 0; j < TBP_FREE_POINTS; j++) {
+            __mmask16 in = _mm512_test_epi32_mask(m, _mm512_set1_epi32(1 << j));
+            __m512i c1 = _mm512_permutex2var_epi32(lo[j], _mm512_add_epi32(cnt, one), hi[j]);
+            /* A placement on j: its set's rank, and the child's value there. */
+            __mmask16 out = (__mmask16)~in;
+            __m512i rank = _mm512_add_epi32(_mm512_add_epi32(below, c1), _mm512_sub_epi32(up, belowup));
+            __m512i v = _mm512_mask_i32gather_epi32(zero, out, _mm512_srli_epi32(rank, 4), child, 4);
+            v = _mm512_srlv_epi32(v, _mm512_slli_epi32(_mm512_and_si512(rank, fifteen), 1));
+            v = _mm512_sub_epi32(two, _mm512_and_si512(v, three));
+            best16 = _mm512_mask_max_epu32(best16, out, best16, v);
+            /* A point of m: the running sums go past it. */
+            __m512i c2 = _mm512_permutex2var_epi32(lo[j], _mm512_add_epi32(cnt, two), hi[j]);
+            below = _mm512_mask_add_epi32(below, in, below, c1);
+            belowup = _mm512_mask_add_epi32(belowup, in, belowup, c2);
+            cnt = _mm512_mask_add_epi32(cnt, in, cnt, one);
+        }
+        _mm_storeu_si128((__m128i *)(best + r), _mm512_cvtepi32_epi8(best16));
+    }
+    return r;
+}
+#endif
+
 static void goat_block(pworker_t *w, uint32_t k)
 {
     pgen_t *g = w->g;
@@ -122,8 +177,11 @@ static void goat_block(pworker_t *w, uint32_t k)
     const tbp_layer_t *in = g->in_same;
     const uint64_t *child = in->bits + (uint64_t)k * in->wpc;
     const uint32_t *masks = g->masks;
-    uint32_t ng = g->out->ng;
-    for (uint32_t r = 0; r < ng; r++) {
+    uint32_t ng = g->out->ng, r = 0;
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+    r = goat_block16(w->best, masks, ng, rk, child);
+#endif
+    for (; r < ng; r++) {
         uint32_t m = masks[r], best = 0;
         for (uint32_t f = ~m & FREE_MASK; f; f &= f - 1) {
             uint32_t o = 2 - tbp_get(child, tbp_rank(rk, m | (f & -f)));
@@ -160,15 +218,71 @@ static void xlat_init(xlat_t *x, const tb_index_t *ix, const tb_class_t *from, c
 
 static inline uint32_t xlat(const xlat_t *x, uint32_t m) { return x->t0[m & 127] | x->t1[(m >> 7) & 127] | x->t2[m >> 14]; }
 
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512VPOPCNTDQ__)
+/* tiger_move with AVX-512: first the entries the move is open to (legal, not won yet) are
+ * gathered into act[] (with their masks), then their children are looked up sixteen at a
+ * time. Returns the entries done (a multiple of 16; the rest is left to the plain loop). */
+static uint32_t tiger_move16(uint8_t *best, const uint32_t *masks, uint32_t ng, const xlat_t *x, const tbp_rank_t *rk,
+                             const uint64_t *child, uint32_t ubit, uint32_t sbit, uint32_t *act, uint32_t *actm)
+{
+    const __m512i need = _mm512_set1_epi32((int)(ubit | sbit)), want = _mm512_set1_epi32((int)sbit);
+    const __m512i keep = _mm512_set1_epi32((int)~sbit), m127 = _mm512_set1_epi32(127);
+    const __m512i eight = _mm512_set1_epi32(8), fifteen = _mm512_set1_epi32(15), two = _mm512_set1_epi32(2);
+    const __m512i zero = _mm512_setzero_si512(), lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m128i won = _mm_set1_epi8(2);
+    uint32_t r = 0, n = 0;
+    for (; r + 16 <= ng; r += 16) {
+        __mmask16 open = (__mmask16)~_mm_cmpeq_epi8_mask(_mm_loadu_si128((const __m128i *)(best + r)), won);
+        __m512i m = _mm512_loadu_si512(masks + r);
+        __mmask16 ok = _mm512_mask_cmpeq_epi32_mask(open, _mm512_and_si512(m, need), want);
+        _mm512_mask_compressstoreu_epi32(act + n, ok, _mm512_add_epi32(_mm512_set1_epi32((int)r), lanes));
+        _mm512_mask_compressstoreu_epi32(actm + n, ok, m);
+        n += (uint32_t)__builtin_popcount(ok);
+    }
+    for (uint32_t i = 0; i < n; i += 16) {
+        __mmask16 ok = n - i >= 16 ? 0xFFFF : (__mmask16)((1u << (n - i)) - 1);
+        __m512i m = _mm512_and_si512(_mm512_maskz_loadu_epi32(ok, actm + i), keep);
+        __m512i c = _mm512_mask_i32gather_epi32(zero, ok, _mm512_and_si512(m, m127), x->t0, 4);
+        c = _mm512_or_si512(c, _mm512_mask_i32gather_epi32(zero, ok, _mm512_and_si512(_mm512_srli_epi32(m, 7), m127),
+                                                             x->t1, 4));
+        c = _mm512_or_si512(c, _mm512_mask_i32gather_epi32(zero, ok, _mm512_srli_epi32(m, 14), x->t2, 4));
+        /* The rank of c: three 7-bit pieces, each after the points below it. */
+        __m512i a = _mm512_and_si512(c, m127), bb = _mm512_and_si512(_mm512_srli_epi32(c, 7), m127);
+        __m512i hi = _mm512_srli_epi32(c, 14), na = _mm512_popcnt_epi32(a), nb = _mm512_popcnt_epi32(bb);
+        __m512i rank = _mm512_mask_i32gather_epi32(zero, ok, a, rk->lo, 4);
+        rank = _mm512_add_epi32(rank, _mm512_mask_i32gather_epi32(
+                                          zero, ok, _mm512_add_epi32(_mm512_mullo_epi32(bb, eight), na), rk->mid, 4));
+        rank = _mm512_add_epi32(
+            rank, _mm512_mask_i32gather_epi32(
+                      zero, ok, _mm512_add_epi32(_mm512_mullo_epi32(hi, fifteen), _mm512_add_epi32(na, nb)), rk->hi, 4));
+        /* The child's value: 2 bits of its block, read as 32-bit words (little-endian). */
+        __m512i v = _mm512_mask_i32gather_epi32(zero, ok, _mm512_srli_epi32(rank, 4), child, 4);
+        v = _mm512_srlv_epi32(v, _mm512_slli_epi32(_mm512_and_si512(rank, _mm512_set1_epi32(15)), 1));
+        v = _mm512_sub_epi32(two, _mm512_and_si512(v, _mm512_set1_epi32(3)));
+        uint32_t o[16];
+        _mm512_storeu_si512(o, v);
+        for (uint32_t q = 0; q < 16 && i + q < n; q++) {
+            uint8_t *b = best + act[i + q];
+            *b = (uint8_t)(o[q] > *b ? o[q] : *b);
+        }
+    }
+    return r;
+}
+#endif
+
 /* One tiger move of a class block: best[r] = max(best[r], 2 - child value) over the entries
  * where the move is legal (its target empty; for a capture, a goat to jump). Entries are
  * taken eight at a time, and eight already won are skipped whole; the rest runs without
  * branches, an illegal entry reading the child's entry 0 and counting for nothing. */
 static void tiger_move(uint8_t *best, const uint32_t *masks, uint32_t ng, const xlat_t *x, const tbp_rank_t *rk,
-                       const uint64_t *child, uint32_t ubit, uint32_t sbit)
+                       const uint64_t *child, uint32_t ubit, uint32_t sbit, uint32_t *act, uint32_t *actm)
 {
-    uint32_t need = ubit | sbit, want = sbit;
-    for (uint32_t r0 = 0; r0 < ng; r0 += 8) {
+    (void)act, (void)actm;
+    uint32_t need = ubit | sbit, want = sbit, r0 = 0;
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512VPOPCNTDQ__)
+    r0 = tiger_move16(best, masks, ng, x, rk, child, ubit, sbit, act, actm);
+#endif
+    for (; r0 < ng; r0 += 8) {
         uint32_t n = ng - r0 < 8 ? ng - r0 : 8;
         uint64_t b8;
         if (n == 8) {
@@ -235,7 +349,7 @@ static void tiger_block(pworker_t *w, uint32_t k)
                 tb_tmap_t tm = ix->tmap[tbi_tiger_rank(ix, t2)];
                 const tbp_layer_t *in = capture ? g->in_cap : g->in_same;
                 xlat_init(&x, ix, c, &ix->cls[tm.cls], tm.sym);
-                tiger_move(best, g->masks, ng, &x, rk, in->bits + (uint64_t)tm.cls * in->wpc, ubit, sbit);
+                tiger_move(best, g->masks, ng, &x, rk, in->bits + (uint64_t)tm.cls * in->wpc, ubit, sbit, w->act, w->actm);
             }
         }
     }
@@ -434,8 +548,12 @@ tb_error_t tbp_generate(const tbp_gen_options_t *o, const tb_t *movement, char *
         ok = (g->masks = malloc(rk->binom[21][10] * sizeof *g->masks)) != NULL;
     }
     for (int i = 0; ok && i < o->threads; i++) {
-        g->workers[i].g = g;
-        ok = (g->workers[i].best = malloc(rk->binom[21][10])) != NULL;
+        pworker_t *w = &g->workers[i];
+        w->g = g;
+        w->best = malloc(rk->binom[21][10] + 16);
+        w->act = malloc((rk->binom[21][10] + 16) * sizeof *w->act);
+        w->actm = malloc((rk->binom[21][10] + 16) * sizeof *w->actm);
+        ok = w->best && w->act && w->actm;
     }
     tb_error_t e = TB_OK;
     if (!ok) {
@@ -483,7 +601,7 @@ tb_error_t tbp_generate(const tbp_gen_options_t *o, const tb_t *movement, char *
     }
     if (g) {
         for (int i = 0; i < o->threads && i < MAX_WORKERS; i++)
-            free(g->workers[i].best);
+            free(g->workers[i].best), free(g->workers[i].act), free(g->workers[i].actm);
         free(g->masks);
     }
     free(rk), free(g), free(b);

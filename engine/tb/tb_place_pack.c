@@ -80,7 +80,8 @@ static inline bool block_held(uint32_t base, uint32_t valid)
 
 void tbp_code_count(const uint8_t *v, uint32_t valid, uint64_t (*counts)[3])
 {
-    uint8_t val[TBP_CODE_BLOCK];
+    uint8_t val[TBP_CODE_BLOCK + 1];
+    val[TBP_CODE_BLOCK] = 3;
     for (uint32_t base = 0; base < TBP_MASKS; base += TBP_CODE_BLOCK) {
         if (!block_held(base, valid))
             continue;
@@ -123,25 +124,29 @@ static void encode_block2(const uint8_t *v, uint32_t base, uint32_t valid, const
         tbp_bits_put(w, 1, 3);
         return;
     }
-    uint8_t val[TBP_CODE_BLOCK];
+    uint8_t val[TBP_CODE_BLOCK + 1];
+    val[TBP_CODE_BLOCK] = 3;
     block_values(v, base, valid, val);
+    /* One value everywhere it matters: no prediction needed. */
     int constant = -2;
+    for (uint32_t s = 0; s < TBP_CODE_BLOCK && constant != -1; s++)
+        if (valid >> __builtin_popcount(base | s) & 1)
+            constant = constant == -2 || constant == val[s] ? val[s] : -1;
+    if (constant != -1) {
+        tbp_bits_put(w, 1, 1);
+        tbp_bits_put(w, (uint64_t)(constant < 0 ? 0 : constant), 2);
+        return;
+    }
     uint32_t at[TBP_CODE_BLOCK], high[TBP_CODE_BLOCK], k = 0;
     for (uint32_t s = 0; s < TBP_CODE_BLOCK; s++) {
         uint32_t g = (uint32_t)__builtin_popcount(base | s);
         if (!(valid >> g & 1))
             continue;
-        constant = constant == -2 || constant == val[s] ? val[s] : -1;
         uint32_t p = table[tbp_context(val, s, g)];
         if (val[s] != p) {
             at[k] = s;
             high[k++] = p == 2 ? val[s] == 1 : val[s] == 2;
         }
-    }
-    if (constant != -1) {
-        tbp_bits_put(w, 1, 1);
-        tbp_bits_put(w, (uint64_t)(constant < 0 ? 0 : constant), 2);
-        return;
     }
     tbp_bits_put(w, 0, 1);
     put_gamma(w, k + 1);
@@ -156,9 +161,8 @@ static void encode_block2(const uint8_t *v, uint32_t base, uint32_t valid, const
             tbp_bits_put(w, 0, 32);
         tbp_bits_put(w, 1ull << q, (int)q + 1);
         tbp_bits_put(w, gap & ((1u << r) - 1), r);
-    }
-    for (uint32_t i = 0; i < k; i++)
         tbp_bits_put(w, high[i], 1);
+    }
 }
 
 bool tbp_code_class(const uint8_t *v, uint32_t valid, const uint8_t *table, tbp_bits_t *w,
