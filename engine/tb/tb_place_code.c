@@ -269,6 +269,13 @@ uint32_t tbp_array_value(const tbp_array_t *a, uint32_t k, uint32_t m)
 
 void tbp_array_values(const tbp_array_t *a, uint32_t k, const uint32_t *ms, int n, uint8_t *out)
 {
+    /* The blocks' memory first, all at once: their groups' offsets, then their code. */
+    const uint8_t *code = a->code + get64(a->class_off + 8 * (size_t)k);
+    const uint8_t *groups = a->group_off + 4 * (size_t)k * TBP_CLASS_GROUPS;
+    for (int i = 0; i < n; i++)
+        __builtin_prefetch(groups + 4 * ((ms[i] >> TBP_CODE_BITS) / TBP_CODE_GROUP));
+    for (int i = 0; i < n; i++)
+        __builtin_prefetch(code + get32(groups + 4 * ((ms[i] >> TBP_CODE_BITS) / TBP_CODE_GROUP)) / 8);
     block_t b;
     uint32_t open = UINT32_MAX;
     for (int i = 0; i < n; i++) {
