@@ -30,6 +30,7 @@ struct uci {
     int skill_level, elo; /* Skill Level, UCI_Elo */
     bool limit_strength;  /* UCI_LimitStrength */
     fb_prover_t *prover;  /* tbprobe's, made at its first use under forbid */
+    bool tb_default;      /* the standard folder's database is still to be loaded */
 };
 
 typedef struct {
@@ -143,6 +144,7 @@ uci_t *uci_new(uci_write_fn write, void *ctx)
     u->multipv = 1;
     u->overhead = ENGINE_DEFAULT_OVERHEAD_MS;
     u->skill_level = SKILL_MAX, u->elo = SKILL_MAX_ELO;
+    u->tb_default = true;
     position_t start;
     position_set_start(&start);
     if (pthread_mutex_init(&u->lock, NULL) != 0) {
@@ -217,9 +219,12 @@ static void cmd_uci(uci_t *u)
         case OPT_CHECK:
             out(u, "option name %s type check default %s", o->name, o->def);
             break;
-        case OPT_STRING:
-            out(u, "option name %s type string default %s", o->name, o->def);
+        case OPT_STRING: {
+            char dir[TB_PATH_MAX];
+            bool tb = strcmp(o->name, "TablebasePath") == 0 && tb_default_dir(dir, sizeof dir);
+            out(u, "option name %s type string default %s", o->name, tb ? dir : o->def);
             break;
+        }
         case OPT_COMBO: {
             char copy[64];
             snprintf(copy, sizeof copy, "%s", o->vars);
@@ -298,6 +303,7 @@ static void apply_option(uci_t *u, const option_t *o, const char *value, long lo
         engine_set_skill(u->engine, u->skill_level, u->limit_strength, u->elo);
     } else if (strcmp(name, "TablebasePath") == 0) {
         /* "<empty>" (the UCI way to say nothing, in any case) or no value unloads it. */
+        u->tb_default = false;
         const char *dir = strcasecmp(value, "<empty>") == 0 ? "" : value;
         char msg[256] = "";
         if (engine_set_tablebase(u->engine, dir, msg, sizeof msg) != TB_OK)
@@ -318,6 +324,31 @@ static bool engine_idle(uci_t *u)
     if (engine_stopping(u->engine))
         engine_wait(u->engine);
     return !engine_searching(u->engine);
+}
+
+/* The database of the standard folder (tb_default_dir), loaded once, at the first command
+ * that needs it (isready, go, tbprobe) unless TablebasePath was set before: says which
+ * files were found, or that none were. A damaged file is reported but fails no command. */
+static void load_default_tablebase(uci_t *u)
+{
+    /* Loading waits for the engine: never while a search or a bench runs (isready then). */
+    if (!u->tb_default || engine_searching(u->engine))
+        return;
+    u->tb_default = false;
+    char dir[TB_PATH_MAX], msg[256] = "";
+    if (!tb_default_dir(dir, sizeof dir))
+        return; /* turned off by the environment: nothing to say */
+    if (!tb_dir_has_database(dir)) {
+        out(u, "info string no tablebase in %s (baghchal-tbgen builds it there)", dir);
+        return;
+    }
+    if (engine_set_tablebase(u->engine, dir, msg, sizeof msg) != TB_OK) {
+        out(u, "info string error: tablebase not loaded: %s", msg);
+        return;
+    }
+    bool placement = tb_has_placement(engine_tablebase(u->engine));
+    out(u, "info string tablebase loaded from %s: %s%s", dir, TB_FILE_NAME,
+        placement ? " and " TBP_FILE_NAME : " (no " TBP_FILE_NAME ": the placement phase is searched)");
 }
 
 /* Joins words [from, to) with single spaces into a new string ("" when none), in time
@@ -557,6 +588,7 @@ static void tbprobe_forbid(uci_t *u, const tb_t *tb)
 
 static void cmd_tbprobe(uci_t *u)
 {
+    load_default_tablebase(u);
     const tb_t *tb = engine_tablebase(u->engine);
     if (!tb) {
         ERR(u, "no tablebase loaded (setoption name TablebasePath value <dir>)");
@@ -858,6 +890,7 @@ static void cmd_go(uci_t *u, words_t *ws)
     /* The previous search, if any, ends (with its bestmove) before this one starts. */
     engine_stop(u->engine);
     engine_wait(u->engine);
+    load_default_tablebase(u);
     /* An accepted go always ends with a bestmove, even when the search cannot start. */
     if (!engine_set_game(u->engine, &u->game)) {
         ERR(u, "out of memory: no search");
@@ -982,6 +1015,7 @@ bool uci_handle_line(uci_t *u, const char *line)
         /* After stop, ready means the search has ended and printed its bestmove. */
         if (engine_stopping(u->engine))
             engine_wait(u->engine);
+        load_default_tablebase(u);
         out(u, "readyok");
     }
     else if (strcmp(cmd, "ucinewgame") == 0)

@@ -721,9 +721,10 @@ Test(search, a_clock_search_keeps_its_maximum)
     int64_t spent = search_now_ms() - t0;
     cr_assert_eq(r.nbest, 1);
     cr_assert(is_legal(&g, r.best));
-    /* 50 ms left and 30 ms overhead: 20 ms at most. */
-    cr_assert_leq(r.final.time_ms, 20 * SLOW, "a 50 ms clock search reports %" PRId64 " ms", r.final.time_ms);
-    cr_assert_leq(spent, 20 * SLOW, "a 50 ms clock search took %" PRId64 " ms", spent);
+    /* 50 ms left and 30 ms overhead: 20 ms at most, and a busy machine's scheduling (15 ms),
+     * short of the 50 ms of a search that forgets the overhead. */
+    cr_assert_leq(r.final.time_ms, 35 * SLOW, "a 50 ms clock search reports %" PRId64 " ms", r.final.time_ms);
+    cr_assert_leq(spent, 35 * SLOW, "a 50 ms clock search took %" PRId64 " ms", spent);
     game_free(&g);
     engine_free(e);
 }

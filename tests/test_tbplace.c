@@ -190,6 +190,7 @@ static void build_placement(const tb_t *movement, const char *dir, int top, int 
     o.threads = 2;
     o.max_in_hand = top;
     o.min_goats = min_goats;
+    o.keep_goats = true; /* the checks read the goats' layers too */
     o.progress = on_progress;
     o.ctx = layers;
     cr_assert_eq(tbp_generate(&o, movement, msg, sizeof msg), TB_OK, "%s", msg);

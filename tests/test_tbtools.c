@@ -2,9 +2,10 @@
  * game (2 goats, 2 captures win) built by baghchal-tbgen --placement; baghchal-tbverify
  * --all on it (entries per layer, exit 0), on a file with a corrupt byte (refused, exit 2)
  * and on a file with a wrong value under a right checksum (exit 1, the layer named);
- * --stats against counts made here from the generator's layer files; --bench-probe; and a
- * build resumed after one layer file is deleted (only that layer is built again, the packed
- * file is the same byte for byte). */
+ * --stats against counts made here from the generator's packed layers; --bench-probe; a
+ * build stopped after two layers and resumed (only the others are built, the file is the
+ * same byte for byte); and a file of an older version refused with the command that
+ * rebuilds it. */
 #include <criterion/criterion.h>
 
 #include <dirent.h>
@@ -257,25 +258,21 @@ Test(tbtools, verify_sample_is_the_same_on_any_thread_count)
     run_free(&b);
 }
 
-/* Flips one byte of the stored layer tigers h=1 c=0, inside its data. */
+/* Flips one byte inside the array of the tigers' layers with no goat captured. */
 static void corrupt_stored_layer(const char *dir)
 {
     tbp_header_t *x = malloc(sizeof *x);
     cr_assert_not_null(x);
     char msg[256], path[256];
     cr_assert_eq(tbp_read_header(dir, x, msg, sizeof msg), TB_OK, "%s", msg);
-    const tbp_layer_info_t *l = NULL;
-    for (uint32_t i = 0; i < x->layer_count; i++)
-        if (x->layer[i].side == TIGERS && x->layer[i].h == 1 && x->layer[i].c == 0)
-            l = &x->layer[i];
-    cr_assert_not_null(l);
-    cr_assert_eq(l->stored, 1);
-    cr_assert_geq(l->offset, TBP_HEADER_SIZE);
-    cr_assert_gt(l->length, 16);
+    const tbp_array_info_t *a = &x->array[0];
+    cr_assert_neq(a->valid, 0);
+    cr_assert_geq(a->offset, TBP_HEADER_SIZE);
+    cr_assert_gt(a->length, 16);
     snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
     FILE *f = fopen(path, "r+b");
     cr_assert_not_null(f);
-    long at = (long)(l->offset + l->length / 2);
+    long at = (long)(a->offset + a->length - 20);
     cr_assert_eq(fseek(f, at, SEEK_SET), 0);
     int b = fgetc(f);
     cr_assert_neq(b, EOF);
@@ -293,25 +290,23 @@ Test(tbtools, a_corrupt_byte_in_a_stored_layer_is_refused)
     tb_t *tb;
     char msg[256];
     cr_assert_eq(tb_open(dir, &tb, msg, sizeof msg), TB_ERR_CHECKSUM);
-    cr_assert_str_eq(msg, "placement layer tigers h=1 c=0: data checksum mismatch");
+    cr_assert_str_eq(msg, "placement array of 0 captured: data checksum mismatch");
     run_t r;
     run(&r, "%s %s --all", TBVERIFY, dir);
     cr_assert_eq(r.code, 2, "a corrupt database: the check cannot run");
     cr_assert_eq(r.out.count, 1, "one line");
-    cr_assert_str_eq(r.out.line[0], "baghchal-tbverify: placement layer tigers h=1 c=0: data checksum mismatch");
+    cr_assert_str_eq(r.out.line[0], "baghchal-tbverify: placement array of 0 captured: data checksum mismatch");
     run_free(&r);
     run(&r, "%s --stats %s", TBGEN, dir);
     cr_assert_eq(r.code, 1);
-    cr_assert_str_eq(r.out.line[r.out.count - 1], "baghchal-tbgen: placement layer tigers h=1 c=0: data checksum mismatch");
+    cr_assert_str_eq(r.out.line[r.out.count - 1], "baghchal-tbgen: placement array of 0 captured: data checksum mismatch");
     run_free(&r);
 }
 
-Test(tbtools, a_wrong_value_under_a_right_checksum_is_found)
+/* Turns one win of tigers h=1 c=0 into a loss in the work folder and packs again: the file
+ * is well formed and its checksums are right, its value is not. Returns the entry. */
+static uint64_t plant_wrong_value(const char *dir)
 {
-    const char *dir = make_dir();
-    build_small(dir);
-    /* Turn one win of tigers h=1 c=0 into a loss in the work folder and pack again: the file
-     * is well formed and its checksums are right, its value is not. */
     char work[256], path[256], msg[256];
     snprintf(work, sizeof work, "%s/placement-work", dir);
     snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
@@ -331,7 +326,14 @@ Test(tbtools, a_wrong_value_under_a_right_checksum_is_found)
     tb_t *tb;
     cr_assert_eq(tb_open(dir, &tb, msg, sizeof msg), TB_OK, "the checksums are right: %s", msg);
     tb_close(tb);
+    return entry;
+}
 
+Test(tbtools, a_wrong_value_under_a_right_checksum_is_found)
+{
+    const char *dir = make_dir();
+    build_small(dir);
+    uint64_t entry = plant_wrong_value(dir);
     run_t r;
     run(&r, "%s %s --all --threads 2", TBVERIFY, dir);
     cr_assert_eq(r.code, 1, "a wrong value");
@@ -368,9 +370,10 @@ Test(tbtools, verify_exit_status_when_it_cannot_run)
 {
     const char *dir = make_dir();
     run_t r;
-    run(&r, "%s", TBVERIFY);
+    run(&r, "env %s= %s", TB_PATH_ENV, TBVERIFY);
     cr_assert_eq(r.code, 2);
-    cr_assert_str_eq(r.out.line[0], "baghchal-tbverify: no directory given (see --help)");
+    cr_assert_str_eq(r.out.line[0],
+                     "baghchal-tbverify: no directory given, and " TB_PATH_ENV " turns the standard folder off (see --help)");
     run_free(&r);
     run(&r, "%s %s --sample 0", TBVERIFY, dir);
     cr_assert_eq(r.code, 2);
@@ -398,6 +401,54 @@ Test(tbtools, verify_exit_status_when_it_cannot_run)
     cr_assert_eq(r.code, 2);
     cr_assert_eq(r.out.count, 1);
     cr_assert(strstr(r.out.line[0], "truncated"), "%s", r.out.line[0]);
+    run_free(&r);
+}
+
+/* A sample of 1,000,000 draws over the small game's five layers (200,000 each) meets the
+ * one wrong entry of 34,986 about 5.7 times: every seed tried finds it. The draws of
+ * neighbouring chunks once followed each other shifted by one, and then no seed did. */
+Test(tbtools, a_wrong_value_is_found_by_a_sample)
+{
+    const char *dir = make_dir();
+    build_small(dir);
+    uint64_t entry = plant_wrong_value(dir);
+    char want[80];
+    snprintf(want, sizeof want, "layer tigers h=1 c=0 entry %llu (", (unsigned long long)entry);
+    for (int seed = 1; seed <= 3; seed++) {
+        run_t r;
+        run(&r, "%s %s --sample 1000000 --seed %d --threads 2", TBVERIFY, dir, seed);
+        if (r.code != 1 || !find_line(&r, want))
+            dump(&r);
+        cr_assert_eq(r.code, 1, "seed %d: the wrong value is found", seed);
+        cr_assert_not_null(find_line(&r, want), "seed %d: the wrong entry is named", seed);
+        run_free(&r);
+    }
+}
+
+/* The distinct entries of a sample are about what independent draws give: n (1 - e^(-d/n))
+ * for d draws from each of the layers (or slice sides) of n entries. */
+Test(tbtools, a_sample_draws_independent_entries)
+{
+    const char *dir = make_dir();
+    build_small(dir);
+    run_t r;
+    run(&r, "%s %s --sample 100000 --seed 9 --threads 2", TBVERIFY, dir);
+    cr_assert_eq(r.code, 0);
+    unsigned long long draws, distinct;
+    const char *line = find_line(&r, "placement sample: ");
+    cr_assert_not_null(line);
+    cr_assert_eq(sscanf(line, "placement sample: %llu draws, %llu distinct entries", &draws, &distinct), 2, "%s",
+                 line);
+    cr_assert_eq(draws, 100000);
+    /* Five layers, 20,000 draws each: 2 x 34,986 x (1 - e^-0.572) + 3 x 1,666 = 35,464. */
+    cr_assert(distinct > 34500 && distinct < 36500, "%s", line);
+    line = find_line(&r, "movement sample: ");
+    cr_assert_not_null(line);
+    cr_assert_eq(sscanf(line, "movement sample: %llu draws, %llu distinct entries", &draws, &distinct), 2, "%s", line);
+    cr_assert_eq(draws, 100000);
+    /* Slices 0 and 1, both sides, 25,000 draws each: 2 x 349,860 x (1 - e^-0.0715)
+     * + 2 x 34,986 x (1 - e^-0.715) = 84,016. */
+    cr_assert(distinct > 83000 && distinct < 85000, "%s", line);
     run_free(&r);
 }
 
@@ -496,51 +547,96 @@ static uint8_t *read_file(const char *path, size_t *len)
     return b;
 }
 
-Test(tbtools, resume_builds_only_the_missing_layer)
+static void count_built(const run_t *r, size_t *built, size_t *loaded)
+{
+    *built = count_lines(r, " entries built in ");
+    *loaded = count_lines(r, " entries loaded in ");
+}
+
+Test(tbtools, a_stopped_build_resumes_at_the_first_layer_not_finished)
 {
     const char *dir = make_dir();
-    build_small(dir);
-    char path[256], raw[256];
+    char path[256], work[256];
     snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
-    size_t len0, len1;
-    uint8_t *before = read_file(path, &len0);
-    snprintf(raw, sizeof raw, "%s/placement-work/t01-0.raw", dir);
-    cr_assert_eq(unlink(raw), 0);
-
+    snprintf(work, sizeof work, "%s/placement-work", dir);
     run_t r;
-    run(&r, "%s %s --goats %d --captures-to-win %d --placement --keep-work --threads 2", TBGEN, dir, GOATS_N, WIN_K);
+    size_t built, loaded, len0, len1;
+    /* Uninterrupted: five layers built, the work folder gone. */
+    run(&r, "%s %s --goats %d --captures-to-win %d --placement --threads 2", TBGEN, dir, GOATS_N, WIN_K);
+    cr_assert_eq(r.code, 0);
+    count_built(&r, &built, &loaded);
+    cr_assert_eq(built, 5);
+    cr_assert_eq(loaded, 0);
+    run_free(&r);
+    struct stat st;
+    cr_assert_neq(stat(work, &st), 0, "the work folder is removed");
+    uint8_t *before = read_file(path, &len0);
+    /* Built again, stopped after two layers as an interruption would. */
+    run(&r, "%s %s --goats %d --captures-to-win %d --placement --threads 2 --restart --stop-after 2", TBGEN, dir,
+        GOATS_N, WIN_K);
+    cr_assert_eq(r.code, 1);
+    cr_assert_str_eq(r.out.line[r.out.count - 1], "baghchal-tbgen: stopped after 2 layers, as asked");
+    count_built(&r, &built, &loaded);
+    cr_assert_eq(built, 2);
+    run_free(&r);
+    /* The packed layers are kept; the next run builds the three others only. */
+    run(&r, "%s %s --goats %d --captures-to-win %d --placement --threads 2", TBGEN, dir, GOATS_N, WIN_K);
     if (r.code != 0)
         dump(&r);
     cr_assert_eq(r.code, 0);
-    cr_assert_not_null(find_line(&r, "slice 0: already built, checksum verified"));
-    cr_assert_not_null(find_line(&r, "slice 1: already built, checksum verified"));
-    cr_assert_eq(count_lines(&r, " entries built in "), 1, "one layer built");
-    cr_assert_eq(count_lines(&r, " entries loaded in "), 4, "the four others loaded");
-    cr_assert_not_null(find_line(&r, "layer tigers h= 1 c=0: 34,986 entries built in "));
-    const char *loaded[4] = {"layer goats  h= 1 c=1: 1,666 entries loaded in ",
-                             "layer tigers h= 1 c=1: 1,666 entries loaded in ",
-                             "layer goats  h= 1 c=0: 34,986 entries loaded in ",
-                             "layer goats  h= 2 c=0: 1,666 entries loaded in "};
-    for (int i = 0; i < 4; i++)
-        cr_assert_not_null(find_line(&r, loaded[i]), "%s", loaded[i]);
+    count_built(&r, &built, &loaded);
+    cr_assert_eq(built, 3, "the layers not finished");
+    cr_assert_eq(loaded, 2, "the finished ones");
+    cr_assert_not_null(find_line(&r, "layer goats  h= 1 c=1: 1,666 entries loaded in "));
+    cr_assert_not_null(find_line(&r, "layer tigers h= 1 c=1: 1,666 entries loaded in "));
+    cr_assert_not_null(find_line(&r, "layer goats  h= 1 c=0: 34,986 entries built in "));
     run_free(&r);
-    struct stat st;
-    cr_assert_eq(stat(raw, &st), 0, "the layer file is back");
-
     uint8_t *after = read_file(path, &len1);
     cr_assert_eq(len1, len0);
-    cr_assert_eq(memcmp(before, after, len0), 0, "the packed file is the same byte for byte");
+    cr_assert_eq(memcmp(before, after, len0), 0, "the file is the same byte for byte");
     free(after);
-    /* Without --keep-work the finished layers go once the file is packed. */
+    cr_assert_neq(stat(work, &st), 0, "the work folder is removed");
+    /* A finished file is not built again. */
     run(&r, "%s %s --goats %d --captures-to-win %d --placement --threads 2", TBGEN, dir, GOATS_N, WIN_K);
     cr_assert_eq(r.code, 0);
-    cr_assert_eq(count_lines(&r, " entries loaded in "), 5, "every layer loaded");
+    count_built(&r, &built, &loaded);
+    cr_assert_eq(built + loaded, 0);
+    char said[400];
+    snprintf(said, sizeof said, "%s: already built, every checksum verified", path);
+    cr_assert_not_null(find_line(&r, said));
     run_free(&r);
-    snprintf(raw, sizeof raw, "%s/placement-work", dir);
-    cr_assert_neq(stat(raw, &st), 0, "the work folder is removed");
     after = read_file(path, &len1);
-    cr_assert_eq(len1, len0);
     cr_assert_eq(memcmp(before, after, len0), 0, "the same file again");
     free(before);
     free(after);
+}
+
+/* A file of the first version (its header says 1) is refused, naming the command. */
+Test(tbtools, an_older_file_is_refused_with_the_command_that_rebuilds_it)
+{
+    const char *dir = make_dir();
+    build_small(dir);
+    char path[256], msg[300];
+    snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
+    FILE *f = fopen(path, "r+b");
+    cr_assert_not_null(f);
+    cr_assert_eq(fseek(f, 8, SEEK_SET), 0);
+    cr_assert_neq(fputc(1, f), EOF);
+    cr_assert_eq(fclose(f), 0);
+    tb_t *tb;
+    cr_assert_eq(tb_open(dir, &tb, msg, sizeof msg), TB_ERR_FORMAT);
+    cr_assert_str_eq(msg, "placement file version 1, this program reads version 2: build it again with "
+                          "baghchal-tbgen <dir> --placement --restart");
+    run_t r;
+    run(&r, "%s %s", TBVERIFY, dir);
+    cr_assert_eq(r.code, 2);
+    cr_assert_str_eq(r.out.line[0], "baghchal-tbverify: placement file version 1, this program reads version 2: "
+                                    "build it again with baghchal-tbgen <dir> --placement --restart");
+    run_free(&r);
+    /* The build replaces it. */
+    run(&r, "%s %s --goats %d --captures-to-win %d --placement --threads 2", TBGEN, dir, GOATS_N, WIN_K);
+    cr_assert_eq(r.code, 0);
+    run_free(&r);
+    cr_assert_eq(tb_open(dir, &tb, msg, sizeof msg), TB_OK, "%s", msg);
+    tb_close(tb);
 }

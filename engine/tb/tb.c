@@ -2,6 +2,7 @@
  * check of a value against the children of its position. */
 #define _POSIX_C_SOURCE 200809L
 #include "tb_build.h"
+#include "tb_place_code.h"
 #include "message.h"
 
 #include <errno.h>
@@ -25,13 +26,14 @@ struct tb {
     const uint8_t *data[TB_MAX_SLICES];
     uint64_t size[TB_MAX_SLICES]; /* entries per side */
     uint32_t ng[TB_MAX_SLICES];
-    /* The placement phase, when its file is there. */
+    /* The placement phase, when its file is there: the tigers-to-move values of each captured
+     * count in one array (tb_place_code.h). */
     uint8_t *pmap;
     size_t pmap_len;
     tbp_header_t *ph;
-    tbp_rank_t *rk;
-    const uint32_t *pdir[SIDE_NB][TBP_MAX_IN_HAND + 1][TB_MAX_SLICES]; /* NULL: not stored */
-    const uint8_t *pcode[SIDE_NB][TBP_MAX_IN_HAND + 1][TB_MAX_SLICES];
+    tbp_order_t *ord;
+    tbp_array_t arr[TB_MAX_SLICES];
+    bool stored[TBP_MAX_IN_HAND + 1][TB_MAX_SLICES]; /* tigers to move, h in hand, c captured */
 };
 
 static const char *const ERROR_NAMES[TB_ERROR_COUNT] = {
@@ -89,15 +91,13 @@ static tb_error_t map_file(const char *dir, const char *name, size_t min_size, b
     return e;
 }
 
-/* The placement file: its header and every stored layer's checksum. A position whose layer
- * is not stored is answered from its children (one ply), when they are covered. */
+/* The placement file: its header and every array's checksum. A position whose layer is not
+ * stored (the goats to move) is answered from its children (one ply), when they are. */
 static tb_error_t check_placement(tb_t *tb, char *msg, size_t msglen)
 {
     tbp_header_t *x = tb->ph = malloc(sizeof *tb->ph);
-    tb->rk = malloc(sizeof *tb->rk);
-    if (!x || !tb->rk)
+    if (!x)
         return fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
-    tbp_rank_init(tb->rk);
     tb_error_t e = tbp_header_decode(tb->pmap, tb->pmap_len, x, msg, msglen);
     if (e != TB_OK)
         return e;
@@ -106,17 +106,19 @@ static tb_error_t check_placement(tb_t *tb, char *msg, size_t msglen)
                     tb->pmap_len, (unsigned long long)x->file_size);
     if (x->captures_to_win != tb->header.captures_to_win || (int)x->goats_total != tb_goats_total(tb))
         return fail(TB_ERR_MISMATCH, msg, msglen, "the placement file is for another game than the movement file");
-    for (uint32_t i = 0; i < x->layer_count; i++) {
-        const tbp_layer_info_t *l = &x->layer[i];
-        if (!l->stored)
+    for (uint32_t c = 0; c < x->captures_to_win; c++) {
+        const tbp_array_info_t *a = &x->array[c];
+        if (!a->valid)
             continue;
-        const uint8_t *d = tb->pmap + l->offset;
-        if (tb_checksum(d, l->length) != l->checksum)
-            return fail(TB_ERR_CHECKSUM, msg, msglen, "placement layer %s h=%d c=%d: data checksum mismatch",
-                        l->side == GOATS ? "goats" : "tigers", l->h, l->c);
-        tb->pdir[l->side][l->h][l->c] = (const uint32_t *)(const void *)d;
-        tb->pcode[l->side][l->h][l->c] = d + l->groups * 4;
+        if (tb_checksum(tb->pmap + a->offset, a->length) != a->checksum)
+            return fail(TB_ERR_CHECKSUM, msg, msglen, "placement array of %u captured: data checksum mismatch", c);
+        tbp_array_view(&tb->arr[c], tb->pmap + a->offset, a->valid);
     }
+    for (uint32_t i = 0; i < x->layer_count; i++)
+        if (x->layer[i].stored)
+            tb->stored[x->layer[i].h][x->layer[i].c] = true;
+    if (!(tb->ord = malloc(sizeof *tb->ord)))
+        return fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
     return TB_OK;
 }
 
@@ -143,7 +145,16 @@ static tb_error_t check_file(tb_t *tb, char *msg, size_t msglen)
     return TB_OK;
 }
 
-tb_error_t tb_open(const char *dir, tb_t **out, char *msg, size_t msglen)
+static tb_error_t open_files(const char *dir, bool placement, tb_t **out, char *msg, size_t msglen);
+
+tb_error_t tb_open(const char *dir, tb_t **out, char *msg, size_t msglen) { return open_files(dir, true, out, msg, msglen); }
+
+tb_error_t tb_open_movement(const char *dir, tb_t **out, char *msg, size_t msglen)
+{
+    return open_files(dir, false, out, msg, msglen);
+}
+
+static tb_error_t open_files(const char *dir, bool placement, tb_t **out, char *msg, size_t msglen)
 {
     *out = NULL;
     tb_t *tb = calloc(1, sizeof *tb);
@@ -152,12 +163,14 @@ tb_error_t tb_open(const char *dir, tb_t **out, char *msg, size_t msglen)
     tb_error_t e = map_file(dir, TB_FILE_NAME, TB_HEADER_SIZE, false, &tb->map, &tb->map_len, msg, msglen);
     if (e == TB_OK)
         e = check_file(tb, msg, msglen);
-    if (e == TB_OK)
+    if (e == TB_OK && placement)
         e = map_file(dir, TBP_FILE_NAME, TBP_HEADER_SIZE, true, &tb->pmap, &tb->pmap_len, msg, msglen);
     if (e == TB_OK && tb->pmap)
         e = check_placement(tb, msg, msglen);
     if (e == TB_OK && !(tb->ix = tb_index_new()))
         e = fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
+    if (e == TB_OK && tb->ord)
+        tbp_order_init(tb->ord, tb->ix);
     if (e != TB_OK) {
         tb_close(tb);
         return e;
@@ -187,7 +200,7 @@ void tb_close(tb_t *tb)
     if (tb->pmap)
         munmap(tb->pmap, tb->pmap_len);
     free(tb->ph);
-    free(tb->rk);
+    free(tb->ord);
     tb_index_free(tb->ix);
     free(tb);
 }
@@ -227,46 +240,63 @@ static inline tb_value_t value_of_byte(uint8_t b)
 bool tb_has_placement(const tb_t *tb) { return tb->pmap != NULL; }
 
 
+static const int8_t WDL[3] = {TB_LOSS, TB_DRAW, TB_WIN};
+
 static bool probe_placement(const tb_t *tb, const position_t *p, tb_value_t *out)
 {
     int n = (int)tb->ph->goats_total, h = p->in_hand, c = p->captured;
     if (!tbp_layer_exists(n, (int)tb->ph->captures_to_win, p->side, h, c) || bb_count(p->tigers) != BC_TIGERS_NB ||
         bb_count(p->goats) != n - h - c || (p->tigers & p->goats))
         return false;
-    const uint32_t *dir = tb->pdir[p->side][h][c];
-    if (dir) {
-        static const int8_t WDL[3] = {TB_LOSS, TB_DRAW, TB_WIN};
-        uint32_t v = tbp_block_value(tb->pcode[p->side][h][c], dir, tbp_entry_of(tb->ix, tb->rk, p->tigers, p->goats));
-        if (v > 2)
+    /* The class of the tigers and the goats' mask in its orientation. */
+    tb_tmap_t tm = tb->ix->tmap[tbi_tiger_rank(tb->ix, p->tigers)];
+    const uint8_t *bit = tb->ord->bit[tm.cls], *perm = tb->ix->perm[tm.sym];
+    uint32_t mask = 0;
+    for (bb_t g = p->goats; g; g &= g - 1)
+        mask |= 1u << bit[perm[bb_first(g)]];
+    out->distance = TB_DISTANCE_UNKNOWN;
+    if (p->side == TIGERS) {
+        if (!tb->stored[h][c])
             return false;
-        out->wdl = WDL[v];
-        out->distance = TB_DISTANCE_UNKNOWN;
+        out->wdl = WDL[tbp_array_value(&tb->arr[c], tm.cls, mask)];
         return true;
     }
-    /* One ply of probes, into layers that are stored (or the movement database): a file
-     * holding only some layers leaves the rest not covered rather than searched. */
-    bool stored;
-    if (p->side == GOATS)
-        stored = h == 1 || tb->pdir[TIGERS][h - 1][c];
-    else
-        stored = tb->pdir[GOATS][h][c] &&
-                 (c + 1 >= (int)tb->ph->captures_to_win || !p->goats || tb->pdir[GOATS][h][c + 1]);
-    if (!stored)
-        return false;
-    move_t moves[MAX_MOVES];
-    int nm = gen_moves(p, moves);
-    tb_value_t best = {TB_LOSS, 0};
-    for (int i = 0; i < nm; i++) {
-        position_t child = *p;
-        position_make(&child, moves[i]);
-        tb_value_t v;
-        if (!tb_probe(tb, &child, &v))
+    /* Goats to move: the best placement, each into the stored layer below (one array, one
+     * class: the tigers stay) or, with the last goat, into the movement database. */
+    if (h == 1 || !tb->stored[h - 1][c]) {
+        if (h != 1)
             return false;
-        v = tb_value_after_move(v);
-        if (i == 0 || tb_value_order(v) > tb_value_order(best))
-            best = v;
+        move_t moves[MAX_MOVES];
+        int nm = gen_moves(p, moves);
+        tb_value_t best = {TB_LOSS, 0};
+        for (int i = 0; i < nm; i++) {
+            position_t child = *p;
+            position_make(&child, moves[i]);
+            tb_value_t v;
+            if (!tb_probe(tb, &child, &v))
+                return false;
+            v = tb_value_after_move(v);
+            if (i == 0 || tb_value_order(v) > tb_value_order(best))
+                best = v;
+        }
+        *out = best;
+        return true;
     }
-    *out = best;
+    uint32_t ms[TBP_FREE];
+    uint8_t vs[TBP_FREE];
+    int k = 0;
+    for (bb_t e = BB_ALL & ~(p->tigers | p->goats); e; e &= e - 1) {
+        uint32_t m = mask | 1u << bit[perm[bb_first(e)]];
+        int j = k++;
+        for (; j > 0 && ms[j - 1] > m; j--) /* by mask: the children of one block together */
+            ms[j] = ms[j - 1];
+        ms[j] = m;
+    }
+    tbp_array_values(&tb->arr[c], tm.cls, ms, k, vs);
+    uint32_t best = 0; /* goats' view: 2 - the tigers' value */
+    for (int i = 0; i < k; i++)
+        best = 2u - vs[i] > best ? 2u - vs[i] : best;
+    out->wdl = WDL[best];
     return true;
 }
 

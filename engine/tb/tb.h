@@ -1,7 +1,13 @@
-/* The movement-phase database: the perfect-play value (win / draw / loss for the side to
- * move and the distance in plies to the end) of every position with no goat in hand, under
- * the `draw` repetition rule. Symmetry-reduced index, retrograde generator, file format
- * (mmap) and probe. The file format and the tools are described in tools/tbgen/README.md. */
+/* The perfect-play databases of the whole game, behind one handle: the movement phase
+ * (baghchal.tb: win / draw / loss for the side to move and the distance in plies to the end,
+ * every position with no goat in hand, under the `draw` repetition rule) and the placement
+ * phase (baghchal-placement.tb: win / draw / loss of every position with goats in hand).
+ * This header is what the engine needs: open, probe, rank moves. The folder also holds the
+ * indexes (tb_index.c for the movement phase, tb_place_index.c for the placement phase), the
+ * file formats and their readers (tb_file.c, tb_place_file.c, tb_io.c), the probe (tb.c),
+ * and, for the tools only (tb_build.h), the generators (tb_gen.c, tb_place_gen.c), the
+ * packing (tb_place_pack.c) and the statistics and checks (tb_place_stats.c). Probing never
+ * depends on generating. Formats and tools: tools/tbgen/README.md. */
 #ifndef BAGHCHAL_TB_H
 #define BAGHCHAL_TB_H
 
@@ -20,6 +26,7 @@ enum {
 };
 
 #define TB_FILE_NAME "baghchal.tb"
+#define TBP_FILE_NAME "baghchal-placement.tb"
 
 typedef enum { TB_LOSS = -1, TB_DRAW = 0, TB_WIN = 1 } tb_wdl_t;
 
@@ -92,6 +99,22 @@ typedef struct {
  * moves keep the best value (fastest win, slowest loss or any draw), at least 1.
  * Returns 0 when n is 0 and -1 when p (or one of its children) is not covered. */
 int tb_rank_moves(const tb_t *tb, const position_t *p, const move_t *moves, int n, tb_move_value_t *out);
+
+/* ---- The standard folder ------------------------------------------------------------- */
+
+enum { TB_PATH_MAX = 4096 };
+/* Names the folder instead; empty or "<empty>": no database unless one is named. */
+#define TB_PATH_ENV "BAGHCHAL_TABLEBASE_PATH"
+
+/* The folder used when none is named (the engine's TablebasePath default, the server, the
+ * referee, baghchal-tbgen without a folder): $BAGHCHAL_TABLEBASE_PATH when it is set; else
+ * $XDG_DATA_HOME/baghchal (~/.local/share/baghchal when XDG_DATA_HOME is unset or relative)
+ * unless only <install prefix>/share/baghchal holds baghchal.tb. Writes it to out and
+ * returns true; false (out empty) when the variable turns the default off or there is no
+ * such folder (no home, a name longer than len). The folder need not exist. */
+bool tb_default_dir(char *out, size_t len);
+/* Whether dir/baghchal.tb exists and can be read (the placement file is optional). */
+bool tb_dir_has_database(const char *dir);
 
 
 #endif

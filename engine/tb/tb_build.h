@@ -17,6 +17,10 @@ typedef struct {
     uint64_t checksum;
 } tb_slice_stats_t;
 
+/* tb_open without the placement file: the movement database alone (what a build of the
+ * placement file reads, whatever file it replaces). */
+tb_error_t tb_open_movement(const char *dir, tb_t **out, char *msg, size_t msglen);
+
 int tb_slice_count(const tb_t *tb);
 /* Stored entries of one side to move of a slice. */
 uint64_t tb_slice_size(int captured);
@@ -260,10 +264,36 @@ uint64_t tbp_entry_of(const tb_index_t *ix, const tbp_rank_t *rk, bb_t tigers, b
 /* The tigers and goats of entry i of a layer with `goats` goats on the board. */
 void tbp_entry_points(const tb_index_t *ix, const tbp_rank_t *rk, int goats, uint64_t i, bb_t *tigers, bb_t *out_goats);
 void tbp_layer_shape(tbp_layer_t *l, const tbp_rank_t *rk, int goats_total, int side, int h, int c);
+
+/* ---- A build's work folder: the finished layers, packed (tb_place_work.c) ---------------
+ * One file per layer (`tHH-C.pk`, `gHH-C.pk`): its counts and, when kept, its values, each
+ * class packed alone so that packing and unpacking run on every core. */
+
+/* Packs a finished layer (shaped, bits filled when values) into dir, under a temporary name
+ * renamed when whole. Without values only the counts are kept. */
+tb_error_t tbp_layer_pack(const char *dir, const tbp_layer_t *l, int goats_total, int captures_to_win, bool values,
+                          int threads, char *msg, size_t msglen);
+/* tbp_layer_pack with the values, on one thread. */
 tb_error_t tbp_layer_save(const char *dir, const tbp_layer_t *l, int goats_total, int captures_to_win, char *msg,
                           size_t msglen);
+/* Unpacks a finished layer into l (shaped already; bits allocated here). TB_ERR_MISSING when
+ * there is no such file, it is not whole and right, or it kept only its counts. */
 tb_error_t tbp_layer_load(const char *dir, tbp_layer_t *l, int goats_total, int captures_to_win, char *msg,
                           size_t msglen);
+void tbp_layer_remove(const char *dir, int side, int h, int c);
+
+/* A packed layer, mapped and checked (its checksum) once. */
+typedef struct tbp_packed tbp_packed_t;
+tb_error_t tbp_packed_open(const char *dir, int side, int h, int c, int goats_total, int captures_to_win,
+                           tbp_packed_t **out, char *msg, size_t msglen);
+void tbp_packed_close(tbp_packed_t *p);
+/* Its shape and counts (bits NULL). */
+const tbp_layer_t *tbp_packed_layer(const tbp_packed_t *p);
+bool tbp_packed_has_values(const tbp_packed_t *p);
+/* The values of class k's block (ng bytes, 0 loss, 1 draw, 2 win, by rank). */
+void tbp_packed_class(const tbp_packed_t *p, uint32_t k, uint8_t *out);
+/* The whole layer into l (bits allocated here), on threads. */
+tb_error_t tbp_packed_unpack(const tbp_packed_t *p, tbp_layer_t *l, int threads, char *msg, size_t msglen);
 
 typedef struct {
     int side, h, c;
@@ -281,13 +311,19 @@ typedef struct {
     int max_in_hand;  /* build the layers up to this many goats in hand (0: all) */
     int min_goats;    /* and only those with at least this many goats on the board (tigers
                        * to move) or one fewer (goats to move, as the captures need): 0: all */
+    bool keep_goats;  /* pack the goats-to-move layers' values too (for checks), not only
+                       * their counts */
+    int stop_after;   /* stop (TB_ERR_LIMIT) once this many layers are built, as an
+                       * interruption would: for tests of the resume (0: never) */
     void (*progress)(void *ctx, const tbp_progress_t *p);
     void *ctx;
 } tbp_gen_options_t;
 
 void tbp_gen_options_init(tbp_gen_options_t *o, const char *dir);
-/* Builds every placement layer from the movement database up to the start, saving each to
- * o->dir as it is finished and loading the ones already there. */
+/* Builds every placement layer from the movement database up to the start, packing each
+ * into o->dir as it is finished (the tigers-to-move layers with their values, the others
+ * with their counts). A layer already packed there is not built again: the build goes on at
+ * the first layer not finished, from the packed layers it needs. */
 tb_error_t tbp_generate(const tbp_gen_options_t *o, const tb_t *movement, char *msg, size_t msglen);
 
 /* The movement database's raw stored bytes of one side of a slice (entry order of the
@@ -298,42 +334,61 @@ int tb_goats_total(const tb_t *tb);
 
 /* ---- The placement file (tools/tbgen/README.md) ----------------------------------------- */
 
-#define TBP_FILE_NAME "baghchal-placement.tb"
-
 enum {
-    TBP_FILE_VERSION = 1,
+    TBP_FILE_VERSION = 2,
     TBP_HEADER_SIZE = 16384,
     TBP_MAX_IN_HAND = 20,
-    TBP_MAX_LAYERS = 2 * TBP_MAX_IN_HAND * TB_MAX_SLICES,
-    TBP_BLOCK = 32, /* entries per block of the code */
-    TBP_GROUP = 16  /* blocks per directory word */
+    TBP_MAX_LAYERS = 2 * TBP_MAX_IN_HAND * TB_MAX_SLICES
 };
 
 typedef struct {
-    uint8_t side, h, c, stored; /* stored: 0 when only the statistics are kept */
+    uint8_t side, h, c, stored; /* stored: the values are in the file (tigers to move) */
     uint32_t ng;
-    uint64_t offset, groups, length; /* bytes: the directory (groups * 4), then the code */
-    uint64_t checksum;               /* XXH64 of those bytes */
-    uint64_t count[3];               /* positions: side to move loses, draws, wins */
+    uint64_t count[3]; /* positions: side to move loses, draws, wins */
 } tbp_layer_info_t;
+
+/* The tigers-to-move values of one captured count, every layer of it in one array. */
+typedef struct {
+    uint64_t offset, length; /* bytes */
+    uint64_t checksum;       /* XXH64 of those bytes */
+    uint32_t valid;          /* bit g: the layer with g goats on the board is in it (0: no array) */
+} tbp_array_info_t;
 
 typedef struct {
     uint32_t version, goats_total, captures_to_win, layer_count, tiger_classes, header_size;
     uint64_t file_size;
+    tbp_array_info_t array[TB_MAX_SLICES];
     tbp_layer_info_t layer[TBP_MAX_LAYERS];
 } tbp_header_t;
 
 void tbp_header_init(tbp_header_t *x, int goats_total, int captures_to_win);
 void tbp_header_encode(const tbp_header_t *x, uint8_t buf[TBP_HEADER_SIZE]);
+/* Checks magic, version (an older file is refused with the command that rebuilds it),
+ * checksum and the tables' consistency. */
 tb_error_t tbp_header_decode(const uint8_t *buf, size_t len, tbp_header_t *x, char *msg, size_t msglen);
-/* The value of entry i of a stored layer, from its directory and code. */
-uint32_t tbp_block_value(const uint8_t *stream, const uint32_t *dir, uint64_t i);
-uint64_t tbp_bits_at(const uint8_t *p, uint64_t pos);
-/* Writes path from the finished layers in the work folder that a build with max_in_hand and
- * min_goats makes: the statistics of every layer, the values of the layers of stored_side. */
+
+typedef struct {
+    const char *work;     /* the folder of packed layers (tbp_generate) */
+    const char *path;     /* the file to write */
+    int goats_total, captures_to_win;
+    int max_in_hand, min_goats; /* the build's limits (tbp_gen_options_t) */
+    int threads;
+    bool remove_packed;   /* delete each captured count's packed layers once its array is written */
+    void (*progress)(void *ctx, int c, uint64_t bytes); /* after each array */
+    void *ctx;
+} tbp_merge_options_t;
+
+void tbp_merge_options_init(tbp_merge_options_t *o, const char *work, const char *path, int goats_total,
+                            int captures_to_win);
+/* Writes the placement file from the packed layers: each captured count's array (the values
+ * reordered by mask and coded as tb_place_code.h says), then the header. The file is written
+ * as <path>.part and renamed when whole; arrays already written there (a record beside the
+ * packed layers says so) are kept, so an interrupted merge goes on. */
+tb_error_t tbp_merge(const tbp_merge_options_t *o, char *msg, size_t msglen);
+/* tbp_merge on two threads, keeping the packed layers (stored_side must be TIGERS). */
 tb_error_t tbp_pack(const char *work, const char *path, int goats_total, int captures_to_win, int max_in_hand,
-                    int min_goats, int stored_side, void (*progress)(void *ctx, int side, int h, int c, uint64_t bytes), void *ctx, char *msg,
-                    size_t msglen);
+                    int min_goats, int stored_side, void (*progress)(void *ctx, int side, int h, int c, uint64_t bytes),
+                    void *ctx, char *msg, size_t msglen);
 
 /* ---- Placement statistics and verification (the tools; tb_place_stats.c) ---------------- */
 

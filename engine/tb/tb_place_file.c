@@ -1,8 +1,9 @@
-/* The placement-phase file: its header and layer table, the block code of a layer's values
- * (random access: any entry is read from one directory word and at most sixteen block
- * headers), and the packing of the generator's finished layers into the file. */
+/* The placement-phase file as the probe reads it: its header, with the table of its arrays
+ * (the tigers-to-move values of each captured count, in the code of tb_place_code.h) and of
+ * its layers (both sides' counts). Writing it is tb_place_pack.c. */
 #define _POSIX_C_SOURCE 200809L
 #include "tb_build.h"
+#include "tb_place_code.h"
 #include "message.h"
 
 #include <errno.h>
@@ -16,133 +17,9 @@
 
 static const char MAGIC[8] = {'B', 'A', 'G', 'H', 'C', 'H', 'P', 'L'};
 
-enum { LAYER_TABLE_AT = 64, LAYER_RECORD = 64, ALIGN = 4096, BLOCK = TBP_BLOCK, GROUP = TBP_GROUP };
-
-/* ---- The block code --------------------------------------------------------------------
- * A layer's entries (class * goat sets + rank, no padding) fall into blocks of 32. A block
- * is a 3-bit type and its data: types 0-2, every value the type (no data); types 3-5, two
- * values ({0,1}, {0,2}, {1,2}) and a bit per entry for the higher one; type 6, all three:
- * thirty entries five to a byte in base 3, then two entries of 2 bits (52 bits). Blocks
- * are grouped by 16; the directory holds each group's first bit. */
-
-static const uint8_t DATA_BITS[8] = {0, 0, 0, 32, 32, 32, 52, 0};
-static const uint8_t PAIR_LO[3] = {0, 0, 1}, PAIR_HI[3] = {1, 2, 2};
-
-static const uint8_t POW3[5] = {1, 3, 9, 27, 81};
-
-uint64_t tbp_bits_at(const uint8_t *p, uint64_t pos)
-{
-    return tb_get_le(p + (pos >> 3), 8) >> (pos & 7);
-}
-
-uint32_t tbp_block_value(const uint8_t *stream, const uint32_t *dir, uint64_t i)
-{
-    uint64_t pos = dir[i / (BLOCK * GROUP)];
-    for (uint32_t b = (uint32_t)(i % (BLOCK * GROUP)) / BLOCK; b; b--)
-        pos += 3 + DATA_BITS[tbp_bits_at(stream, pos) & 7];
-    uint64_t w = tbp_bits_at(stream, pos);
-    uint32_t type = w & 7, j = (uint32_t)(i % BLOCK);
-    w >>= 3;
-    if (type < 3)
-        return type;
-    if (type < 6)
-        return (w >> j & 1) ? PAIR_HI[type - 3] : PAIR_LO[type - 3];
-    if (j < 30)
-        return (uint32_t)(((w >> (8 * (j / 5))) & 0xFF) / POW3[j % 5] % 3);
-    return (uint32_t)(w >> (48 + 2 * (j - 30))) & 3;
-}
-
-typedef struct {
-    uint8_t *buf;
-    uint64_t bits, cap; /* cap in bytes */
-} bitw_t;
-
-static bool bw_put(bitw_t *w, uint64_t v, int n)
-{
-    if ((w->bits + (uint64_t)n + 64) / 8 >= w->cap) {
-        uint64_t cap = w->cap ? w->cap * 2 : 1 << 16;
-        uint8_t *b = realloc(w->buf, cap);
-        if (!b)
-            return false;
-        memset(b + w->cap, 0, cap - w->cap);
-        w->buf = b, w->cap = cap;
-    }
-    for (int i = 0; i < n; i++, w->bits++)
-        if (v >> i & 1)
-            w->buf[w->bits >> 3] |= (uint8_t)(1u << (w->bits & 7));
-    return true;
-}
-
-static bool encode_block(bitw_t *w, const uint8_t *v, int n)
-{
-    int seen = 0;
-    for (int j = 0; j < n; j++)
-        seen |= 1 << v[j];
-    if (seen == 1 || seen == 2 || seen == 4)
-        return bw_put(w, (uint64_t)__builtin_ctz((unsigned)seen), 3);
-    if (seen != 7) {
-        int type = seen == 3 ? 3 : seen == 5 ? 4 : 5;
-        uint64_t bits = 0;
-        for (int j = 0; j < n; j++)
-            bits |= (uint64_t)(v[j] == PAIR_HI[type - 3]) << j;
-        return bw_put(w, (uint64_t)type, 3) && bw_put(w, bits, 32);
-    }
-    uint64_t bits = 0;
-    for (int q = 0; q < 6; q++) {
-        uint64_t byte = 0;
-        for (int j = 4; j >= 0; j--)
-            byte = byte * 3 + (q * 5 + j < n ? v[q * 5 + j] : 0);
-        bits |= byte << (8 * q);
-    }
-    for (int j = 30; j < 32; j++)
-        bits |= (uint64_t)(j < n ? v[j] : 0) << (48 + 2 * (j - 30));
-    return bw_put(w, 6, 3) && bw_put(w, bits, 52);
-}
-
-/* Encodes a generator layer: *dir (groups words) and the stream (bytes, padded so that an
- * 8-byte read at any bit stays inside). */
-static tb_error_t encode_layer(const tbp_layer_t *l, uint32_t **dir_out, uint64_t *groups_out, bitw_t *w, char *msg,
-                               size_t msglen)
-{
-    uint64_t n = (uint64_t)l->ng * TB_TIGER_CLASSES, groups = (n + BLOCK * GROUP - 1) / (BLOCK * GROUP);
-    uint32_t *dir = malloc((groups ? groups : 1) * sizeof *dir);
-    if (!dir)
-        return fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
-    uint8_t v[BLOCK];
-    int filled = 0;
-    uint64_t block = 0;
-    for (uint32_t k = 0; k < TB_TIGER_CLASSES; k++) {
-        const uint64_t *b = l->bits + (uint64_t)k * l->wpc;
-        for (uint32_t r = 0; r < l->ng; r++) {
-            v[filled++] = (uint8_t)tbp_get(b, r);
-            if (filled == BLOCK) {
-                if (block % GROUP == 0) {
-                    if (w->bits > UINT32_MAX)
-                        return free(dir), fail(TB_ERR_LIMIT, msg, msglen, "a layer's code exceeds 2^32 bits");
-                    dir[block / GROUP] = (uint32_t)w->bits;
-                }
-                if (!encode_block(w, v, filled))
-                    return free(dir), fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
-                filled = 0, block++;
-            }
-        }
-    }
-    if (filled) {
-        if (block % GROUP == 0)
-            dir[block / GROUP] = (uint32_t)w->bits;
-        if (!encode_block(w, v, filled))
-            return free(dir), fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
-    }
-    if (!bw_put(w, 0, 64)) /* padding for the reads */
-        return free(dir), fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
-    *dir_out = dir;
-    *groups_out = groups;
-    return TB_OK;
-}
+enum { ARRAY_TABLE_AT = 48, ARRAY_RECORD = 32, LAYER_TABLE_AT = 256, LAYER_RECORD = 32 };
 
 /* ---- Header ------------------------------------------------------------------------- */
-
-int tbp_layer_slot(int side, int h, int c) { return (side * (TBP_MAX_IN_HAND + 1) + h) * TB_MAX_SLICES + c; }
 
 void tbp_header_init(tbp_header_t *x, int goats_total, int captures_to_win)
 {
@@ -166,17 +43,22 @@ void tbp_header_encode(const tbp_header_t *x, uint8_t buf[TBP_HEADER_SIZE])
     tb_put_le(buf + 24, x->tiger_classes, 4);
     tb_put_le(buf + 28, x->header_size, 4);
     tb_put_le(buf + 32, x->file_size, 8);
+    buf[40] = TBP_CODE_BITS, buf[41] = TBP_CODE_GROUP, buf[42] = TBP_PARENTS, buf[43] = TBP_FREE;
+    for (uint32_t c = 0; c < x->captures_to_win && c < TB_MAX_SLICES; c++) {
+        const tbp_array_info_t *a = &x->array[c];
+        uint8_t *r = buf + ARRAY_TABLE_AT + c * ARRAY_RECORD;
+        tb_put_le(r, a->offset, 8);
+        tb_put_le(r + 8, a->length, 8);
+        tb_put_le(r + 16, a->checksum, 8);
+        tb_put_le(r + 24, a->valid, 4);
+    }
     for (uint32_t i = 0; i < x->layer_count; i++) {
         const tbp_layer_info_t *l = &x->layer[i];
         uint8_t *r = buf + LAYER_TABLE_AT + i * LAYER_RECORD;
         r[0] = (uint8_t)l->side, r[1] = (uint8_t)l->h, r[2] = (uint8_t)l->c, r[3] = l->stored;
         tb_put_le(r + 4, l->ng, 4);
-        tb_put_le(r + 8, l->offset, 8);
-        tb_put_le(r + 16, l->groups, 8);
-        tb_put_le(r + 24, l->length, 8);
-        tb_put_le(r + 32, l->checksum, 8);
         for (int v = 0; v < 3; v++)
-            tb_put_le(r + 40 + 8 * v, l->count[v], 8);
+            tb_put_le(r + 8 + 8 * v, l->count[v], 8);
     }
     tb_put_le(buf + TBP_HEADER_SIZE - 8, tb_checksum(buf, TBP_HEADER_SIZE - 8), 8);
 }
@@ -187,22 +69,38 @@ tb_error_t tbp_header_decode(const uint8_t *buf, size_t len, tbp_header_t *x, ch
         return fail(TB_ERR_FORMAT, msg, msglen, "file too short for a header (%zu bytes)", len);
     if (memcmp(buf, MAGIC, 8) != 0)
         return fail(TB_ERR_FORMAT, msg, msglen, "not a baghchal placement database (bad magic)");
-    if (tb_get_le(buf + TBP_HEADER_SIZE - 8, 8) != tb_checksum(buf, TBP_HEADER_SIZE - 8))
-        return fail(TB_ERR_CHECKSUM, msg, msglen, "header checksum mismatch");
     memset(x, 0, sizeof *x);
     x->version = (uint32_t)tb_get_le(buf + 8, 4);
+    /* An older file: its layout differs, so its checksum is not looked at. */
+    if (x->version != TBP_FILE_VERSION)
+        return fail(TB_ERR_FORMAT, msg, msglen,
+                    "placement file version %u, this program reads version %d: build it again with "
+                    "baghchal-tbgen <dir> --placement --restart",
+                    x->version, TBP_FILE_VERSION);
+    if (tb_get_le(buf + TBP_HEADER_SIZE - 8, 8) != tb_checksum(buf, TBP_HEADER_SIZE - 8))
+        return fail(TB_ERR_CHECKSUM, msg, msglen, "header checksum mismatch");
     x->goats_total = (uint32_t)tb_get_le(buf + 12, 4);
     x->captures_to_win = (uint32_t)tb_get_le(buf + 16, 4);
     x->layer_count = (uint32_t)tb_get_le(buf + 20, 4);
     x->tiger_classes = (uint32_t)tb_get_le(buf + 24, 4);
     x->header_size = (uint32_t)tb_get_le(buf + 28, 4);
     x->file_size = tb_get_le(buf + 32, 8);
-    if (x->version != TBP_FILE_VERSION)
-        return fail(TB_ERR_FORMAT, msg, msglen, "file version %u, expected %d", x->version, TBP_FILE_VERSION);
     if (x->goats_total < 1 || x->goats_total > TBP_MAX_IN_HAND || x->captures_to_win < 1 ||
         x->captures_to_win > TB_MAX_SLICES || x->tiger_classes != TB_TIGER_CLASSES ||
-        x->header_size != TBP_HEADER_SIZE || x->layer_count > TBP_MAX_LAYERS)
+        x->header_size != TBP_HEADER_SIZE || x->layer_count > TBP_MAX_LAYERS || buf[40] != TBP_CODE_BITS ||
+        buf[41] != TBP_CODE_GROUP || buf[42] != TBP_PARENTS || buf[43] != TBP_FREE)
         return fail(TB_ERR_FORMAT, msg, msglen, "header fields out of range");
+    for (uint32_t c = 0; c < x->captures_to_win; c++) {
+        const uint8_t *r = buf + ARRAY_TABLE_AT + c * ARRAY_RECORD;
+        tbp_array_info_t *a = &x->array[c];
+        a->offset = tb_get_le(r, 8);
+        a->length = tb_get_le(r + 8, 8);
+        a->checksum = tb_get_le(r + 16, 8);
+        a->valid = (uint32_t)tb_get_le(r + 24, 4);
+        if (a->valid && (a->offset < TBP_HEADER_SIZE || a->length < TBP_ARRAY_CODE + 8 ||
+                         a->offset + a->length > x->file_size || a->valid >> TBP_FREE))
+            return fail(TB_ERR_FORMAT, msg, msglen, "array table entry %u does not match the format", c);
+    }
     tbp_rank_t rk;
     tbp_rank_init(&rk);
     for (uint32_t i = 0; i < x->layer_count; i++) {
@@ -210,106 +108,14 @@ tb_error_t tbp_header_decode(const uint8_t *buf, size_t len, tbp_header_t *x, ch
         tbp_layer_info_t *l = &x->layer[i];
         l->side = r[0], l->h = r[1], l->c = r[2], l->stored = r[3];
         l->ng = (uint32_t)tb_get_le(r + 4, 4);
-        l->offset = tb_get_le(r + 8, 8);
-        l->groups = tb_get_le(r + 16, 8);
-        l->length = tb_get_le(r + 24, 8);
-        l->checksum = tb_get_le(r + 32, 8);
         for (int v = 0; v < 3; v++)
-            l->count[v] = tb_get_le(r + 40 + 8 * v, 8);
-        uint64_t n = (uint64_t)l->ng * TB_TIGER_CLASSES;
+            l->count[v] = tb_get_le(r + 8 + 8 * v, 8);
+        /* A stored layer is the tigers' and its array holds its goats-on-board count. */
+        int g = (int)x->goats_total - l->h - l->c;
         if (!tbp_layer_exists((int)x->goats_total, (int)x->captures_to_win, l->side, l->h, l->c) || l->stored > 1 ||
-            l->ng != rk.binom[21][x->goats_total - l->h - l->c] ||
-            (l->stored && (l->groups != (n + BLOCK * GROUP - 1) / (BLOCK * GROUP) ||
-                           l->offset < TBP_HEADER_SIZE || l->length < l->groups * 4 + 8 ||
-                           l->offset + l->length > x->file_size)))
+            l->ng != rk.binom[21][g] ||
+            (l->stored != (l->side == TIGERS && (x->array[l->c].valid >> g & 1))))
             return fail(TB_ERR_FORMAT, msg, msglen, "layer table entry %u does not match the format", i);
     }
     return TB_OK;
-}
-
-/* ---- Packing ------------------------------------------------------------------------- */
-
-tb_error_t tbp_pack(const char *work, const char *path, int goats_total, int captures_to_win, int max_in_hand,
-                    int min_goats, int stored_side, void (*progress)(void *ctx, int side, int h, int c, uint64_t bytes), void *ctx, char *msg,
-                    size_t msglen)
-{
-    tbp_rank_t rk;
-    tbp_rank_init(&rk);
-    tbp_header_t *x = malloc(sizeof *x);
-    if (!x)
-        return fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
-    tbp_header_init(x, goats_total, captures_to_win);
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) {
-        free(x);
-        return fail(TB_ERR_IO, msg, msglen, "cannot create %s: %s", tmp, strerror(errno));
-    }
-    tb_error_t e = TB_OK;
-    uint64_t at = TBP_HEADER_SIZE;
-    for (int side = 0; side < SIDE_NB && e == TB_OK; side++)
-        for (int h = 1; h <= goats_total && e == TB_OK; h++)
-            for (int c = 0; c < captures_to_win && e == TB_OK; c++) {
-                if (!tbp_layer_exists(goats_total, captures_to_win, side, h, c))
-                    continue;
-                tbp_layer_t l;
-                tbp_layer_shape(&l, &rk, goats_total, side, h, c);
-                if (!tbp_layer_in_scope(goats_total, side, h, c, max_in_hand, min_goats))
-                    continue;
-                if ((e = tbp_layer_load(work, &l, goats_total, captures_to_win, msg, msglen)) != TB_OK)
-                    break;
-                tbp_layer_info_t *li = &x->layer[x->layer_count++];
-                li->side = (uint8_t)side, li->h = (uint8_t)h, li->c = (uint8_t)c, li->ng = l.ng;
-                memcpy(li->count, l.count, sizeof li->count);
-                if (side == stored_side) {
-                    uint32_t *dir = NULL;
-                    bitw_t w = {0};
-                    e = encode_layer(&l, &dir, &li->groups, &w, msg, msglen);
-                    if (e == TB_OK) {
-                        uint64_t dbytes = li->groups * 4, sbytes = (w.bits + 7) / 8;
-                        li->stored = 1;
-                        li->offset = at;
-                        li->length = dbytes + sbytes;
-                        uint8_t *all = malloc(li->length);
-                        if (!all) {
-                            e = fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
-                        } else {
-                            for (uint64_t q = 0; q < li->groups; q++)
-                                tb_put_le(all + 4 * q, dir[q], 4);
-                            memcpy(all + dbytes, w.buf, sbytes);
-                            li->checksum = tb_checksum(all, li->length);
-                            if (!tb_pwrite_all(fd, all, li->length, at))
-                                e = fail(TB_ERR_IO, msg, msglen, "cannot write %s: %s", tmp, strerror(errno));
-                            free(all);
-                        }
-                        at = (at + li->length + ALIGN - 1) / ALIGN * ALIGN;
-                    }
-                    free(dir);
-                    free(w.buf);
-                }
-                free(l.bits);
-                if (e == TB_OK && progress)
-                    progress(ctx, side, h, c, li->stored ? li->length : 0);
-            }
-    if (e == TB_OK) {
-        uint8_t *hdr = malloc(TBP_HEADER_SIZE);
-        x->file_size = at;
-        if (!hdr)
-            e = fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
-        else {
-            tbp_header_encode(x, hdr);
-            if (!tb_pwrite_all(fd, hdr, TBP_HEADER_SIZE, 0) || ftruncate(fd, (off_t)at) != 0 || fsync(fd) != 0)
-                e = fail(TB_ERR_IO, msg, msglen, "cannot write %s: %s", tmp, strerror(errno));
-            free(hdr);
-        }
-    }
-    if (close(fd) != 0 && e == TB_OK)
-        e = fail(TB_ERR_IO, msg, msglen, "cannot close %s: %s", tmp, strerror(errno));
-    if (e == TB_OK && rename(tmp, path) != 0)
-        e = fail(TB_ERR_IO, msg, msglen, "cannot rename %s: %s", tmp, strerror(errno));
-    if (e != TB_OK)
-        unlink(tmp);
-    free(x);
-    return e;
 }

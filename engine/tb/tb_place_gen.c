@@ -24,82 +24,13 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #define fail(e, ...) ((tb_error_t)bc_fail((e), __VA_ARGS__))
 
-enum { FREE_MASK = (1u << 21) - 1, MAX_WORKERS = 64, RAW_HEADER = 64 };
-
-/* ---- Ranks of goat sets among the 21 free points ------------------------------------- */
-
-void tbp_rank_init(tbp_rank_t *t)
-{
-    memset(t, 0, sizeof *t);
-    for (int n = 0; n <= 21; n++)
-        for (int k = 0; k <= 21; k++)
-            t->binom[n][k] = k == 0 ? 1 : n == 0 ? 0 : t->binom[n - 1][k - 1] + t->binom[n - 1][k];
-    for (uint32_t x = 0; x < 128; x++) {
-        for (int j = 0; j < 15; j++) {
-            uint32_t lo = 0, mid = 0, hi = 0;
-            int i = 0;
-            for (int q = 0; q < 7; q++)
-                if (x >> q & 1) {
-                    lo += t->binom[q][i + 1];
-                    mid += j < 8 ? t->binom[7 + q][j + i + 1] : 0;
-                    hi += t->binom[14 + q][j + i + 1];
-                    i++;
-                }
-            if (j == 0)
-                t->lo[x] = lo;
-            if (j < 8)
-                t->mid[x][j] = mid;
-            t->hi[x][j] = hi;
-        }
-    }
-}
-
-/* ---- Layers ------------------------------------------------------------------------- */
-
-bool tbp_layer_exists(int goats_total, int captures_to_win, int side, int h, int c)
-{
-    int g = goats_total - h - c;
-    if (c < 0 || c >= captures_to_win || g < 0 || g > 19)
-        return false;
-    return side == GOATS ? h >= 1 && h <= goats_total : h >= 1 && h <= goats_total - 1;
-}
-
-bool tbp_layer_in_scope(int goats_total, int side, int h, int c, int max_in_hand, int min_goats)
-{
-    int g = goats_total - h - c;
-    return (max_in_hand <= 0 || h <= max_in_hand) && g >= (side == GOATS ? min_goats - 1 : min_goats);
-}
-
-uint64_t tbp_entry_of(const tb_index_t *ix, const tbp_rank_t *rk, bb_t tigers, bb_t goats)
-{
-    tb_tmap_t m = ix->tmap[tbi_tiger_rank(ix, tigers)];
-    const tb_class_t *c = &ix->cls[m.cls];
-    uint32_t mask = 0;
-    for (bb_t g = goats; g; g &= g - 1)
-        mask |= 1u << c->cpos[ix->perm[m.sym][bb_first(g)]];
-    return (uint64_t)m.cls * rk->binom[21][bb_count(goats)] + tbp_rank(rk, mask);
-}
-
-void tbp_entry_points(const tb_index_t *ix, const tbp_rank_t *rk, int goats, uint64_t i, bb_t *tigers, bb_t *out_goats)
-{
-    uint32_t ng = rk->binom[21][goats];
-    const tb_class_t *c = &ix->cls[i / ng];
-    *tigers = c->tigers;
-    *out_goats = tbi_unrank_free(ix, c, (uint32_t)(i % ng), goats);
-}
-
-void tbp_layer_shape(tbp_layer_t *l, const tbp_rank_t *rk, int goats_total, int side, int h, int c)
-{
-    memset(l, 0, sizeof *l);
-    l->side = side, l->h = h, l->c = c;
-    l->goats = goats_total - h - c;
-    l->ng = rk->binom[21][l->goats];
-    l->wpc = (l->ng + 31) / 32;
-    l->words = (uint64_t)l->wpc * TB_TIGER_CLASSES;
-}
+enum { FREE_MASK = (1u << 21) - 1, TBP_FREE_POINTS = 21, MAX_WORKERS = 64 };
 
 /* ---- Threads ------------------------------------------------------------------------ */
 
@@ -108,6 +39,7 @@ typedef struct pgen pgen_t;
 typedef struct {
     pgen_t *g;
     uint8_t *best; /* one class block of results, a byte an entry */
+    uint32_t *act, *actm; /* the entries a tiger move is open to, and their masks */
     uint64_t count[3];
 } pworker_t;
 
@@ -120,6 +52,7 @@ struct pgen {
     const tbp_layer_t *in_same; /* goats: T(h-1, c); tigers: G(h, c) */
     const tbp_layer_t *in_cap;  /* tigers: G(h, c + 1), NULL when a capture wins */
     void (*unit)(pworker_t *w, uint32_t k);
+    uint32_t *masks; /* the goat sets of the layer being built, by rank (points 0..20) */
     uint32_t next; /* atomic: next class */
     pworker_t workers[MAX_WORKERS];
 };
@@ -163,6 +96,14 @@ static inline uint32_t next_subset(uint32_t m)
     return (t + 1) | (((~t & -~t) - 1) >> (__builtin_ctz(m) + 1));
 }
 
+/* The sets of k points among 21 in colex order (rank r at masks[r]). */
+static void fill_masks(uint32_t *masks, int k, uint32_t ng)
+{
+    uint32_t m = (1u << k) - 1;
+    for (uint32_t r = 0; r < ng; r++, m = m ? next_subset(m) : m)
+        masks[r] = m;
+}
+
 /* Packs a block of byte results into the layer and counts them over positions. */
 static void store_block(pworker_t *w, tbp_layer_t *l, uint32_t k)
 {
@@ -176,27 +117,77 @@ static void store_block(pworker_t *w, tbp_layer_t *l, uint32_t k)
 }
 
 /* Goats to move: the best placement. A child the tigers lose is a win; else a drawn child
- * draws; else every placement loses. There is always a free point to place on. */
+ * draws; else every placement loses. Every entry of a layer has as many placements (the
+ * free points), so the loop over them runs without an early exit and predicts well. */
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+/* goat_block sixteen entries at a time: the rank of each placement's set from running sums
+ * over the points in order (rank(m + j) = the terms of m's points below j, C(j, points
+ * below j + 1), and the terms of the points above j with their index one higher), the
+ * binomials of point j taken from two registers. Returns the entries done. */
+static uint32_t goat_block16(uint8_t *best, const uint32_t *masks, uint32_t ng, const tbp_rank_t *rk,
+                             const uint64_t *child)
+{
+    __m512i lo[TBP_FREE_POINTS], hi[TBP_FREE_POINTS];
+    for (int j = 0; j < TBP_FREE_POINTS; j++) {
+        uint32_t row[32] = {0};
+        for (int q = 0; q < 22; q++)
+            row[q] = rk->binom[j][q];
+        lo[j] = _mm512_loadu_si512(row), hi[j] = _mm512_loadu_si512(row + 16);
+    }
+    const __m512i one = _mm512_set1_epi32(1), two = _mm512_set1_epi32(2), three = _mm512_set1_epi32(3);
+    const __m512i fifteen = _mm512_set1_epi32(15), zero = _mm512_setzero_si512();
+    uint32_t r = 0;
+    for (; r + 16 <= ng; r += 16) {
+        __m512i m = _mm512_loadu_si512(masks + r);
+        /* The sum over m's points of C(point, index + 1). */
+        __m512i cnt = zero, up = zero;
+        for (int j = 0; j < TBP_FREE_POINTS; j++) {
+            __mmask16 in = _mm512_test_epi32_mask(m, _mm512_set1_epi32(1 << j));
+            cnt = _mm512_mask_add_epi32(cnt, in, cnt, one);
+            up = _mm512_mask_add_epi32(up, in, up, _mm512_permutex2var_epi32(lo[j], _mm512_add_epi32(cnt, one), hi[j]));
+        }
+        __m512i below = zero, belowup = zero, best16 = zero;
+        cnt = zero;
+        for (int j = 0; j < TBP_FREE_POINTS; j++) {
+            __mmask16 in = _mm512_test_epi32_mask(m, _mm512_set1_epi32(1 << j));
+            __m512i c1 = _mm512_permutex2var_epi32(lo[j], _mm512_add_epi32(cnt, one), hi[j]);
+            /* A placement on j: its set's rank, and the child's value there. */
+            __mmask16 out = (__mmask16)~in;
+            __m512i rank = _mm512_add_epi32(_mm512_add_epi32(below, c1), _mm512_sub_epi32(up, belowup));
+            __m512i v = _mm512_mask_i32gather_epi32(zero, out, _mm512_srli_epi32(rank, 4), child, 4);
+            v = _mm512_srlv_epi32(v, _mm512_slli_epi32(_mm512_and_si512(rank, fifteen), 1));
+            v = _mm512_sub_epi32(two, _mm512_and_si512(v, three));
+            best16 = _mm512_mask_max_epu32(best16, out, best16, v);
+            /* A point of m: the running sums go past it. */
+            __m512i c2 = _mm512_permutex2var_epi32(lo[j], _mm512_add_epi32(cnt, two), hi[j]);
+            below = _mm512_mask_add_epi32(below, in, below, c1);
+            belowup = _mm512_mask_add_epi32(belowup, in, belowup, c2);
+            cnt = _mm512_mask_add_epi32(cnt, in, cnt, one);
+        }
+        _mm_storeu_si128((__m128i *)(best + r), _mm512_cvtepi32_epi8(best16));
+    }
+    return r;
+}
+#endif
+
 static void goat_block(pworker_t *w, uint32_t k)
 {
     pgen_t *g = w->g;
     const tbp_rank_t *rk = g->rk;
     const tbp_layer_t *in = g->in_same;
     const uint64_t *child = in->bits + (uint64_t)k * in->wpc;
-    uint32_t ng = g->out->ng, m = (1u << g->out->goats) - 1;
-    for (uint32_t r = 0; r < ng; r++) {
-        uint8_t best = 0;
+    const uint32_t *masks = g->masks;
+    uint32_t ng = g->out->ng, r = 0;
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+    r = goat_block16(w->best, masks, ng, rk, child);
+#endif
+    for (; r < ng; r++) {
+        uint32_t m = masks[r], best = 0;
         for (uint32_t f = ~m & FREE_MASK; f; f &= f - 1) {
-            uint32_t v = tbp_get(child, tbp_rank(rk, m | (f & -f)));
-            if (v == 0) {
-                best = 2;
-                break;
-            }
-            best |= (uint8_t)(v == 1);
+            uint32_t o = 2 - tbp_get(child, tbp_rank(rk, m | (f & -f)));
+            best = o > best ? o : best;
         }
-        w->best[r] = best;
-        if (m)
-            m = next_subset(m);
+        w->best[r] = (uint8_t)best;
     }
     store_block(w, g->out, k);
 }
@@ -226,6 +217,96 @@ static void xlat_init(xlat_t *x, const tb_index_t *ix, const tb_class_t *from, c
 }
 
 static inline uint32_t xlat(const xlat_t *x, uint32_t m) { return x->t0[m & 127] | x->t1[(m >> 7) & 127] | x->t2[m >> 14]; }
+
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512VPOPCNTDQ__)
+/* tiger_move with AVX-512: first the entries the move is open to (legal, not won yet) are
+ * gathered into act[] (with their masks), then their children are looked up sixteen at a
+ * time. Returns the entries done (a multiple of 16; the rest is left to the plain loop). */
+static uint32_t tiger_move16(uint8_t *best, const uint32_t *masks, uint32_t ng, const xlat_t *x, const tbp_rank_t *rk,
+                             const uint64_t *child, uint32_t ubit, uint32_t sbit, uint32_t *act, uint32_t *actm)
+{
+    const __m512i need = _mm512_set1_epi32((int)(ubit | sbit)), want = _mm512_set1_epi32((int)sbit);
+    const __m512i keep = _mm512_set1_epi32((int)~sbit), m127 = _mm512_set1_epi32(127);
+    const __m512i eight = _mm512_set1_epi32(8), fifteen = _mm512_set1_epi32(15), two = _mm512_set1_epi32(2);
+    const __m512i zero = _mm512_setzero_si512(), lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m128i won = _mm_set1_epi8(2);
+    uint32_t r = 0, n = 0;
+    for (; r + 16 <= ng; r += 16) {
+        __mmask16 open = (__mmask16)~_mm_cmpeq_epi8_mask(_mm_loadu_si128((const __m128i *)(best + r)), won);
+        __m512i m = _mm512_loadu_si512(masks + r);
+        __mmask16 ok = _mm512_mask_cmpeq_epi32_mask(open, _mm512_and_si512(m, need), want);
+        _mm512_mask_compressstoreu_epi32(act + n, ok, _mm512_add_epi32(_mm512_set1_epi32((int)r), lanes));
+        _mm512_mask_compressstoreu_epi32(actm + n, ok, m);
+        n += (uint32_t)__builtin_popcount(ok);
+    }
+    for (uint32_t i = 0; i < n; i += 16) {
+        __mmask16 ok = n - i >= 16 ? 0xFFFF : (__mmask16)((1u << (n - i)) - 1);
+        __m512i m = _mm512_and_si512(_mm512_maskz_loadu_epi32(ok, actm + i), keep);
+        __m512i c = _mm512_mask_i32gather_epi32(zero, ok, _mm512_and_si512(m, m127), x->t0, 4);
+        c = _mm512_or_si512(c, _mm512_mask_i32gather_epi32(zero, ok, _mm512_and_si512(_mm512_srli_epi32(m, 7), m127),
+                                                             x->t1, 4));
+        c = _mm512_or_si512(c, _mm512_mask_i32gather_epi32(zero, ok, _mm512_srli_epi32(m, 14), x->t2, 4));
+        /* The rank of c: three 7-bit pieces, each after the points below it. */
+        __m512i a = _mm512_and_si512(c, m127), bb = _mm512_and_si512(_mm512_srli_epi32(c, 7), m127);
+        __m512i hi = _mm512_srli_epi32(c, 14), na = _mm512_popcnt_epi32(a), nb = _mm512_popcnt_epi32(bb);
+        __m512i rank = _mm512_mask_i32gather_epi32(zero, ok, a, rk->lo, 4);
+        rank = _mm512_add_epi32(rank, _mm512_mask_i32gather_epi32(
+                                          zero, ok, _mm512_add_epi32(_mm512_mullo_epi32(bb, eight), na), rk->mid, 4));
+        rank = _mm512_add_epi32(
+            rank, _mm512_mask_i32gather_epi32(
+                      zero, ok, _mm512_add_epi32(_mm512_mullo_epi32(hi, fifteen), _mm512_add_epi32(na, nb)), rk->hi, 4));
+        /* The child's value: 2 bits of its block, read as 32-bit words (little-endian). */
+        __m512i v = _mm512_mask_i32gather_epi32(zero, ok, _mm512_srli_epi32(rank, 4), child, 4);
+        v = _mm512_srlv_epi32(v, _mm512_slli_epi32(_mm512_and_si512(rank, _mm512_set1_epi32(15)), 1));
+        v = _mm512_sub_epi32(two, _mm512_and_si512(v, _mm512_set1_epi32(3)));
+        uint32_t o[16];
+        _mm512_storeu_si512(o, v);
+        for (uint32_t q = 0; q < 16 && i + q < n; q++) {
+            uint8_t *b = best + act[i + q];
+            *b = (uint8_t)(o[q] > *b ? o[q] : *b);
+        }
+    }
+    return r;
+}
+#endif
+
+/* One tiger move of a class block: best[r] = max(best[r], 2 - child value) over the entries
+ * where the move is legal (its target empty; for a capture, a goat to jump). Entries are
+ * taken eight at a time, and eight already won are skipped whole; the rest runs without
+ * branches, an illegal entry reading the child's entry 0 and counting for nothing. */
+static void tiger_move(uint8_t *best, const uint32_t *masks, uint32_t ng, const xlat_t *x, const tbp_rank_t *rk,
+                       const uint64_t *child, uint32_t ubit, uint32_t sbit, uint32_t *act, uint32_t *actm)
+{
+    (void)act, (void)actm;
+    uint32_t need = ubit | sbit, want = sbit, r0 = 0;
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512VPOPCNTDQ__)
+    r0 = tiger_move16(best, masks, ng, x, rk, child, ubit, sbit, act, actm);
+#endif
+    for (; r0 < ng; r0 += 8) {
+        uint32_t n = ng - r0 < 8 ? ng - r0 : 8;
+        uint64_t b8;
+        if (n == 8) {
+            memcpy(&b8, best + r0, 8);
+            if (b8 == 0x0202020202020202ull)
+                continue;
+        }
+        for (uint32_t r = r0; r < r0 + n; r++) {
+            uint32_t m = masks[r];
+            uint32_t ok = (m & need) == want;
+            uint32_t idx = tbp_rank(rk, xlat(x, m & ~sbit)) & (0u - ok);
+            uint32_t o = (2 - tbp_get(child, idx)) & (0u - ok);
+            best[r] = (uint8_t)(o > best[r] ? o : best[r]);
+        }
+    }
+}
+
+/* The same for the capture that wins: every entry with a goat to jump and room behind. */
+static void tiger_winning_capture(uint8_t *best, const uint32_t *masks, uint32_t ng, uint32_t ubit, uint32_t sbit)
+{
+    for (uint32_t r = 0; r < ng; r++)
+        if ((masks[r] & (ubit | sbit)) == sbit)
+            best[r] = 2;
+}
 
 /* Tigers to move: every step and capture of the class's tigers, one pass over the block per
  * move; captures first, as they decide most positions. */
@@ -260,114 +341,19 @@ static void tiger_block(pworker_t *w, uint32_t k)
                 }
                 uint32_t ubit = 1u << c->cpos[to];
                 uint32_t sbit = over >= 0 ? 1u << c->cpos[over] : 0;
+                if (capture && g->in_cap == NULL) {
+                    tiger_winning_capture(best, g->masks, ng, ubit, sbit);
+                    continue;
+                }
                 bb_t t2 = t ^ bb_square(from) ^ bb_square(to);
                 tb_tmap_t tm = ix->tmap[tbi_tiger_rank(ix, t2)];
-                const tb_class_t *c2 = &ix->cls[tm.cls];
-                bool wins = capture && g->in_cap == NULL;
                 const tbp_layer_t *in = capture ? g->in_cap : g->in_same;
-                const uint64_t *child = wins ? NULL : in->bits + (uint64_t)tm.cls * in->wpc;
-                if (!wins)
-                    xlat_init(&x, ix, c, c2, tm.sym);
-                uint32_t m = (1u << goats) - 1;
-                for (uint32_t r = 0; r < ng; r++, m = m ? next_subset(m) : m) {
-                    if (best[r] == 2 || (m & ubit) || (capture && !(m & sbit)))
-                        continue;
-                    if (wins) {
-                        best[r] = 2;
-                        continue;
-                    }
-                    uint8_t o = (uint8_t)(2 - tbp_get(child, tbp_rank(rk, xlat(&x, m & ~sbit))));
-                    if (o > best[r])
-                        best[r] = o;
-                }
+                xlat_init(&x, ix, c, &ix->cls[tm.cls], tm.sym);
+                tiger_move(best, g->masks, ng, &x, rk, in->bits + (uint64_t)tm.cls * in->wpc, ubit, sbit, w->act, w->actm);
             }
         }
     }
     store_block(w, g->out, k);
-}
-
-/* ---- Layer files (the work folder) ----------------------------------------------------- */
-
-static void layer_path(char *buf, size_t len, const char *dir, int side, int h, int c)
-{
-    snprintf(buf, len, "%s/%c%02d-%d.raw", dir, side == GOATS ? 'g' : 't', h, c);
-}
-
-static const char RAW_MAGIC[8] = {'B', 'C', 'P', 'L', 'A', 'Y', 'E', 'R'};
-
-static void raw_header(uint8_t hdr[RAW_HEADER], const tbp_layer_t *l, int goats_total, int captures_to_win)
-{
-    memset(hdr, 0, RAW_HEADER);
-    memcpy(hdr, RAW_MAGIC, 8);
-    tb_put_le(hdr + 8, (uint64_t)goats_total, 4);
-    tb_put_le(hdr + 12, (uint64_t)captures_to_win, 4);
-    tb_put_le(hdr + 16, (uint64_t)l->side, 4);
-    tb_put_le(hdr + 20, (uint64_t)l->h, 4);
-    tb_put_le(hdr + 24, (uint64_t)l->c, 4);
-    tb_put_le(hdr + 28, l->words, 8);
-    for (int v = 0; v < 3; v++)
-        tb_put_le(hdr + 36 + 8 * v, l->count[v], 8);
-}
-
-/* Writes a finished layer: a header, the words, and the checksum of the words, to a
- * temporary name renamed into place, so a layer file is there only when it is whole. */
-tb_error_t tbp_layer_save(const char *dir, const tbp_layer_t *l, int goats_total, int captures_to_win, char *msg,
-                          size_t msglen)
-{
-    char path[4096], tmp[4100];
-    layer_path(path, sizeof path, dir, l->side, l->h, l->c);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    uint8_t hdr[RAW_HEADER], sum[8];
-    raw_header(hdr, l, goats_total, captures_to_win);
-    tb_put_le(sum, tb_checksum(l->bits, l->words * 8), 8);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
-        return fail(TB_ERR_IO, msg, msglen, "cannot create %s: %s", tmp, strerror(errno));
-    uint64_t data = l->words * 8;
-    bool ok = tb_pwrite_all(fd, hdr, sizeof hdr, 0) && tb_pwrite_all(fd, l->bits, data, RAW_HEADER) &&
-              tb_pwrite_all(fd, sum, sizeof sum, RAW_HEADER + data) && fdatasync(fd) == 0;
-    ok = close(fd) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return fail(TB_ERR_IO, msg, msglen, "cannot write %s: %s", path, strerror(errno));
-    }
-    return TB_OK;
-}
-
-/* Loads a finished layer into l (shaped already; bits allocated here). TB_ERR_MISSING when
- * there is no such file or it is not whole and right (then it is built again). */
-tb_error_t tbp_layer_load(const char *dir, tbp_layer_t *l, int goats_total, int captures_to_win, char *msg,
-                          size_t msglen)
-{
-    char path[4096];
-    layer_path(path, sizeof path, dir, l->side, l->h, l->c);
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return fail(TB_ERR_MISSING, msg, msglen, "%s: %s", path, strerror(errno));
-    uint8_t hdr[RAW_HEADER], want[RAW_HEADER], sum[8];
-    tb_error_t e = TB_ERR_MISSING;
-    l->bits = malloc(l->words ? l->words * 8 : 8);
-    if (!l->bits) {
-        close(fd);
-        return fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory loading %s", path);
-    }
-    uint64_t data = l->words * 8;
-    if (tb_pread_all(fd, hdr, sizeof hdr, 0)) {
-        for (int v = 0; v < 3; v++)
-            l->count[v] = tb_get_le(hdr + 36 + 8 * v, 8);
-        raw_header(want, l, goats_total, captures_to_win);
-        if (memcmp(hdr, want, RAW_HEADER) == 0 && tb_pread_all(fd, l->bits, data, RAW_HEADER) &&
-            tb_pread_all(fd, sum, 8, RAW_HEADER + data) &&
-            tb_get_le(sum, 8) == tb_checksum(l->bits, l->words * 8))
-            e = TB_OK;
-    }
-    close(fd);
-    if (e != TB_OK) {
-        free(l->bits);
-        l->bits = NULL;
-        return fail(e, msg, msglen, "%s is not a finished layer", path);
-    }
-    return TB_OK;
 }
 
 /* ---- The movement database's tigers-to-move values as layer T(0, c) -------------------- */
@@ -424,99 +410,200 @@ static void layer_free(tbp_layer_t *l)
     }
 }
 
+/* What the build keeps in memory: per captured count, the tigers' layer of h - 1 (prev_t),
+ * and the goats' and tigers' layers of h (cur_g, cur_t). */
+typedef struct {
+    const tbp_gen_options_t *o;
+    const tb_t *movement;
+    pgen_t *g;
+    const tbp_rank_t *rk;
+    int n, K, top;
+    tbp_layer_t prev_t[TB_MAX_SLICES], cur_g[TB_MAX_SLICES], cur_t[TB_MAX_SLICES];
+    double work_done, work_total, start;
+    int built;
+} build_t;
+
+static bool wanted(const build_t *b, int side, int h, int c)
+{
+    return tbp_layer_exists(b->n, b->K, side, h, c) && tbp_layer_in_scope(b->n, side, h, c, b->top, b->o->min_goats);
+}
+
+/* Computes layer (side, h, c) into l from the layers in memory. */
+static tb_error_t compute(build_t *b, tbp_layer_t *l, int side, int h, int c, char *msg, size_t msglen)
+{
+    pgen_t *g = b->g;
+    tbp_layer_shape(l, b->rk, b->n, side, h, c);
+    if (!(l->bits = malloc(l->words ? l->words * 8 : 8)))
+        return fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
+    g->out = l;
+    fill_masks(g->masks, l->goats, l->ng);
+    if (side == GOATS) {
+        g->in_same = &b->prev_t[c];
+        run_layer(g, goat_block, l->count);
+    } else {
+        g->in_same = &b->cur_g[c];
+        g->in_cap = c + 1 < b->K ? &b->cur_g[c + 1] : NULL;
+        run_layer(g, tiger_block, l->count);
+    }
+    return TB_OK;
+}
+
+static void report(build_t *b, const tbp_layer_t *l, bool built, double t0)
+{
+    b->work_done += layer_work(l);
+    if (b->o->progress) {
+        tbp_progress_t p = {l->side, l->h, l->c, (uint64_t)l->ng * TB_TIGER_CLASSES, built, now_s() - t0,
+                            now_s() - b->start, b->work_done, b->work_total, {l->count[0], l->count[1], l->count[2]}};
+        b->o->progress(b->o->ctx, &p);
+    }
+}
+
+/* Unpacks a finished layer into l (for the layers a resumed build needs in memory). */
+static tb_error_t unpack(build_t *b, tbp_layer_t *l, int side, int h, int c, char *msg, size_t msglen)
+{
+    tbp_packed_t *p;
+    tb_error_t e = tbp_packed_open(b->o->dir, side, h, c, b->n, b->K, &p, msg, msglen);
+    if (e == TB_OK) {
+        e = tbp_packed_unpack(p, l, b->o->threads, msg, msglen);
+        tbp_packed_close(p);
+    }
+    return e;
+}
+
+/* The finished layers: reported as loaded, up to the first layer not finished (*h, *c,
+ * *side); false when every layer is. */
+static bool find_resume(build_t *b, int *rh, int *rc, int *rside)
+{
+    for (int h = 1; h <= b->top; h++)
+        for (int c = b->K - 1; c >= 0; c--)
+            for (int side = GOATS; side <= TIGERS; side++) {
+                if (!wanted(b, side, h, c))
+                    continue;
+                tbp_packed_t *p = NULL;
+                bool done = !b->o->restart &&
+                            tbp_packed_open(b->o->dir, side, h, c, b->n, b->K, &p, NULL, 0) == TB_OK &&
+                            (tbp_packed_has_values(p) || (side == GOATS && !b->o->keep_goats));
+                if (!done) {
+                    tbp_packed_close(p);
+                    *rh = h, *rc = c, *rside = side;
+                    return true;
+                }
+                report(b, tbp_packed_layer(p), false, now_s());
+                tbp_packed_close(p);
+            }
+    return false;
+}
+
+/* Brings the memory to what the build holds just before layer (side, h, c): the tigers'
+ * layers of h - 1 it still needs, those of h already finished, and the goats' layers the
+ * next tigers' layer reads (built again: only their counts were kept). */
+static tb_error_t resume_at(build_t *b, int side, int h, int c, char *msg, size_t msglen)
+{
+    tb_error_t e = TB_OK;
+    for (int q = 0; q < b->K && e == TB_OK; q++) {
+        if (h == 1)
+            e = movement_layer(b->movement, b->g->ix, b->rk, b->n, q, &b->prev_t[q], msg, msglen);
+        else if (q <= c + 1 && wanted(b, TIGERS, h - 1, q))
+            e = unpack(b, &b->prev_t[q], TIGERS, h - 1, q, msg, msglen);
+    }
+    for (int q = c + 1; q < b->K && e == TB_OK; q++)
+        if (wanted(b, TIGERS, h, q))
+            e = unpack(b, &b->cur_t[q], TIGERS, h, q, msg, msglen);
+    if (e == TB_OK && c + 1 < b->K && wanted(b, GOATS, h, c + 1) && wanted(b, TIGERS, h, c))
+        e = compute(b, &b->cur_g[c + 1], GOATS, h, c + 1, msg, msglen);
+    if (c + 1 < b->K)
+        layer_free(&b->prev_t[c + 1]);
+    if (e == TB_OK && side == TIGERS)
+        e = compute(b, &b->cur_g[c], GOATS, h, c, msg, msglen);
+    return e;
+}
+
+/* Builds and packs one layer; false when the build is to stop there (stop_after). */
+static tb_error_t build_layer(build_t *b, int side, int h, int c, char *msg, size_t msglen)
+{
+    tbp_layer_t *l = side == GOATS ? &b->cur_g[c] : &b->cur_t[c];
+    double t0 = now_s();
+    tb_error_t e = compute(b, l, side, h, c, msg, msglen);
+    if (e == TB_OK)
+        e = tbp_layer_pack(b->o->dir, l, b->n, b->K, side == TIGERS || b->o->keep_goats, b->o->threads, msg, msglen);
+    if (e != TB_OK)
+        return e;
+    report(b, l, true, t0);
+    if (b->o->stop_after > 0 && ++b->built >= b->o->stop_after)
+        return fail(TB_ERR_LIMIT, msg, msglen, "stopped after %d layers, as asked", b->built);
+    return TB_OK;
+}
+
 tb_error_t tbp_generate(const tbp_gen_options_t *o, const tb_t *movement, char *msg, size_t msglen)
 {
     int n = tb_goats_total(movement), K = tb_captures_to_win(movement);
-    int top = o->max_in_hand > 0 && o->max_in_hand < n ? o->max_in_hand : n;
     if (o->threads < 1 || o->threads > MAX_WORKERS)
         return fail(TB_ERR_ARGUMENT, msg, msglen, "threads must be 1..%d", MAX_WORKERS);
-    const tb_index_t *ix = tb_index(movement);
     tbp_rank_t *rk = malloc(sizeof *rk);
     pgen_t *g = calloc(1, sizeof *g);
-    /* Per (side, c): the layer of the current h. prev_t: T(h - 1, c). */
-    tbp_layer_t *lay = calloc(4 * (size_t)TB_MAX_SLICES, sizeof *lay);
-    bool ok = rk && g && lay;
+    build_t *b = calloc(1, sizeof *b);
+    bool ok = rk && g && b;
     if (ok) {
         tbp_rank_init(rk);
-        for (int i = 0; i < o->threads && ok; i++) {
-            g->workers[i].g = g;
-            ok = (g->workers[i].best = malloc(rk->binom[21][10])) != NULL;
-        }
+        ok = (g->masks = malloc(rk->binom[21][10] * sizeof *g->masks)) != NULL;
     }
-    if (!ok) {
-        if (g)
-            for (int i = 0; i < o->threads; i++)
-                free(g->workers[i].best);
-        free(rk), free(g), free(lay);
-        return fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
+    for (int i = 0; ok && i < o->threads; i++) {
+        pworker_t *w = &g->workers[i];
+        w->g = g;
+        w->best = malloc(rk->binom[21][10] + 16);
+        w->act = malloc((rk->binom[21][10] + 16) * sizeof *w->act);
+        w->actm = malloc((rk->binom[21][10] + 16) * sizeof *w->actm);
+        ok = w->best && w->act && w->actm;
     }
-    g->ix = ix, g->rk = rk, g->goats_total = n, g->captures_to_win = K, g->threads = o->threads;
-    tbp_layer_t *prev_t = lay, *cur_g = lay + TB_MAX_SLICES, *cur_t = lay + 2 * TB_MAX_SLICES;
     tb_error_t e = TB_OK;
-    double work_total = 0, work_done = 0, start = now_s();
-    for (int h = 1; h <= top; h++)
-        for (int c = 0; c < K; c++)
-            for (int side = 0; side < SIDE_NB; side++)
-                if (tbp_layer_exists(n, K, side, h, c) && tbp_layer_in_scope(n, side, h, c, top, o->min_goats)) {
-                    tbp_layer_t l;
-                    tbp_layer_shape(&l, rk, n, side, h, c);
-                    work_total += layer_work(&l);
-                }
-    for (int c = 0; c < K && e == TB_OK; c++)
-        e = movement_layer(movement, ix, rk, n, c, &prev_t[c], msg, msglen);
-    for (int h = 1; h <= top && e == TB_OK; h++) {
-        for (int c = K - 1; c >= 0 && e == TB_OK; c--) {
-            for (int side = GOATS; side <= TIGERS && e == TB_OK; side++) {
-                if (!tbp_layer_exists(n, K, side, h, c) || !tbp_layer_in_scope(n, side, h, c, top, o->min_goats))
-                    continue;
-                tbp_layer_t *l = side == GOATS ? &cur_g[c] : &cur_t[c];
-                tbp_layer_shape(l, rk, n, side, h, c);
-                double t0 = now_s();
-                bool built = false;
-                if (o->restart || (e = tbp_layer_load(o->dir, l, n, K, NULL, 0)) != TB_OK) {
-                    if (e == TB_ERR_NO_MEMORY)
-                        break;
-                    e = TB_OK;
-                    if (!(l->bits = malloc(l->words ? l->words * 8 : 8))) {
-                        e = fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
-                        break;
+    if (!ok) {
+        e = fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
+    } else {
+        g->ix = tb_index(movement), g->rk = rk, g->goats_total = n, g->captures_to_win = K, g->threads = o->threads;
+        b->o = o, b->movement = movement, b->g = g, b->rk = rk, b->n = n, b->K = K;
+        b->top = o->max_in_hand > 0 && o->max_in_hand < n ? o->max_in_hand : n;
+        b->start = now_s();
+        for (int h = 1; h <= b->top; h++)
+            for (int c = 0; c < K; c++)
+                for (int side = 0; side < SIDE_NB; side++)
+                    if (wanted(b, side, h, c)) {
+                        tbp_layer_t l;
+                        tbp_layer_shape(&l, rk, n, side, h, c);
+                        b->work_total += layer_work(&l);
                     }
-                    g->out = l;
-                    if (side == GOATS) {
-                        g->in_same = &prev_t[c];
-                        run_layer(g, goat_block, l->count);
-                    } else {
-                        g->in_same = &cur_g[c];
-                        g->in_cap = c + 1 < K ? &cur_g[c + 1] : NULL;
-                        run_layer(g, tiger_block, l->count);
-                    }
-                    e = tbp_layer_save(o->dir, l, n, K, msg, msglen);
-                    built = true;
+        int rh, rc, rside;
+        if (find_resume(b, &rh, &rc, &rside)) {
+            e = resume_at(b, rside, rh, rc, msg, msglen);
+            for (int h = rh; h <= b->top && e == TB_OK; h++) {
+                for (int c = h == rh ? rc : K - 1; c >= 0 && e == TB_OK; c--) {
+                    for (int side = h == rh && c == rc ? rside : GOATS; side <= TIGERS && e == TB_OK; side++)
+                        if (wanted(b, side, h, c))
+                            e = build_layer(b, side, h, c, msg, msglen);
+                    /* T(h - 1, c) made G(h, c); G(h, c + 1) made T(h, c + 1) and T(h, c). */
+                    layer_free(&b->prev_t[c]);
+                    if (c + 1 < K)
+                        layer_free(&b->cur_g[c + 1]);
                 }
-                work_done += layer_work(l);
-                if (o->progress) {
-                    tbp_progress_t p = {side, h, c, (uint64_t)l->ng * TB_TIGER_CLASSES, built, now_s() - t0,
-                                        now_s() - start, work_done, work_total, {l->count[0], l->count[1], l->count[2]}};
-                    o->progress(o->ctx, &p);
+                /* The next h reads T(h, *) only. */
+                for (int c = 0; c < K; c++) {
+                    layer_free(&b->prev_t[c]);
+                    layer_free(&b->cur_g[c]);
+                    b->prev_t[c] = b->cur_t[c];
+                    b->cur_t[c].bits = NULL;
                 }
             }
-            /* T(h - 1, c) made G(h, c); G(h, c + 1) made T(h, c + 1) and T(h, c). */
-            layer_free(&prev_t[c]);
-            if (c + 1 < K)
-                layer_free(&cur_g[c + 1]);
         }
-        /* T(h - 1, *) and G(h, *) are no longer needed: the next layer reads T(h, *). */
         for (int c = 0; c < K; c++) {
-            layer_free(&prev_t[c]);
-            layer_free(&cur_g[c]);
-            prev_t[c] = cur_t[c];
-            cur_t[c].bits = NULL;
+            layer_free(&b->prev_t[c]);
+            layer_free(&b->cur_g[c]);
+            layer_free(&b->cur_t[c]);
         }
     }
-    for (int i = 0; i < 3 * TB_MAX_SLICES; i++)
-        layer_free(&lay[i]);
-    for (int i = 0; i < o->threads; i++)
-        free(g->workers[i].best);
-    free(rk), free(g), free(lay);
+    if (g) {
+        for (int i = 0; i < o->threads && i < MAX_WORKERS; i++)
+            free(g->workers[i].best), free(g->workers[i].act), free(g->workers[i].actm);
+        free(g->masks);
+    }
+    free(rk), free(g), free(b);
     return e;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -24,7 +25,8 @@ static void usage(FILE *f)
           "  --max-movetime MS     cap on any search, depth searches included (default 10000)\n"
           "  --threads N           search threads per engine (default 1)\n"
           "  --hash MB             transposition table per engine (default 16)\n"
-          "  --tablebase DIR       movement-phase database directory (holding baghchal.tb)\n"
+          "  --tablebase DIR       database directory (baghchal.tb, baghchal-placement.tb); default: the\n"
+          "                        standard folder when it holds them; '<empty>' for none\n"
           "  --cors ORIGIN         send Access-Control-Allow-Origin: ORIGIN (e.g. '*')\n"
           "  --max-body BYTES      largest request body, at most 1048576 (default 16384)\n"
           "  --workers N           engines, i.e. searches at once (default 2)\n"
@@ -173,6 +175,12 @@ static int parse_args(int argc, char **argv, server_config_t *c)
                 (long long)c->max_movetime_ms);
         return 2;
     }
+    /* No folder named: the standard one, when it holds a database. */
+    static char standard[TB_PATH_MAX];
+    if (!c->tablebase && tb_default_dir(standard, sizeof standard) && tb_dir_has_database(standard))
+        c->tablebase = standard;
+    else if (c->tablebase && (!c->tablebase[0] || strcasecmp(c->tablebase, "<empty>") == 0))
+        c->tablebase = NULL;
     struct stat st;
     if (c->tablebase && (stat(c->tablebase, &st) != 0 || !S_ISDIR(st.st_mode))) {
         fprintf(stderr, "baghchal-server: --tablebase %s is not a directory\n", c->tablebase);
@@ -228,7 +236,7 @@ int main(int argc, char **argv)
            BAGHCHAL_VERSION, v6 ? "[" : "", cfg.bind, v6 ? "]" : "", server_port(s), cfg.workers, cfg.threads,
            cfg.hash_mb);
     if (cfg.tablebase)
-        printf("baghchal-server: movement-phase database %s loaded\n", cfg.tablebase);
+        printf("baghchal-server: database %s loaded\n", cfg.tablebase);
     fflush(stdout);
 
     sigset_t stop;

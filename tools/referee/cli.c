@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "adjudicate.h"
+#include "tb.h"
 #include "util.h"
 
 enum { MAX_ENGINES = 64, MAX_CONCURRENCY = 256 };
@@ -810,6 +811,15 @@ static bool finish(gather_t *g, config_t *cfg, err_t *e)
         return fail(e, "-tournament match needs exactly two engines (got %d)", g->engines_nb);
     if (cfg->sprt.on && cfg->format != FORMAT_MATCH)
         return fail(e, "-sprt needs a two-engine match");
+    /* No -tb under the draw rule: the standard folder's database, when it holds one. */
+    char standard[TB_PATH_MAX];
+    if (cfg->tb_dir && (!cfg->tb_dir[0] || strcasecmp(cfg->tb_dir, "<empty>") == 0)) {
+        free(cfg->tb_dir);
+        cfg->tb_dir = NULL;
+    } else if (!cfg->tb_dir && cfg->rule == REP_DRAW && tb_default_dir(standard, sizeof standard) &&
+               tb_dir_has_database(standard) && !(cfg->tb_dir = strdup(standard))) {
+        return fail(e, "out of memory");
+    }
     if (cfg->tb_dir) {
         struct stat st;
         if (stat(cfg->tb_dir, &st) != 0 || !S_ISDIR(st.st_mode))

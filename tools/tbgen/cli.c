@@ -29,10 +29,13 @@ long long cli_int(const char *opt, const char *s, long long lo, long long hi)
     return v;
 }
 
-uint64_t cli_rng_next(uint64_t *s)
+static uint64_t mix64(uint64_t z)
 {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
+
+uint64_t cli_rng_next(uint64_t *s) { return mix64(*s += 0x9E3779B97F4A7C15ull); }
+
+uint64_t cli_rng_stream(uint64_t seed, uint64_t u) { return mix64(mix64(seed) ^ mix64(u + 0x632BE59BD9B4E019ull)); }

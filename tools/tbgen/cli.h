@@ -14,5 +14,8 @@ void cli_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn
 long long cli_int(const char *opt, const char *s, long long lo, long long hi);
 /* splitmix64. */
 uint64_t cli_rng_next(uint64_t *state);
+/* The starting state of stream u of a seeded sample: a hash of both, so that no two streams
+ * draw the same numbers (states a fixed step apart would: splitmix64 advances by that step). */
+uint64_t cli_rng_stream(uint64_t seed, uint64_t u);
 
 #endif

@@ -17,10 +17,13 @@
 #include "tb_build.h"
 
 static const char *const USAGE =
-    "usage: baghchal-tbgen <dir> [--threads N] [--slice K] [--restart] [--placement]\n"
+    "usage: baghchal-tbgen [<dir>] [--threads N] [--slice K] [--restart] [--placement]\n"
     "                      [--keep-work] [--max-in-hand H] [--min-goats G] [--captures-to-win N] [--goats N]\n"
-    "       baghchal-tbgen --stats <dir>\n"
-    "       baghchal-tbgen --bench-probe <dir> [--count N]\n";
+    "                      [--stop-after N]\n"
+    "       baghchal-tbgen --stats [<dir>]\n"
+    "       baghchal-tbgen --bench-probe [<dir>] [--count N]\n"
+    "Without <dir>: the standard folder ($" TB_PATH_ENV ", else $XDG_DATA_HOME/baghchal or\n"
+    "~/.local/share/baghchal), where the engine finds the databases; a build there makes both files.\n";
 
 /* Lim & Nievergelt's figures for the real game (issue 6), W / D / L per side to move. */
 static const uint64_t PUBLISHED[5][2][3] = {
@@ -397,15 +400,15 @@ static void on_place_progress(void *ctx, const tbp_progress_t *p)
             p->seconds, p->elapsed, eta, commas(p->count[2], b), commas(p->count[1], c), commas(p->count[0], d));
 }
 
-static void on_pack_progress(void *ctx, int side, int h, int c, uint64_t bytes)
+static void on_merge_progress(void *ctx, int c, uint64_t bytes)
 {
     (void)ctx;
     char a[32];
     if (bytes)
-        fprintf(stderr, "packed %s h=%2d c=%d: %s bytes\n", side == GOATS ? "goats " : "tigers", h, c, commas(bytes, a));
+        fprintf(stderr, "packed the tigers-to-move layers with %d captured: %s bytes\n", c, commas(bytes, a));
 }
 
-/* The finished layers are no longer needed once the file is packed. */
+/* The packed layers are no longer needed once the file is written. */
 static void remove_work(const char *work)
 {
     DIR *d = opendir(work);
@@ -414,7 +417,7 @@ static void remove_work(const char *work)
     struct dirent *e;
     char path[4400];
     while ((e = readdir(d)))
-        if (strstr(e->d_name, ".raw")) {
+        if (strstr(e->d_name, ".pk") || strstr(e->d_name, ".rec")) {
             snprintf(path, sizeof path, "%s/%s", work, e->d_name);
             unlink(path);
         }
@@ -423,12 +426,51 @@ static void remove_work(const char *work)
         fprintf(stderr, "removed %s\n", work);
 }
 
-static int build_placement(const char *dir, int threads, bool restart, int max_in_hand, int min_goats, bool keep_work)
+/* Whether dir's placement file is whole and right (every checksum) and holds exactly the
+ * layers a build with these limits makes. */
+static bool placement_done(const char *dir, int max_in_hand, int min_goats)
 {
-    char msg[256], work[4096];
     tb_t *tb;
+    char msg[256];
     if (tb_open(dir, &tb, msg, sizeof msg) != TB_OK)
+        return false;
+    bool has = tb_has_placement(tb);
+    int n = tb_goats_total(tb), k = tb_captures_to_win(tb);
+    tb_close(tb);
+    tbp_header_t *x = malloc(sizeof *x);
+    if (!has || !x || tbp_read_header(dir, x, msg, sizeof msg) != TB_OK) {
+        free(x);
+        return false;
+    }
+    uint32_t want = 0;
+    bool same = true;
+    for (int side = 0; side < SIDE_NB; side++)
+        for (int h = 1; h <= n; h++)
+            for (int c = 0; c < k; c++)
+                if (tbp_layer_exists(n, k, side, h, c) && tbp_layer_in_scope(n, side, h, c, max_in_hand, min_goats)) {
+                    same &= want < x->layer_count && x->layer[want].side == side && x->layer[want].h == h &&
+                            x->layer[want].c == c;
+                    want++;
+                }
+    same &= want == x->layer_count;
+    free(x);
+    return same;
+}
+
+static int build_placement(const char *dir, int threads, bool restart, int max_in_hand, int min_goats, bool keep_work,
+                           int stop_after)
+{
+    char msg[256], work[TB_PATH_MAX + 32], path[TB_PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
+    if (!restart && placement_done(dir, max_in_hand, min_goats)) {
+        fprintf(stderr, "%s: already built, every checksum verified\n", path);
+        return 0;
+    }
+    tb_t *tb;
+    if (tb_open_movement(dir, &tb, msg, sizeof msg) != TB_OK)
         return fail1("%s", msg);
+    if (restart)
+        unlink(path); /* built again from the first layer: the old file is no longer the result */
     snprintf(work, sizeof work, "%s/placement-work", dir);
     if (mkdir(work, 0755) != 0 && errno != EEXIST) {
         tb_close(tb);
@@ -440,6 +482,8 @@ static int build_placement(const char *dir, int threads, bool restart, int max_i
     o.restart = restart;
     o.max_in_hand = max_in_hand;
     o.min_goats = min_goats;
+    o.stop_after = stop_after;
+    o.keep_goats = keep_work; /* kept for checks: the goats' values too */
     o.progress = on_place_progress;
     double t0 = now_s();
     tb_error_t e = tbp_generate(&o, tb, msg, sizeof msg);
@@ -448,15 +492,17 @@ static int build_placement(const char *dir, int threads, bool restart, int max_i
         return fail1("%s", msg);
     }
     fprintf(stderr, "placement layers built in %.1f s\n", now_s() - t0);
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
     t0 = now_s();
-    e = tbp_pack(work, path, tb_goats_total(tb), tb_captures_to_win(tb), max_in_hand, min_goats, TIGERS,
-                 on_pack_progress, NULL, msg, sizeof msg);
+    tbp_merge_options_t m;
+    tbp_merge_options_init(&m, work, path, tb_goats_total(tb), tb_captures_to_win(tb));
+    m.max_in_hand = max_in_hand, m.min_goats = min_goats, m.threads = threads;
+    m.remove_packed = !keep_work;
+    m.progress = on_merge_progress;
+    e = tbp_merge(&m, msg, sizeof msg);
     tb_close(tb);
     if (e != TB_OK)
         return fail1("%s", msg);
-    fprintf(stderr, "packed %s in %.1f s\n", path, now_s() - t0);
+    fprintf(stderr, "wrote %s in %.1f s\n", path, now_s() - t0);
     if (!keep_work)
         remove_work(work);
     return 0;
@@ -492,6 +538,7 @@ int main(int argc, char **argv)
     bool stats_only = false, bench = false, placement = false;
     int max_in_hand = 0, min_goats = 0;
     bool keep_work = false;
+    int stop_after = 0;
     long count = 1000000;
     tb_gen_options_t o;
     tb_gen_options_init(&o, NULL);
@@ -515,6 +562,8 @@ int main(int argc, char **argv)
             placement = true;
         else if (!strcmp(a, "--keep-work"))
             keep_work = true;
+        else if (!strcmp(a, "--stop-after"))
+            stop_after = (int)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, 1000);
         else if (!strcmp(a, "--max-in-hand"))
             max_in_hand = (int)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, BC_GOATS_TOTAL);
         else if (!strcmp(a, "--min-goats"))
@@ -533,8 +582,14 @@ int main(int argc, char **argv)
         else
             dir = a;
     }
-    if (!dir)
-        cli_die("no directory given (see --help)");
+    char standard[TB_PATH_MAX];
+    bool default_dir = !dir;
+    if (default_dir) {
+        if (!tb_default_dir(standard, sizeof standard))
+            cli_die("no directory given, and %s turns the standard folder off (see --help)", TB_PATH_ENV);
+        dir = standard;
+        placement = true; /* the standard folder gets the whole solution: one command to perfect play */
+    }
     if (!stats_only && !bench && !make_dirs(dir))
         cli_die("cannot create the directory '%s': %s", dir, strerror(errno));
     if (access(dir, W_OK | X_OK) != 0 && !stats_only && !bench)
@@ -562,7 +617,9 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "built in %.1f s\n", now_s() - pr.start);
     if (placement) {
-        int rc = build_placement(dir, o.threads, o.restart, max_in_hand, min_goats, keep_work);
+        int rc = build_placement(dir, o.threads, o.restart, max_in_hand, min_goats, keep_work, stop_after);
+        if (!rc && default_dir)
+            fprintf(stderr, "baghchal, baghchal-server and baghchal-referee find the databases in %s\n", dir);
         return rc ? rc : print_stats(dir);
     }
     if (o.slice >= 0) {

@@ -14,7 +14,8 @@
 #include "cli.h"
 #include "tb_build.h"
 
-static const char *const USAGE = "usage: baghchal-tbverify <dir> [--sample N | --all] [--threads N] [--seed S]\n";
+static const char *const USAGE = "usage: baghchal-tbverify [<dir>] [--sample N | --all] [--threads N] [--seed S]\n"
+                                  "Without <dir>: the standard folder (see baghchal-tbgen --help).\n";
 
 enum { MAX_THREADS = 64, CHUNK = 4096, PCHUNK = 1024, SHOW_ERRORS = 10 };
 
@@ -48,7 +49,57 @@ typedef struct {
     uint64_t pcount[TBP_MAX_LAYERS][TB_CHECK_NB];
     uint64_t pvalues[TBP_MAX_LAYERS][3]; /* positions (entries weighted by their class's orbit) */
     uint64_t perrors[TBP_MAX_LAYERS];
+    /* A sample's entries as drawn (a key per draw), to count the distinct ones. */
+    uint64_t *drawn;
+    size_t ndrawn, capdrawn;
 } part_t;
+
+/* Samples up to this size count their distinct entries (8 bytes a draw). */
+enum { COUNT_DISTINCT_MAX = 50000000 };
+
+/* Remembers a sampled entry: (slice or layer, side, entry) as one number. */
+static void note_draw(part_t *pt, uint64_t key)
+{
+    if (pt->job->sample > COUNT_DISTINCT_MAX)
+        return;
+    if (pt->ndrawn == pt->capdrawn) {
+        size_t cap = pt->capdrawn ? 2 * pt->capdrawn : 4096;
+        uint64_t *d = realloc(pt->drawn, cap * sizeof *d);
+        if (!d)
+            cli_die("out of memory");
+        pt->drawn = d, pt->capdrawn = cap;
+    }
+    pt->drawn[pt->ndrawn++] = key;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The distinct entries the threads drew, and forgets them. */
+static uint64_t distinct_draws(part_t *parts, int threads)
+{
+    size_t n = 0;
+    for (int t = 0; t < threads; t++)
+        n += parts[t].ndrawn;
+    uint64_t *all = malloc((n ? n : 1) * sizeof *all), d = 0;
+    if (!all)
+        cli_die("out of memory");
+    n = 0;
+    for (int t = 0; t < threads; t++) {
+        memcpy(all + n, parts[t].drawn, parts[t].ndrawn * sizeof *all);
+        n += parts[t].ndrawn;
+        free(parts[t].drawn);
+        parts[t].drawn = NULL, parts[t].ndrawn = parts[t].capdrawn = 0;
+    }
+    qsort(all, n, sizeof *all, cmp_u64);
+    for (size_t i = 0; i < n; i++)
+        d += i == 0 || all[i] != all[i - 1];
+    free(all);
+    return d;
+}
 
 static void layer_name(const layer_t *l, char *buf, size_t len)
 {
@@ -137,10 +188,12 @@ static void *run_placement(void *arg)
             break;
         if (!job->all) {
             /* Chunk u of the sample: a layer drawn uniformly, then an entry of it. */
-            uint64_t s = job->seed ^ ((u + 1) * 0x9E3779B97F4A7C15ull);
+            uint64_t s = cli_rng_stream(job->seed, 2 * u + 1);
             for (int k = 0; k < PCHUNK && u * PCHUNK + (uint64_t)k < job->sample; k++) {
                 int q = (int)(cli_rng_next(&s) % (uint64_t)job->nlayers);
-                pcheck(pt, q, cli_rng_next(&s) % job->layer[q].entries);
+                uint64_t i = cli_rng_next(&s) % job->layer[q].entries;
+                note_draw(pt, (uint64_t)q << 48 | i);
+                pcheck(pt, q, i);
             }
             continue;
         }
@@ -170,10 +223,12 @@ static void *run(void *arg)
             break;
         if (!job->all) {
             /* Chunk u of the sample: entries drawn uniformly per slice and side. */
-            uint64_t s = job->seed ^ (u * 0x2545F4914F6CDD1Dull);
+            uint64_t s = cli_rng_stream(job->seed, 2 * u);
             for (int q = 0; q < CHUNK && u * CHUNK + (uint64_t)q < job->sample; q++) {
                 int c = (int)(cli_rng_next(&s) % (uint64_t)n), side = (int)(cli_rng_next(&s) & 1);
-                check(pt, c, side, cli_rng_next(&s) % tb_slice_entries(pt->job->tb, c));
+                uint64_t i = cli_rng_next(&s) % tb_slice_entries(pt->job->tb, c);
+                note_draw(pt, (uint64_t)(2 * c + side) << 48 | i);
+                check(pt, c, side, i);
             }
             continue;
         }
@@ -290,6 +345,9 @@ static uint64_t verify_placement(job_t *job, part_t *parts, int threads)
     }
     printf("checked %llu placement entries against every child in %.1f s: %llu error%s\n",
            (unsigned long long)checked, dt, (unsigned long long)errors, errors == 1 ? "" : "s");
+    if (!job->all && job->sample <= COUNT_DISTINCT_MAX)
+        printf("placement sample: %llu draws, %llu distinct entries\n", (unsigned long long)checked,
+               (unsigned long long)distinct_draws(parts, threads));
     return errors;
 }
 
@@ -322,8 +380,12 @@ int main(int argc, char **argv)
         else
             dir = a;
     }
-    if (!dir)
-        cli_die("no directory given (see --help)");
+    char standard[TB_PATH_MAX];
+    if (!dir) {
+        if (!tb_default_dir(standard, sizeof standard))
+            cli_die("no directory given, and %s turns the standard folder off (see --help)", TB_PATH_ENV);
+        dir = standard;
+    }
     char msg[256];
     tb_t *tb;
     /* A database that cannot be read: the check cannot run (status 2, as for bad usage);
@@ -370,6 +432,9 @@ int main(int argc, char **argv)
            "in %.1f s: %llu error%s\n",
            (unsigned long long)(checked + errors), (unsigned long long)repeats, dt, (unsigned long long)errors,
            errors == 1 ? "" : "s");
+    if (!job.all && job.sample <= COUNT_DISTINCT_MAX)
+        printf("movement sample: %llu draws, %llu distinct entries\n", (unsigned long long)(checked + errors),
+               (unsigned long long)distinct_draws(parts, threads));
     if (job.nlayers)
         errors += verify_placement(&job, parts, threads);
     else

@@ -1,0 +1,136 @@
+/* The placement file's code (version 2), shared by its reader (tb_place_code.c) and its
+ * writer (tb_place_pack.c). Internal to engine/tb.
+ *
+ * The tigers-to-move values of one captured count c, every goats-in-hand count at once, form
+ * one array per tiger class: the entry of a position is its goats' mask over the 21 points
+ * the class's representative leaves free, each point a bit, the points ordered from the
+ * farthest from the tigers (bit 0) to the nearest (bit 20). The mask's number of bits is the
+ * goats on the board, so the layers of c interleave; a mask whose layer the file does not
+ * hold is "don't care". A mask and the masks with one goat fewer (its parents) usually share
+ * their value: the code predicts each value from those parents and stores the exceptions.
+ *
+ * Blocks of TBP_CODE_BLOCK consecutive masks (the low TBP_CODE_BITS bits varying) are coded
+ * alone: a value is found from its block only, computing the values of its submasks in the
+ * block (its parents, their parents, ...). Per block: '1' and two bits v: every value of the
+ * block's layers is v; or '0', an Elias gamma code of k + 1, the k exceptions, each the gap
+ * from the previous one (or from -1) in a Rice code of parameter r = tbp_rice(k) (the gap
+ * >> r in unary as zeros and a one, then its r low bits), then a bit saying which of the two
+ * other values it has (1: the higher). The value of mask s of a block: a don't-care mask copies its first parent
+ * (the root, a draw); any other mask takes the prediction of its context unless it is an
+ * exception. The context: the layer (goats on the board) and the values of the first
+ * TBP_PARENTS parents (the mask without its lowest, second lowest, ... bit), 3 when missing.
+ * The prediction table of each c is in the file. */
+#ifndef BAGHCHAL_TB_PLACE_CODE_H
+#define BAGHCHAL_TB_PLACE_CODE_H
+
+#include "tb_build.h"
+
+enum {
+    TBP_FREE = 21,
+    TBP_MASKS = 1 << TBP_FREE,
+    TBP_CODE_BITS = 8,
+    TBP_CODE_BLOCK = 1 << TBP_CODE_BITS,
+    TBP_CODE_GROUP = 8, /* blocks per directory word */
+    TBP_CLASS_BLOCKS = TBP_MASKS / TBP_CODE_BLOCK,
+    TBP_CLASS_GROUPS = TBP_CLASS_BLOCKS / TBP_CODE_GROUP,
+    TBP_PARENTS = 5,
+    TBP_CONTEXTS = 32 << (2 * TBP_PARENTS),
+    TBP_DONT_CARE = 3
+};
+
+/* The bit of every point in each class's masks (0xFF for the tigers' points). */
+typedef struct {
+    uint8_t bit[TB_TIGER_CLASSES][SQUARE_NB];
+    uint8_t square[TB_TIGER_CLASSES][TBP_FREE]; /* bit -> point */
+} tbp_order_t;
+
+void tbp_order_init(tbp_order_t *o, const tb_index_t *ix);
+
+/* The mask of goats (in the class's orientation already) of class k. */
+static inline uint32_t tbp_order_mask(const tbp_order_t *o, uint32_t k, bb_t goats)
+{
+    uint32_t m = 0;
+    for (; goats; goats &= goats - 1)
+        m |= 1u << o->bit[k][bb_first(goats)];
+    return m;
+}
+
+/* The first parent of entry s of a block: s without its lowest bit (s itself at the root). */
+static inline uint32_t tbp_parent(uint32_t s) { return s ? s & (s - 1) : s; }
+
+extern const uint16_t tbp_parents[TBP_CODE_BLOCK][TBP_PARENTS];
+
+/* The context of entry s of a block (base | s has g bits) from the values val[] of its
+ * parents: s without its lowest, second lowest, ... bit (val[TBP_CODE_BLOCK] is 3). */
+static inline uint32_t tbp_context(const uint8_t *val, uint32_t s, uint32_t g)
+{
+    const uint16_t *p = tbp_parents[s];
+    uint32_t ctx = g;
+    for (int i = 0; i < TBP_PARENTS; i++)
+        ctx = ctx << 2 | val[p[i]];
+    return ctx;
+}
+
+/* The Rice parameter of the gaps between k exceptions of a block. */
+static inline int tbp_rice(uint32_t k)
+{
+    int r = 0;
+    while (r < TBP_CODE_BITS && ((uint32_t)TBP_CODE_BLOCK >> (r + 1)) >= 2 * k)
+        r++;
+    return r;
+}
+
+/* One c of the file, as the reader uses it. */
+typedef struct {
+    const uint8_t *table;     /* TBP_CONTEXTS predictions */
+    const uint8_t *class_off; /* TB_TIGER_CLASSES little-endian u64: byte offset of the class's code */
+    const uint8_t *group_off; /* TB_TIGER_CLASSES x TBP_CLASS_GROUPS u32: bit offset of a group in its class */
+    const uint8_t *code;
+    uint32_t valid;           /* bit g: the layer with g goats on the board is held */
+} tbp_array_t;
+
+/* Sizes of an array's parts in bytes, from its start: table, class offsets, group offsets. */
+enum {
+    TBP_ARRAY_TABLE = 0,
+    TBP_ARRAY_CLASSES = TBP_CONTEXTS,
+    TBP_ARRAY_GROUPS = TBP_ARRAY_CLASSES + 8 * TB_TIGER_CLASSES,
+    TBP_ARRAY_CODE = TBP_ARRAY_GROUPS + 4 * TB_TIGER_CLASSES * TBP_CLASS_GROUPS
+};
+
+/* Points a reader at an array of the file (its bytes from `at`). */
+void tbp_array_view(tbp_array_t *a, const uint8_t *at, uint32_t valid);
+/* The value (0 loss, 1 draw, 2 win for the tigers) of mask m of class k. */
+uint32_t tbp_array_value(const tbp_array_t *a, uint32_t k, uint32_t m);
+/* Every value of class k, by mask (TBP_DONT_CARE where the file holds no layer). */
+void tbp_array_class(const tbp_array_t *a, uint32_t k, uint8_t out[TBP_MASKS]);
+
+/* The values of the n masks ms[] of class k at once (the blocks they share decoded once):
+ * the goats' placements of one position all lie in one class. */
+void tbp_array_values(const tbp_array_t *a, uint32_t k, const uint32_t *ms, int n, uint8_t *out);
+
+/* ---- Writing (tb_place_pack.c) --------------------------------------------------------- */
+
+/* Adds the contexts of class values v[] (by mask; TBP_DONT_CARE where no layer is held) to
+ * counts[context][value]. */
+void tbp_code_count(const uint8_t *v, uint32_t valid, uint64_t (*counts)[3]);
+/* The prediction table: each context's most frequent value (a context never seen predicts
+ * its first parent's value, or a draw). */
+void tbp_code_table(const uint64_t (*counts)[3], uint8_t *table);
+
+/* A growing bit string, lowest bit first. */
+typedef struct {
+    uint8_t *buf;
+    uint64_t bits, cap; /* cap in bytes */
+    bool failed;        /* out of memory */
+} tbp_bits_t;
+
+void tbp_bits_put(tbp_bits_t *w, uint64_t v, int n);
+void tbp_bits_free(tbp_bits_t *w);
+
+/* Appends the code of class values v[] to w (starting at a byte boundary, ending padded to
+ * one) and writes the bit offset of each group from the class's start to groups[]. False
+ * when out of memory. */
+bool tbp_code_class(const uint8_t *v, uint32_t valid, const uint8_t *table, tbp_bits_t *w,
+                    uint32_t groups[TBP_CLASS_GROUPS]);
+
+#endif
