@@ -374,6 +374,7 @@ static int safe_moves_other(worker_t *w, const position_t *p)
 {
     position_t q = *p;
     q.side = (uint8_t)!p->side;
+    q.key ^= BC_ZOBRIST_SIDE;
     if (q.side == TIGERS && q.captured >= BC_CAPTURES_TO_WIN)
         return 0;
     move_t moves[MAX_MOVES];
