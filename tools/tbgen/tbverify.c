@@ -89,7 +89,8 @@ static uint64_t distinct_draws(part_t *parts, int threads)
         cli_die("out of memory");
     n = 0;
     for (int t = 0; t < threads; t++) {
-        memcpy(all + n, parts[t].drawn, parts[t].ndrawn * sizeof *all);
+        if (parts[t].ndrawn) /* a thread that drew nothing has no array */
+            memcpy(all + n, parts[t].drawn, parts[t].ndrawn * sizeof *all);
         n += parts[t].ndrawn;
         free(parts[t].drawn);
         parts[t].drawn = NULL, parts[t].ndrawn = parts[t].capdrawn = 0;
