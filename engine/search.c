@@ -1063,7 +1063,8 @@ static void *timer_main(void *arg)
 
 void search_run(search_shared_t *s)
 {
-    s->start_ms = search_now_ms();
+    int64_t now = search_now_ms();
+    s->start_ms = s->limits.start_ms > 0 && s->limits.start_ms <= now ? s->limits.start_ms : now;
     s->root_in_tb = false;
     s->root_holds = false;
     s->root_tbhits = 0;

@@ -39,6 +39,9 @@ typedef struct {
     int movestogo;           /* 0: unknown */
     int searchmoves_nb;      /* 0: all moves */
     move_t searchmoves[MAX_MOVES];
+    /* When the command arrived (search_now_ms), so that time lost before the search starts
+     * counts against the limits too; 0: when the search starts. */
+    int64_t start_ms;
 } search_limits_t;
 
 void search_limits_init(search_limits_t *l);

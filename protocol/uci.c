@@ -27,6 +27,7 @@ struct uci {
     bool failed;   /* the line being handled was refused (an error line was printed) */
     bool one_shot; /* running one command from the command line: a search must end alone */
     bool read_any; /* a line has been read (a byte-order mark can only come first) */
+    int64_t line_ms; /* when the line being handled arrived: a go's time counts from then */
     int skill_level, elo; /* Skill Level, UCI_Elo */
     bool limit_strength;  /* UCI_LimitStrength */
     fb_prover_t *prover;  /* tbprobe's, made at its first use under forbid */
@@ -752,6 +753,7 @@ static bool parse_game_move(const game_t *g, const char *text, move_t *m, char *
 static bool parse_go(uci_t *u, words_t *ws, search_limits_t *l)
 {
     search_limits_init(l);
+    l->start_ms = u->line_ms;
     for (int i = 1; i < ws->n; i++) {
         const char *k = ws->w[i];
         long long v = 0;
@@ -999,6 +1001,7 @@ bool uci_handle_line(uci_t *u, const char *line)
 {
     words_t ws;
     u->failed = false;
+    u->line_ms = search_now_ms();
     if (!words_split(line, &ws)) {
         ERR(u, "out of memory");
         return true;

@@ -700,6 +700,32 @@ Test(search, timeman_budgets_follow_the_clock)
     cr_assert_eq(tm_adjusted(&b, 100000), b.maximum_ms);
 }
 
+Test(search, time_lost_before_the_search_counts)
+{
+    /* A go that arrived 60 ms before the search could start (a busy machine, a page fault):
+     * movetime 100 leaves 30 ms of the 90 the engine aims at, counted from the go. */
+    engine_t *e = engine_new();
+    cr_assert_not_null(e);
+    game_t g;
+    game_from(&g, NULL, REP_FORBID);
+    cr_assert(engine_set_game(e, &g));
+    search_limits_t l;
+    search_limits_init(&l);
+    l.movetime = 100;
+    l.start_ms = search_now_ms() - 60;
+    record_t r;
+    memset(&r, 0, sizeof r);
+    search_report_t rep = {on_info, on_best, &r};
+    int64_t t0 = search_now_ms();
+    engine_search_sync(e, &l, &rep);
+    int64_t spent = search_now_ms() - t0;
+    cr_assert_eq(r.nbest, 1);
+    cr_assert_leq(spent, 30 + 15 * SLOW, "the search took %" PRId64 " ms of the 30 left", spent);
+    cr_assert_geq(r.final.time_ms, 85, "the time reported counts from the go: %" PRId64 " ms", r.final.time_ms);
+    game_free(&g);
+    engine_free(e);
+}
+
 Test(search, a_clock_search_keeps_its_maximum)
 {
     engine_t *e = engine_new();
