@@ -863,11 +863,11 @@ Test(uci, isready_and_stop_answer_at_once_during_a_search)
     finish_engine();
 }
 
-/* go movetime T answers a safety margin of min(Move Overhead, T / 10) ms before T. */
+/* go movetime T answers a safety margin of min(Move Overhead, T / 5) ms before T. */
 static void check_movetime(int movetime, int overhead, int runs)
 {
     double t[8];
-    int margin = overhead < movetime / 10 ? overhead : movetime / 10;
+    int margin = overhead < movetime / 5 ? overhead : movetime / 5;
     cr_assert_leq(runs, 8);
     for (int i = 0; i < runs; i++) {
         go_t g;
@@ -891,7 +891,7 @@ Test(uci, movetime_is_kept)
 {
     start_engine();
     expect_silent("position startpos moves C3 A1B2 D4 E5D5");
-    check_movetime(200, OVERHEAD_MS, 3); /* a margin of 20 ms, the tenth */
+    check_movetime(100, OVERHEAD_MS, 3); /* a margin of 20 ms, the fifth */
     check_movetime(500, OVERHEAD_MS, 1); /* a margin of 30 ms, the overhead */
     settle();
     expect_silent("setoption name Move Overhead value 0");
