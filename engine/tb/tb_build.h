@@ -3,6 +3,8 @@
 #ifndef BAGHCHAL_TB_BUILD_H
 #define BAGHCHAL_TB_BUILD_H
 
+#include <string.h>
+
 #include "tb.h"
 
 /* ---- Statistics and verification (the tools) ---------------------------------------- */
@@ -71,6 +73,30 @@ uint64_t tb_checksum(const void *data, size_t len);
  * or a short file). */
 void tb_put_le(uint8_t *p, uint64_t v, int n);
 uint64_t tb_get_le(const uint8_t *p, int n);
+/* A little-endian u64 at p, inline for the probe's and the checksum's inner loops. */
+static inline uint64_t tb_le64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+static inline uint32_t tb_le32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    return v;
+}
+/* Runs fn(args[i]) for i < threads (at most TB_MAX_THREADS), the first on the calling thread;
+ * true when every call returned NULL. A thread that cannot start leaves its share to the
+ * others, so fn must take its work from a counter they share. */
+enum { TB_MAX_THREADS = 64 };
+bool tb_run_threads(int threads, void *(*fn)(void *), void *const *args);
 bool tb_pread_all(int fd, void *buf, size_t len, uint64_t at);
 bool tb_pwrite_all(int fd, const void *buf, size_t len, uint64_t at);
 

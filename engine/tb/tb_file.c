@@ -18,15 +18,6 @@ static const uint64_t P1 = 0x9E3779B185EBCA87ull, P2 = 0xC2B2AE3D27D4EB4Full, P3
                       P4 = 0x85EBCA77C2B2AE63ull, P5 = 0x27D4EB2F165667C5ull;
 
 static inline uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-static inline uint64_t read64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    return v;
-}
 static inline uint64_t xxh_round(uint64_t acc, uint64_t in) { return rotl64(acc + in * P2, 31) * P1; }
 static inline uint64_t xxh_merge(uint64_t h, uint64_t v) { return (h ^ xxh_round(0, v)) * P1 + P4; }
 
@@ -37,10 +28,10 @@ uint64_t tb_checksum(const void *data, size_t len)
     if (len >= 32) {
         uint64_t v1 = P1 + P2, v2 = P2, v3 = 0, v4 = 0 - P1;
         for (; end - p >= 32; p += 32) {
-            v1 = xxh_round(v1, read64(p));
-            v2 = xxh_round(v2, read64(p + 8));
-            v3 = xxh_round(v3, read64(p + 16));
-            v4 = xxh_round(v4, read64(p + 24));
+            v1 = xxh_round(v1, tb_le64(p));
+            v2 = xxh_round(v2, tb_le64(p + 8));
+            v3 = xxh_round(v3, tb_le64(p + 16));
+            v4 = xxh_round(v4, tb_le64(p + 24));
         }
         h = rotl64(v1, 1) + rotl64(v2, 7) + rotl64(v3, 12) + rotl64(v4, 18);
         h = xxh_merge(xxh_merge(xxh_merge(xxh_merge(h, v1), v2), v3), v4);
@@ -49,7 +40,7 @@ uint64_t tb_checksum(const void *data, size_t len)
     }
     h += len;
     for (; end - p >= 8; p += 8)
-        h = rotl64(h ^ xxh_round(0, read64(p)), 27) * P1 + P4;
+        h = rotl64(h ^ xxh_round(0, tb_le64(p)), 27) * P1 + P4;
     if (end - p >= 4) {
         h = rotl64(h ^ ((uint64_t)(uint32_t)tb_get_le(p, 4) * P1), 23) * P2 + P3;
         p += 4;

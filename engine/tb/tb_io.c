@@ -3,6 +3,7 @@
 #include "tb_build.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <unistd.h>
 
 void tb_put_le(uint8_t *p, uint64_t v, int n)
@@ -31,6 +32,23 @@ bool tb_pread_all(int fd, void *buf, size_t len, uint64_t at)
         p += r, len -= (size_t)r, at += (uint64_t)r;
     }
     return true;
+}
+
+bool tb_run_threads(int threads, void *(*fn)(void *), void *const *args)
+{
+    pthread_t tid[TB_MAX_THREADS];
+    bool started[TB_MAX_THREADS] = {false};
+    threads = threads < 1 ? 1 : threads > TB_MAX_THREADS ? TB_MAX_THREADS : threads;
+    for (int i = 1; i < threads; i++)
+        started[i] = pthread_create(&tid[i], NULL, fn, args[i]) == 0;
+    bool ok = fn(args[0]) == NULL;
+    for (int i = 1; i < threads; i++) {
+        void *r = NULL;
+        if (started[i])
+            pthread_join(tid[i], &r);
+        ok &= r == NULL;
+    }
+    return ok;
 }
 
 bool tb_pwrite_all(int fd, const void *buf, size_t len, uint64_t at)

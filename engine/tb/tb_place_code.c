@@ -133,7 +133,6 @@ static inline uint64_t bits_at(const uint8_t *p, uint64_t pos)
     return v >> (pos & 7);
 }
 
-static inline uint32_t get32(const uint8_t *p) { return (uint32_t)tb_get_le(p, 4); }
 
 void tbp_array_view(tbp_array_t *a, const uint8_t *at, uint32_t valid)
 {
@@ -174,23 +173,13 @@ static inline uint64_t read_bits(const uint8_t *code, uint64_t *pos, int n)
     return v;
 }
 
-static inline uint64_t get64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    return v;
-}
-
 /* Opens block bi of class k: its exceptions at positions up to last (the ones a value at or
  * below last can need: every submask is smaller). */
 static void block_open(const tbp_array_t *a, uint32_t k, uint32_t bi, uint32_t last, block_t *b)
 {
-    const uint8_t *code = a->code + get64(a->class_off + 8 * (size_t)k);
+    const uint8_t *code = a->code + tb_le64(a->class_off + 8 * (size_t)k);
     uint32_t group = bi / TBP_CODE_GROUP, in = bi % TBP_CODE_GROUP;
-    uint64_t pos = get32(a->group_off + 4 * ((size_t)k * TBP_CLASS_GROUPS + group));
+    uint64_t pos = tb_le32(a->group_off + 4 * ((size_t)k * TBP_CLASS_GROUPS + group));
     /* The group: the width w of its lengths, the lengths of its first seven blocks, the blocks. */
     int w = (int)read_bits(code, &pos, 4);
     uint64_t skip = 0, lens = bits_at(code, pos), mask = (1ull << w) - 1;
@@ -270,12 +259,12 @@ uint32_t tbp_array_value(const tbp_array_t *a, uint32_t k, uint32_t m)
 void tbp_array_values(const tbp_array_t *a, uint32_t k, const uint32_t *ms, int n, uint8_t *out)
 {
     /* The blocks' memory first, all at once: their groups' offsets, then their code. */
-    const uint8_t *code = a->code + get64(a->class_off + 8 * (size_t)k);
+    const uint8_t *code = a->code + tb_le64(a->class_off + 8 * (size_t)k);
     const uint8_t *groups = a->group_off + 4 * (size_t)k * TBP_CLASS_GROUPS;
     for (int i = 0; i < n; i++)
         __builtin_prefetch(groups + 4 * ((ms[i] >> TBP_CODE_BITS) / TBP_CODE_GROUP));
     for (int i = 0; i < n; i++)
-        __builtin_prefetch(code + get32(groups + 4 * ((ms[i] >> TBP_CODE_BITS) / TBP_CODE_GROUP)) / 8);
+        __builtin_prefetch(code + tb_le32(groups + 4 * ((ms[i] >> TBP_CODE_BITS) / TBP_CODE_GROUP)) / 8);
     block_t b;
     uint32_t open = UINT32_MAX;
     for (int i = 0; i < n; i++) {

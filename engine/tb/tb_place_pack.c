@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +15,7 @@
 
 #define fail(e, ...) ((tb_error_t)bc_fail((e), __VA_ARGS__))
 
-enum { ALIGN = 4096, MAX_THREADS = 64, CHUNK = 64, TABLE_SAMPLE = 7 };
+enum { ALIGN = 4096, CHUNK = 64, TABLE_SAMPLE = 7 };
 
 /* ---- The code of version 2 (tb_place_code.h) -------------------------------------------- */
 
@@ -363,22 +362,11 @@ static void *merge_worker(void *arg)
 
 static bool merge_run(merge_t *m, int threads)
 {
-    pthread_t tid[MAX_THREADS];
-    void *args[MAX_THREADS][2];
-    bool started[MAX_THREADS] = {false}, ok = true;
+    void *args[TB_MAX_THREADS][2], *argv[TB_MAX_THREADS];
     m->next = m->k0;
     for (int i = 0; i < threads; i++)
-        args[i][0] = m, args[i][1] = m->counts ? m->counts[i] : NULL;
-    for (int i = 1; i < threads; i++)
-        started[i] = pthread_create(&tid[i], NULL, merge_worker, args[i]) == 0;
-    ok = merge_worker(args[0]) == NULL;
-    for (int i = 1; i < threads; i++) {
-        void *r = NULL;
-        if (started[i])
-            pthread_join(tid[i], &r);
-        ok &= r == NULL;
-    }
-    return ok;
+        args[i][0] = m, args[i][1] = m->counts ? m->counts[i] : NULL, argv[i] = args[i];
+    return tb_run_threads(threads, merge_worker, argv);
 }
 
 /* Writes the array of m->c at `at` in fd: the table (from a sample of the classes), the
@@ -386,7 +374,7 @@ static bool merge_run(merge_t *m, int threads)
 static tb_error_t merge_array(merge_t *m, const tbp_merge_options_t *o, int fd, uint64_t at, tbp_array_info_t *info,
                               char *msg, size_t msglen)
 {
-    int threads = o->threads < 1 ? 1 : o->threads > MAX_THREADS ? MAX_THREADS : o->threads;
+    int threads = o->threads < 1 ? 1 : o->threads > TB_MAX_THREADS ? TB_MAX_THREADS : o->threads;
     tb_error_t e = TB_OK;
     m->table = calloc(TBP_CONTEXTS, 1);
     m->counts = calloc((size_t)threads, sizeof *m->counts);

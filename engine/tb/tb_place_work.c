@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +20,7 @@
 
 #define fail(e, ...) ((tb_error_t)bc_fail((e), __VA_ARGS__))
 
-enum { HEADER = 64, BLOCK = 32, MAX_THREADS = 64 };
+enum { HEADER = 64, BLOCK = 32 };
 
 static const char MAGIC[8] = {'B', 'C', 'P', 'L', 'P', 'A', 'C', 'K'};
 
@@ -138,20 +137,12 @@ static void *work_classes(void *arg)
 
 static bool run_job(job_t *j, int threads)
 {
-    pthread_t tid[MAX_THREADS];
-    bool started[MAX_THREADS] = {false};
-    threads = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads;
+    void *argv[TB_MAX_THREADS];
+    threads = threads < 1 ? 1 : threads > TB_MAX_THREADS ? TB_MAX_THREADS : threads;
     j->next = 0;
-    for (int i = 1; i < threads; i++)
-        started[i] = pthread_create(&tid[i], NULL, work_classes, j) == 0;
-    bool ok = work_classes(j) == NULL;
-    for (int i = 1; i < threads; i++) {
-        void *r = NULL;
-        if (started[i])
-            pthread_join(tid[i], &r);
-        ok &= r == NULL;
-    }
-    return ok;
+    for (int i = 0; i < threads; i++)
+        argv[i] = j;
+    return tb_run_threads(threads, work_classes, argv);
 }
 
 /* ---- Files ----------------------------------------------------------------------------- */
