@@ -3,6 +3,7 @@
 #include "tb_build.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -63,4 +64,10 @@ bool tb_pwrite_all(int fd, const void *buf, size_t len, uint64_t at)
         p += r, len -= (size_t)r, at += (uint64_t)r;
     }
     return true;
+}
+
+void tb_drop_cached(int fd)
+{
+    if (fdatasync(fd) == 0)
+        (void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 }
