@@ -106,9 +106,18 @@ static void dump(const run_t *r)
         fprintf(stderr, "  | %s\n", r->out.line[i]);
 }
 
+/* The small game in dir with its work folder: a copy of the one ctest builds once
+ * (BAGHCHAL_TB_SMALL, the fixture tb_small_build), else built here. */
 static void build_small(const char *dir)
 {
     run_t r;
+    const char *built = getenv("BAGHCHAL_TB_SMALL");
+    if (built && *built) {
+        run(&r, "cp -R '%s'/. '%s'", built, dir);
+        cr_assert_eq(r.code, 0, "cannot copy the small game from %s", built);
+        run_free(&r);
+        return;
+    }
     run(&r, "%s %s --goats %d --captures-to-win %d --placement --keep-work --threads 2", TBGEN, dir, GOATS_N, WIN_K);
     if (r.code != 0)
         dump(&r);
