@@ -1,6 +1,6 @@
-/* The database handle: open (mmap and checks), probe, move ranking, statistics and the
+/* The database handle: open (read into memory, and checks), probe, move ranking, statistics and the
  * check of a value against the children of its position. */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, madvise */
 #include "tb_build.h"
 #include "tb_place_code.h"
 #include "message.h"
@@ -17,9 +17,16 @@
 
 #include "movegen.h"
 
+/* A file's bytes in memory: data (len bytes) inside the mapping base (size bytes). */
+typedef struct {
+    uint8_t *base;
+    size_t size;
+} region_t;
+
 struct tb {
     uint8_t *map;
     size_t map_len;
+    region_t map_region, pmap_region;
     tb_header_t header;
     tb_index_t *ix;
     int slices;
@@ -59,9 +66,40 @@ static char *join_path(const char *dir, const char *name)
     return p;
 }
 
-/* Maps dir/name read-only. With optional, a missing file is no error: *map stays NULL. */
-static tb_error_t map_file(const char *dir, const char *name, size_t min_size, bool optional, uint8_t **map,
-                           size_t *len, char *msg, size_t msglen)
+enum { LARGE_PAGE = 2 << 20 };
+
+/* Reads the len bytes of fd into memory of the process's own, aligned on and asked for in
+ * large pages: a probe is a random read, and where the file's own pages are small ones (a file
+ * system without large folios, a page cache filled by small reads) each read would first walk
+ * the page tables: on the machine of the README's figures a dependent random read of the
+ * placement file costs 1.1-2.2 us in small pages and 0.39-0.57 us in large ones. Kept in
+ * memory where the system allows it: a page the system dropped and must fetch again stalls a
+ * search for milliseconds, enough to lose on time at short time controls. False when the
+ * memory cannot be had. */
+static bool load_region(int fd, size_t len, region_t *r)
+{
+    size_t size = ((len + LARGE_PAGE - 1) & ~(size_t)(LARGE_PAGE - 1)) + LARGE_PAGE;
+    uint8_t *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED)
+        return false;
+    uint8_t *data = (uint8_t *)(((uintptr_t)base + LARGE_PAGE - 1) & ~(uintptr_t)(LARGE_PAGE - 1));
+#ifdef MADV_HUGEPAGE
+    (void)madvise(data, size - (size_t)(data - base), MADV_HUGEPAGE);
+#endif
+    if (!tb_pread_all(fd, data, len, 0)) {
+        munmap(base, size);
+        return false;
+    }
+    (void)mprotect(base, size, PROT_READ);
+    (void)mlock(data, len);
+    r->base = base, r->size = size;
+    return true;
+}
+
+/* Reads dir/name into memory (load_region), or where that memory cannot be had maps the file
+ * (and locks it where allowed). With optional, a missing file is no error: *data stays NULL. */
+static tb_error_t map_file(const char *dir, const char *name, size_t min_size, bool optional, uint8_t **data,
+                           size_t *len, region_t *r, char *msg, size_t msglen)
 {
     char *path = join_path(dir, name);
     if (!path)
@@ -79,15 +117,16 @@ static tb_error_t map_file(const char *dir, const char *name, size_t min_size, b
         e = fail(TB_ERR_IO, msg, msglen, "cannot stat %s: %s", path, strerror(errno));
     else if ((size_t)st.st_size < min_size)
         e = fail(TB_ERR_FORMAT, msg, msglen, "%s is too short (%lld bytes)", path, (long long)st.st_size);
-    if (e == TB_OK) {
+    if (e == TB_OK && load_region(fd, (size_t)st.st_size, r)) {
+        *data = (uint8_t *)(((uintptr_t)r->base + LARGE_PAGE - 1) & ~(uintptr_t)(LARGE_PAGE - 1));
+        *len = (size_t)st.st_size;
+    } else if (e == TB_OK) {
         void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
         if (m == MAP_FAILED)
             e = fail(TB_ERR_IO, msg, msglen, "cannot map %s: %s", path, strerror(errno));
         else {
-            *map = m, *len = (size_t)st.st_size;
-            /* Kept in memory where the system allows it: a page the system dropped and must
-             * read again stalls a search for tens of milliseconds, enough to lose on time
-             * at short time controls. Elsewhere the pages are only asked for ahead. */
+            *data = m, *len = (size_t)st.st_size;
+            r->base = m, r->size = (size_t)st.st_size;
             if (mlock(m, *len) != 0)
                 (void)posix_madvise(m, *len, POSIX_MADV_WILLNEED);
         }
@@ -166,11 +205,13 @@ static tb_error_t open_files(const char *dir, bool placement, tb_t **out, char *
     tb_t *tb = calloc(1, sizeof *tb);
     if (!tb)
         return fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
-    tb_error_t e = map_file(dir, TB_FILE_NAME, TB_HEADER_SIZE, false, &tb->map, &tb->map_len, msg, msglen);
+    tb_error_t e =
+        map_file(dir, TB_FILE_NAME, TB_HEADER_SIZE, false, &tb->map, &tb->map_len, &tb->map_region, msg, msglen);
     if (e == TB_OK)
         e = check_file(tb, msg, msglen);
     if (e == TB_OK && placement)
-        e = map_file(dir, TBP_FILE_NAME, TBP_HEADER_SIZE, true, &tb->pmap, &tb->pmap_len, msg, msglen);
+        e = map_file(dir, TBP_FILE_NAME, TBP_HEADER_SIZE, true, &tb->pmap, &tb->pmap_len, &tb->pmap_region, msg,
+                     msglen);
     if (e == TB_OK && tb->pmap)
         e = check_placement(tb, msg, msglen);
     if (e == TB_OK && !(tb->ix = tb_index_new()))
@@ -202,9 +243,9 @@ void tb_close(tb_t *tb)
     if (!tb)
         return;
     if (tb->map)
-        munmap(tb->map, tb->map_len);
+        munmap(tb->map_region.base, tb->map_region.size);
     if (tb->pmap)
-        munmap(tb->pmap, tb->pmap_len);
+        munmap(tb->pmap_region.base, tb->pmap_region.size);
     free(tb->ph);
     free(tb->ord);
     tb_index_free(tb->ix);
