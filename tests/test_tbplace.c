@@ -138,6 +138,29 @@ static void check_layers(const pgame_t *g, uint64_t counts[3])
 
 /* The file against the layers: every stored entry, and the probe of every position in a
  * random orientation of the board for both sides (the other side by one ply of probes). */
+/* tb_rank_moves on a goats-to-move position against a probe of each child, and its best value
+ * against the position's own (which the probe finds from the whole ply read at once). */
+static void check_ranking(const tb_t *tb, const position_t *p, tb_value_t v)
+{
+    move_t moves[MAX_MOVES];
+    tb_move_value_t ranked[MAX_MOVES];
+    int n = gen_moves(p, moves);
+    int keep = tb_rank_moves(tb, p, moves, n, ranked);
+    cr_assert(n == 0 || (keep >= 1 && keep <= n), "tb_rank_moves gave %d of %d", keep, n);
+    for (int j = 0; j < n; j++) {
+        position_t child = *p;
+        position_make(&child, ranked[j].move);
+        tb_value_t cv;
+        cr_assert(tb_probe(tb, &child, &cv));
+        cv = tb_value_after_move(cv);
+        cr_assert(cv.wdl == ranked[j].value.wdl && cv.distance == ranked[j].value.distance,
+                  "h=%d c=%d move %d: ranked %d/%d, the child's probe %d/%d", p->in_hand, p->captured, j,
+                  ranked[j].value.wdl, ranked[j].value.distance, cv.wdl, cv.distance);
+    }
+    if (n)
+        cr_assert_eq(ranked[0].value.wdl, v.wdl, "the best move's value is the position's");
+}
+
 static void check_file(const pgame_t *g, const char *dir)
 {
     tb_t *tb;
@@ -168,6 +191,8 @@ static void check_file(const pgame_t *g, const char *dir)
                                  side == GOATS ? "goats" : "tigers", h, c, (unsigned long long)i, s, v.wdl + 1, want);
                     if (v.wdl != TB_DRAW && (side == TIGERS || h > 1))
                         cr_assert_eq(v.distance, TB_DISTANCE_UNKNOWN);
+                    if (side == GOATS)
+                        check_ranking(tb, &p, v);
                 }
             }
     tb_close(tb);
