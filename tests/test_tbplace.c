@@ -136,8 +136,6 @@ static void check_layers(const pgame_t *g, uint64_t counts[3])
             }
 }
 
-/* The file against the layers: every stored entry, and the probe of every position in a
- * random orientation of the board for both sides (the other side by one ply of probes). */
 /* tb_rank_moves on a goats-to-move position against a probe of each child, and its best value
  * against the position's own (which the probe finds from the whole ply read at once). */
 static void check_ranking(const tb_t *tb, const position_t *p, tb_value_t v)
@@ -161,6 +159,8 @@ static void check_ranking(const tb_t *tb, const position_t *p, tb_value_t v)
         cr_assert_eq(ranked[0].value.wdl, v.wdl, "the best move's value is the position's");
 }
 
+/* The file against the layers: every stored entry, and the probe of every position in a
+ * random orientation of the board for both sides (the other side by one ply of probes). */
 static void check_file(const pgame_t *g, const char *dir)
 {
     tb_t *tb;

@@ -4,20 +4,16 @@
  * and on a file with a wrong value under a right checksum (exit 1, the layer named);
  * --stats against counts made here from the generator's packed layers; --bench-probe; a
  * build stopped after two layers and resumed (only the others are built, the file is the
- * same byte for byte); a file of an older version refused with the command that
- * rebuilds it; and finished files left out of the system's cache, to be read afresh. */
-#define _GNU_SOURCE /* mincore */
+ * same byte for byte); and a file of an older version refused with the command that
+ * rebuilds it. */
 #include <criterion/criterion.h>
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "baghchal.h"
@@ -652,59 +648,4 @@ Test(tbtools, an_older_file_is_refused_with_the_command_that_rebuilds_it)
     run_free(&r);
     cr_assert_eq(tb_open(dir, &tb, msg, sizeof msg), TB_OK, "%s", msg);
     tb_close(tb);
-}
-
-/* The pages of file path held in the system's cache (mincore over a fresh mapping, which
- * reads nothing); -1 where the folder's file system keeps files in memory anyway (tmpfs). */
-static long cached_pages(const char *path)
-{
-    struct statfs fs;
-    cr_assert_eq(statfs(path, &fs), 0);
-    if (fs.f_type == 0x01021994) /* TMPFS_MAGIC */
-        return -1;
-    int fd = open(path, O_RDONLY);
-    cr_assert_geq(fd, 0, "%s", path);
-    struct stat st;
-    cr_assert_eq(fstat(fd, &st), 0);
-    long page = sysconf(_SC_PAGESIZE), pages = (long)((st.st_size + page - 1) / page), n = 0;
-    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-    cr_assert_neq(m, MAP_FAILED);
-    unsigned char *in = malloc((size_t)pages);
-    cr_assert_not_null(in);
-    cr_assert_eq(mincore(m, (size_t)st.st_size, in), 0);
-    for (long i = 0; i < pages; i++)
-        n += in[i] & 1;
-    free(in);
-    munmap(m, (size_t)st.st_size);
-    close(fd);
-    return n;
-}
-
-/* A finished file leaves the system's cache (tb_drop_cached): its first reader maps it
- * afresh, in large pages where the system has them. Reading it brings it back. The library's
- * writers are called here: baghchal-tbgen reads the files again at once for its statistics. */
-Test(tbtools, finished_files_leave_the_cache)
-{
-    const char *dir = make_dir();
-    char path[2][256], work[256], msg[256];
-    snprintf(path[0], sizeof path[0], "%s/%s", dir, TB_FILE_NAME);
-    snprintf(path[1], sizeof path[1], "%s/again.tb", dir);
-    snprintf(work, sizeof work, "%s/placement-work", dir);
-    build_small(dir); /* the packed layers are kept */
-    cr_assert_eq(unlink(path[0]), 0);
-    tb_gen_options_t o;
-    tb_gen_options_init(&o, dir);
-    o.goats_total = GOATS_N, o.captures_to_win = WIN_K, o.threads = 2;
-    cr_assert_eq(tb_generate(&o, msg, sizeof msg), TB_OK, "%s", msg);
-    cr_assert_eq(tbp_pack(work, path[1], GOATS_N, WIN_K, 0, 0, TIGERS, NULL, NULL, msg, sizeof msg), TB_OK, "%s", msg);
-    for (int i = 0; i < 2; i++) {
-        long n = cached_pages(path[i]);
-        if (n < 0)
-            cr_skip_test("%s is on tmpfs: its pages are the file", dir);
-        cr_assert_eq(n, 0, "%s: %ld pages still cached once written", path[i], n);
-    }
-    tb_t *tb;
-    cr_assert_eq(tb_open(dir, &tb, msg, sizeof msg), TB_OK, "%s", msg);
-    tb_close(tb);
-    cr_assert_gt(cached_pages(path[0]), 0, "opening the file reads it");
 }

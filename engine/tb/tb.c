@@ -74,26 +74,26 @@ enum { LARGE_PAGE = 2 << 20 };
  * the page tables: on the machine of the README's figures a dependent random read of the
  * placement file costs 1.1-2.2 us in small pages and 0.39-0.57 us in large ones. Kept in
  * memory where the system allows it: a page the system dropped and must fetch again stalls a
- * search for milliseconds, enough to lose on time at short time controls. False when the
- * memory cannot be had. */
-static bool load_region(int fd, size_t len, region_t *r)
+ * search for milliseconds, enough to lose on time at short time controls. Returns the bytes,
+ * NULL when the memory cannot be had. */
+static uint8_t *load_region(int fd, size_t len, region_t *r)
 {
     size_t size = ((len + LARGE_PAGE - 1) & ~(size_t)(LARGE_PAGE - 1)) + LARGE_PAGE;
     uint8_t *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (base == MAP_FAILED)
-        return false;
+        return NULL;
     uint8_t *data = (uint8_t *)(((uintptr_t)base + LARGE_PAGE - 1) & ~(uintptr_t)(LARGE_PAGE - 1));
 #ifdef MADV_HUGEPAGE
     (void)madvise(data, size - (size_t)(data - base), MADV_HUGEPAGE);
 #endif
     if (!tb_pread_all(fd, data, len, 0)) {
         munmap(base, size);
-        return false;
+        return NULL;
     }
     (void)mprotect(base, size, PROT_READ);
     (void)mlock(data, len);
     r->base = base, r->size = size;
-    return true;
+    return data;
 }
 
 /* Reads dir/name into memory (load_region), or where that memory cannot be had maps the file
@@ -117,8 +117,7 @@ static tb_error_t map_file(const char *dir, const char *name, size_t min_size, b
         e = fail(TB_ERR_IO, msg, msglen, "cannot stat %s: %s", path, strerror(errno));
     else if ((size_t)st.st_size < min_size)
         e = fail(TB_ERR_FORMAT, msg, msglen, "%s is too short (%lld bytes)", path, (long long)st.st_size);
-    if (e == TB_OK && load_region(fd, (size_t)st.st_size, r)) {
-        *data = (uint8_t *)(((uintptr_t)r->base + LARGE_PAGE - 1) & ~(uintptr_t)(LARGE_PAGE - 1));
+    if (e == TB_OK && (*data = load_region(fd, (size_t)st.st_size, r))) {
         *len = (size_t)st.st_size;
     } else if (e == TB_OK) {
         void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);

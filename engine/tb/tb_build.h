@@ -99,12 +99,6 @@ enum { TB_MAX_THREADS = 64 };
 bool tb_run_threads(int threads, void *(*fn)(void *), void *const *args);
 bool tb_pread_all(int fd, void *buf, size_t len, uint64_t at);
 bool tb_pwrite_all(int fd, const void *buf, size_t len, uint64_t at);
-/* Syncs a finished file and takes its pages out of the system's cache, so that the next
- * reader maps it afresh. The pages a writer leaves behind are small ones; a file read afresh
- * comes in large ones where the system has them, and mapped in large pages a random probe
- * costs about half as much (on the machine of the README's figures, a dependent random read
- * of the placement file: 1,130-1,430 ns in the pages the build left, 440-570 ns read again). */
-void tb_drop_cached(int fd);
 
 /* ---- Generation --------------------------------------------------------------------- */
 

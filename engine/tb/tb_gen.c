@@ -681,8 +681,6 @@ tb_error_t tb_generate(const tb_gen_options_t *o, char *msg, size_t msglen)
     if (e == TB_OK) {
         find_sym_steps(ix, sym_steps);
         e = generate(o, fd, &h, ix, (const bb_t(*)[SQUARE_NB])sym_steps, msg, msglen);
-        if (e == TB_OK)
-            tb_drop_cached(fd);
         if (close(fd) != 0 && e == TB_OK)
             e = fail(TB_ERR_IO, msg, msglen, "cannot close %s: %s", path, strerror(errno));
     }

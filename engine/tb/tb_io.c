@@ -3,7 +3,6 @@
 #include "tb_build.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -64,10 +63,4 @@ bool tb_pwrite_all(int fd, const void *buf, size_t len, uint64_t at)
         p += r, len -= (size_t)r, at += (uint64_t)r;
     }
     return true;
-}
-
-void tb_drop_cached(int fd)
-{
-    if (fdatasync(fd) == 0)
-        (void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 }

@@ -559,8 +559,6 @@ tb_error_t tbp_merge(const tbp_merge_options_t *o, char *msg, size_t msglen)
             if (!tb_pwrite_all(fd, hdr, TBP_HEADER_SIZE, 0) || ftruncate(fd, (off_t)x->file_size) != 0 ||
                 fsync(fd) != 0)
                 e = fail(TB_ERR_IO, msg, msglen, "cannot write %s: %s", part, strerror(errno));
-            else
-                tb_drop_cached(fd);
             free(hdr);
         }
     }
