@@ -17,6 +17,7 @@
 #include "pipe.h"
 #include "reference.h"
 #include "tb_build.h"
+#include "tb_place_code.h"
 #include "tree.h"
 
 static char current_dir[128];
@@ -159,6 +160,65 @@ static void check_ranking(const tb_t *tb, const position_t *p, tb_value_t v)
         cr_assert_eq(ranked[0].value.wdl, v.wdl, "the best move's value is the position's");
 }
 
+/* The reader against itself over every array of dir's file: each class's values read one at
+ * a time through the reader's directory (tbp_runs_build) and through the file's group offsets
+ * alone, against the whole class decoded at once, and the children of sampled masks
+ * (tbp_array_children) against their values one at a time. */
+static void check_reader(const char *dir)
+{
+    char path[300], msg[256];
+    snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s", path);
+    cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+    long len = ftell(f);
+    uint8_t *bytes = malloc((size_t)len), *runs = malloc(TBP_RUNS_SIZE), *all = malloc(TBP_MASKS);
+    tbp_header_t *x = malloc(sizeof *x);
+    cr_assert(bytes && runs && all && x);
+    rewind(f);
+    cr_assert_eq(fread(bytes, 1, (size_t)len, f), (size_t)len);
+    fclose(f);
+    cr_assert_eq(tbp_read_header(dir, x, msg, sizeof msg), TB_OK, "%s", msg);
+    uint64_t seed = 11;
+    int arrays = 0;
+    for (uint32_t c = 0; c < x->captures_to_win; c++) {
+        if (!x->array[c].valid)
+            continue;
+        arrays++;
+        tbp_array_t plain, fast;
+        tbp_array_view(&plain, bytes + x->array[c].offset, x->array[c].valid);
+        fast = plain;
+        cr_assert(tbp_runs_build(&plain, runs));
+        fast.runs = runs;
+        for (int n = 0; n < 12; n++) {
+            uint32_t k = (uint32_t)ref_rand_below(&seed, TB_TIGER_CLASSES);
+            tbp_array_class(&fast, k, all);
+            for (int i = 0; i < 4000; i++) {
+                uint32_t m = (uint32_t)ref_rand_below(&seed, TBP_MASKS), g = (uint32_t)__builtin_popcount(m);
+                if (!(x->array[c].valid >> g & 1))
+                    continue;
+                uint32_t v = tbp_array_value(&fast, k, m);
+                cr_assert_eq(v, all[m], "c=%u class %u mask %06x: %u, the class decoded %u", c, k, m, v, all[m]);
+                cr_assert_eq(tbp_array_value(&plain, k, m), v, "c=%u class %u mask %06x", c, k, m);
+                /* Its children where their layer is held: every free bit, or a random part. */
+                if (!(x->array[c].valid >> (g + 1) & 1))
+                    continue;
+                uint32_t e = (TBP_MASKS - 1) & ~m;
+                if (i & 1)
+                    e &= (uint32_t)ref_rand_below(&seed, TBP_MASKS);
+                uint8_t out[TBP_FREE];
+                tbp_array_children(i & 2 ? &fast : &plain, k, m, e, out);
+                int o = 0;
+                for (uint32_t y = e; y; y &= y - 1, o++)
+                    cr_assert_eq(out[o], all[m | (y & (0u - y))], "c=%u class %u mask %06x child bit %d", c, k, m,
+                                 __builtin_ctz(y));
+            }
+        }
+    }
+    cr_assert_gt(arrays, 0);
+    free(bytes), free(runs), free(all), free(x);
+}
+
 /* The file against the layers: every stored entry, and the probe of every position in a
  * random orientation of the board for both sides (the other side by one ply of probes). */
 static void check_file(const pgame_t *g, const char *dir)
@@ -281,6 +341,7 @@ Test(tb_place, small_game_both_phases_every_position)
     uint64_t counts[3] = {0};
     check_layers(g, counts);
     check_file(g, dir);
+    check_reader(dir);
     /* The start: goats to move, two in hand. The plain search proves the tigers' win. */
     ref_pos_t start;
     ref_start(&start);
@@ -546,6 +607,7 @@ Test(tb_place, real_game_last_layers_every_entry)
         cr_assert_eq(symlink(from, to), 0);
     }
     check_file(g, dir);
+    check_reader(dir);
     check_engine(dir, g);
     free_layers(g);
     free(g);

@@ -40,6 +40,7 @@ struct tb {
     tbp_header_t *ph;
     tbp_order_t *ord;
     tbp_array_t arr[TB_MAX_SLICES];
+    region_t runs_region; /* every array's reader directory (tbp_runs_build) */
     bool stored[TBP_MAX_IN_HAND + 1][TB_MAX_SLICES]; /* tigers to move, h in hand, c captured */
 };
 
@@ -135,6 +136,27 @@ static tb_error_t map_file(const char *dir, const char *name, size_t min_size, b
     return e;
 }
 
+/* The arrays' reader directories, in large pages where the system has them (a probe reads
+ * one line of them at random). Without the memory, or for an array whose runs are too long,
+ * the probe reads the file's group offsets instead: slower, the same values. */
+static void build_runs(tb_t *tb, const tbp_header_t *x)
+{
+    size_t size = ((size_t)x->captures_to_win * TBP_RUNS_SIZE + LARGE_PAGE - 1) & ~(size_t)(LARGE_PAGE - 1);
+    uint8_t *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return;
+#ifdef MADV_HUGEPAGE
+    (void)madvise(m, size, MADV_HUGEPAGE);
+#endif
+    tb->runs_region.base = m, tb->runs_region.size = size;
+    for (uint32_t c = 0; c < x->captures_to_win; c++) {
+        uint8_t *r = m + (size_t)c * TBP_RUNS_SIZE;
+        if (x->array[c].valid && tbp_runs_build(&tb->arr[c], r))
+            tb->arr[c].runs = r;
+    }
+    (void)mprotect(m, size, PROT_READ);
+}
+
 /* The placement file: its header and every array's checksum. A position whose layer is not
  * stored (the goats to move) is answered from its children (one ply), when they are. */
 static tb_error_t check_placement(tb_t *tb, char *msg, size_t msglen)
@@ -158,6 +180,7 @@ static tb_error_t check_placement(tb_t *tb, char *msg, size_t msglen)
             return fail(TB_ERR_CHECKSUM, msg, msglen, "placement array of %u captured: data checksum mismatch", c);
         tbp_array_view(&tb->arr[c], tb->pmap + a->offset, a->valid);
     }
+    build_runs(tb, x);
     for (uint32_t i = 0; i < x->layer_count; i++)
         if (x->layer[i].stored)
             tb->stored[x->layer[i].h][x->layer[i].c] = true;
@@ -245,6 +268,8 @@ void tb_close(tb_t *tb)
         munmap(tb->map_region.base, tb->map_region.size);
     if (tb->pmap)
         munmap(tb->pmap_region.base, tb->pmap_region.size);
+    if (tb->runs_region.base)
+        munmap(tb->runs_region.base, tb->runs_region.size);
     free(tb->ph);
     free(tb->ord);
     tb_index_free(tb->ix);
@@ -288,18 +313,87 @@ bool tb_has_placement(const tb_t *tb) { return tb->pmap != NULL; }
 
 static const int8_t WDL[3] = {TB_LOSS, TB_DRAW, TB_WIN};
 
-static bool probe_placement(const tb_t *tb, const position_t *p, tb_value_t *out)
+/* Whether the placement file covers p's layer and p is a position of it; then its tiger
+ * class and the goats' mask in the class's orientation. */
+static bool placement_entry(const tb_t *tb, const position_t *p, tb_tmap_t *tm, uint32_t *mask)
 {
     int n = (int)tb->ph->goats_total, h = p->in_hand, c = p->captured;
     if (!tbp_layer_exists(n, (int)tb->ph->captures_to_win, p->side, h, c) || bb_count(p->tigers) != BC_TIGERS_NB ||
         bb_count(p->goats) != n - h - c || (p->tigers & p->goats))
         return false;
-    /* The class of the tigers and the goats' mask in its orientation. */
-    tb_tmap_t tm = tb->ix->tmap[tbi_tiger_rank(tb->ix, p->tigers)];
-    const uint8_t *bit = tb->ord->bit[tm.cls], *perm = tb->ix->perm[tm.sym];
-    uint32_t mask = 0;
+    *tm = tb->ix->tmap[tbi_tiger_rank(tb->ix, p->tigers)];
+    const uint8_t *bit = tb->ord->bit[tm->cls], *perm = tb->ix->perm[tm->sym];
+    *mask = 0;
     for (bb_t g = p->goats; g; g &= g - 1)
-        mask |= 1u << bit[perm[bb_first(g)]];
+        *mask |= 1u << bit[perm[bb_first(g)]];
+    return true;
+}
+
+/* The empty points of p as bits of its class's masks, and the point of each bit. */
+static uint32_t placement_empties(const tb_t *tb, const position_t *p, tb_tmap_t tm, int8_t point[TBP_FREE])
+{
+    const uint8_t *bit = tb->ord->bit[tm.cls], *perm = tb->ix->perm[tm.sym];
+    uint32_t e = 0;
+    for (bb_t x = position_empty(p); x; x &= x - 1) {
+        int sq = bb_first(x), b = bit[perm[sq]];
+        e |= 1u << b;
+        point[b] = (int8_t)sq;
+    }
+    return e;
+}
+
+/* Whether goats-to-move position p is answered from the stored layer below (one ply of
+ * probes into one array); then its class and mask. */
+static bool placement_from_below(const tb_t *tb, const position_t *p, tb_tmap_t *tm, uint32_t *mask)
+{
+    return tb->pmap && p->side == GOATS && p->in_hand > 1 && p->captured < tb->header.captures_to_win &&
+           tb->stored[p->in_hand - 1][p->captured] && placement_entry(tb, p, tm, mask);
+}
+
+/* Tigers to move in the placement phase: the children's memory asked for all at once, each
+ * stage over every child (they are goats' positions answered by one ply of probes each), so
+ * that their reads overlap instead of following each other. */
+static void prefetch_children(const tb_t *tb, const position_t *p, const move_t *moves, int n)
+{
+    struct { uint32_t c, cls, mask, e; } kid[MAX_MOVES];
+    int nk = 0;
+    for (int i = 0; i < n && i < MAX_MOVES; i++) {
+        position_t child = *p;
+        position_make(&child, moves[i]);
+        tb_tmap_t tm;
+        uint32_t mask;
+        int8_t point[TBP_FREE];
+        if (placement_from_below(tb, &child, &tm, &mask))
+            kid[nk].c = child.captured, kid[nk].cls = tm.cls, kid[nk].mask = mask,
+            kid[nk++].e = placement_empties(tb, &child, tm, point);
+    }
+    for (int stage = 0; stage < 2; stage++)
+        for (int i = 0; i < nk; i++)
+            tbp_array_prefetch(&tb->arr[kid[i].c], kid[i].cls, kid[i].mask, kid[i].e, stage);
+}
+
+/* Goats to move with the layer below stored: the tigers' value (0 loss, 1 draw, 2 win) after
+ * a goat is placed on each empty point, by point. The placements all lie in one array and one
+ * class, read at once (tbp_array_children). */
+static void placement_children(const tb_t *tb, const position_t *p, tb_tmap_t tm, uint32_t mask,
+                               uint8_t out[SQUARE_NB])
+{
+    int8_t point[TBP_FREE];
+    uint32_t e = placement_empties(tb, p, tm, point);
+    uint8_t vs[TBP_FREE];
+    tbp_array_children(&tb->arr[p->captured], tm.cls, mask, e, vs);
+    int o = 0;
+    for (; e; e &= e - 1) /* the children come by bit */
+        out[point[bb_first(e)]] = vs[o++];
+}
+
+static bool probe_placement(const tb_t *tb, const position_t *p, tb_value_t *out)
+{
+    int h = p->in_hand, c = p->captured;
+    tb_tmap_t tm;
+    uint32_t mask;
+    if (!placement_entry(tb, p, &tm, &mask))
+        return false;
     out->distance = TB_DISTANCE_UNKNOWN;
     if (p->side == TIGERS) {
         if (!tb->stored[h][c])
@@ -307,8 +401,8 @@ static bool probe_placement(const tb_t *tb, const position_t *p, tb_value_t *out
         out->wdl = WDL[tbp_array_value(&tb->arr[c], tm.cls, mask)];
         return true;
     }
-    /* Goats to move: the best placement, each into the stored layer below (one array, one
-     * class: the tigers stay) or, with the last goat, into the movement database. */
+    /* Goats to move: the best placement, each into the stored layer below or, with the last
+     * goat, into the movement database. */
     if (h == 1 || !tb->stored[h - 1][c]) {
         if (h != 1)
             return false;
@@ -328,20 +422,11 @@ static bool probe_placement(const tb_t *tb, const position_t *p, tb_value_t *out
         *out = best;
         return true;
     }
-    uint32_t ms[TBP_FREE];
-    uint8_t vs[TBP_FREE];
-    int k = 0;
-    for (bb_t e = BB_ALL & ~(p->tigers | p->goats); e; e &= e - 1) {
-        uint32_t m = mask | 1u << bit[perm[bb_first(e)]];
-        int j = k++;
-        for (; j > 0 && ms[j - 1] > m; j--) /* by mask: the children of one block together */
-            ms[j] = ms[j - 1];
-        ms[j] = m;
-    }
-    tbp_array_values(&tb->arr[c], tm.cls, ms, k, vs);
+    uint8_t vs[SQUARE_NB];
+    placement_children(tb, p, tm, mask, vs);
     uint32_t best = 0; /* goats' view: 2 - the tigers' value */
-    for (int i = 0; i < k; i++)
-        best = 2u - vs[i] > best ? 2u - vs[i] : best;
+    for (bb_t x = BB_ALL & ~(p->tigers | p->goats); x; x &= x - 1)
+        best = 2u - vs[bb_first(x)] > best ? 2u - vs[bb_first(x)] : best;
     out->wdl = WDL[best];
     return true;
 }
@@ -390,12 +475,25 @@ int tb_value_order(tb_value_t v)
 
 int tb_rank_moves(const tb_t *tb, const position_t *p, const move_t *moves, int n, tb_move_value_t *out)
 {
+    /* The goats' placements into a stored layer: every child at once. */
+    uint8_t placed[SQUARE_NB];
+    tb_tmap_t tm;
+    uint32_t mask;
+    bool batch = placement_from_below(tb, p, &tm, &mask);
+    if (batch)
+        placement_children(tb, p, tm, mask, placed);
+    else if (tb->pmap && p->side == TIGERS && p->in_hand > 0)
+        prefetch_children(tb, p, moves, n);
     for (int i = 0; i < n; i++) {
-        position_t child = *p;
-        position_make(&child, moves[i]);
         tb_value_t v;
-        if (!tb_probe(tb, &child, &v))
-            return -1;
+        if (batch && move_kind(moves[i]) == MOVE_PLACE && (position_empty(p) & bb_square(move_to(moves[i])))) {
+            v.wdl = WDL[placed[move_to(moves[i])]], v.distance = TB_DISTANCE_UNKNOWN;
+        } else {
+            position_t child = *p;
+            position_make(&child, moves[i]);
+            if (!tb_probe(tb, &child, &v))
+                return -1;
+        }
         /* Insertion keeps equal values in the order given. */
         tb_move_value_t mv = {moves[i], tb_value_after_move(v)};
         int j = i, order = tb_value_order(mv.value);

@@ -92,6 +92,7 @@ static inline uint32_t tb_le32(const uint8_t *p)
 #endif
     return v;
 }
+static inline uint32_t tb_le16(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
 /* Runs fn(args[i]) for i < threads (at most TB_MAX_THREADS), the first on the calling thread;
  * true when every call returned NULL. A thread that cannot start leaves its share to the
  * others, so fn must take its work from a counter they share. */

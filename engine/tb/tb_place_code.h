@@ -35,7 +35,8 @@ enum {
     TBP_CLASS_GROUPS = TBP_CLASS_BLOCKS / TBP_CODE_GROUP,
     TBP_PARENTS = 5,
     TBP_CONTEXTS = 32 << (2 * TBP_PARENTS),
-    TBP_DONT_CARE = 3
+    TBP_DONT_CARE = 3,
+    TBP_SUBSETS = 6561 /* 3^TBP_CODE_BITS: the submasks of every mask of a block */
 };
 
 /* The bit of every point in each class's masks (0xFF for the tigers' points). */
@@ -59,6 +60,8 @@ static inline uint32_t tbp_order_mask(const tbp_order_t *o, uint32_t k, bb_t goa
 static inline uint32_t tbp_parent(uint32_t s) { return s ? s & (s - 1) : s; }
 
 extern const uint16_t tbp_parents[TBP_CODE_BLOCK][TBP_PARENTS];
+extern const uint16_t tbp_subsets_at[TBP_CODE_BLOCK + 1];
+extern const uint8_t tbp_subsets[TBP_SUBSETS];
 
 /* The context of entry s of a block (base | s has g bits) from the values val[] of its
  * parents: s without its lowest, second lowest, ... bit (val[TBP_CODE_BLOCK] is 3). */
@@ -86,8 +89,24 @@ typedef struct {
     const uint8_t *class_off; /* TB_TIGER_CLASSES little-endian u64: byte offset of the class's code */
     const uint8_t *group_off; /* TB_TIGER_CLASSES x TBP_CLASS_GROUPS u32: bit offset of a group in its class */
     const uint8_t *code;
+    const uint8_t *runs;      /* the reader's directory (tbp_runs_build), or NULL: group_off alone */
     uint32_t valid;           /* bit g: the layer with g goats on the board is held */
 } tbp_array_t;
+
+/* The reader's directory of an array, made from the file's when it is opened: per class, per
+ * run of TBP_RUN groups, 16 bytes: the bit offset of the run's first group (u32), then the
+ * other groups' distances from it in bits (u16 each). A probe's first read is then one line
+ * of a table a fifth the size of the file's group offsets, small enough to stay in the
+ * processor's last cache, where the file's is read from memory. */
+enum {
+    TBP_RUN = 7,
+    TBP_CLASS_RUNS = (TBP_CLASS_GROUPS + TBP_RUN - 1) / TBP_RUN,
+    TBP_RUNS_SIZE = 16 * TB_TIGER_CLASSES * TBP_CLASS_RUNS /* bytes per array */
+};
+
+/* Fills runs (TBP_RUNS_SIZE bytes) from a's group offsets. False when a run is too long for
+ * its distances (then the array is read through its group offsets alone). */
+bool tbp_runs_build(const tbp_array_t *a, uint8_t *runs);
 
 /* Sizes of an array's parts in bytes, from its start: table, class offsets, group offsets. */
 enum {
@@ -104,9 +123,14 @@ uint32_t tbp_array_value(const tbp_array_t *a, uint32_t k, uint32_t m);
 /* Every value of class k, by mask (TBP_DONT_CARE where the file holds no layer). */
 void tbp_array_class(const tbp_array_t *a, uint32_t k, uint8_t out[TBP_MASKS]);
 
-/* The values of the n masks ms[] of class k at once (the blocks they share decoded once):
- * the goats' placements of one position all lie in one class. */
-void tbp_array_values(const tbp_array_t *a, uint32_t k, const uint32_t *ms, int n, uint8_t *out);
+/* The values of the children m | b of mask m of class k, for each bit b of e (the points
+ * where a goat may be placed), in increasing order of b, into out[]: the goats' placements of
+ * one position, which all lie in one class. */
+void tbp_array_children(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, uint8_t *out);
+/* The memory tbp_array_children(a, k, m, e) will read, asked for ahead: stage 0 the directory,
+ * then (once that has come) stage 1 the code. Several positions' children can be fetched at
+ * once this way, each stage over all of them before the next. */
+void tbp_array_prefetch(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, int stage);
 
 /* ---- Writing (tb_place_pack.c) --------------------------------------------------------- */
 
