@@ -534,7 +534,7 @@ Test(tbtools, bench_probe_times_both_sides_and_the_move_choice)
     const char *m = find_line(&r, "choosing a move (tb_rank_moves over every legal move): 20 random placement "
                                   "positions of every layer: ");
     cr_assert_not_null(m);
-    cr_assert(strstr(m, " ms max (not covered 0; best move's value = the probe's in 20)"), "%s", m);
+    cr_assert(strstr(m, " us max (not covered 0; best move's value = the probe's in 20)"), "%s", m);
     run_free(&r);
 }
 

@@ -326,8 +326,8 @@ static int bench_placement(const tb_t *tb, const char *dir, long count)
             agree++;
     }
     printf("choosing a move (tb_rank_moves over every legal move): %ld random placement positions of every layer: "
-           "%.3f ms average, %.3f ms max (not covered %ld; best move's value = the probe's in %ld)\n",
-           ranks, sum * 1e3 / (double)ranks, worst * 1e3, missed, agree);
+           "%.2f us average, %.1f us max (not covered %ld; best move's value = the probe's in %ld)\n",
+           ranks, sum * 1e6 / (double)ranks, worst * 1e6, missed, agree);
     free(x), free(pos);
     return 0;
 }
