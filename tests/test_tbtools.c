@@ -535,6 +535,27 @@ Test(tbtools, bench_probe_times_both_sides_and_the_move_choice)
                                   "positions of every layer: ");
     cr_assert_not_null(m);
     cr_assert(strstr(m, " us max (not covered 0; best move's value = the probe's in 20)"), "%s", m);
+    cr_assert_null(find_line(&r, "layer "), "a line per layer only with --by-layer");
+    run_free(&r);
+    /* --by-layer: every layer of the small game alone, each position with the layer's value. */
+    run(&r, "%s --bench-probe %s --count 2000 --by-layer", TBGEN, dir);
+    cr_assert_eq(r.code, 0);
+    static const char *const layers[] = {
+        "layer goats  h= 1 c=0 ( 1 goats on the board): 40 random positions, ",
+        "layer goats  h= 1 c=1 ( 0 goats on the board): 40 random positions, ",
+        "layer goats  h= 2 c=0 ( 0 goats on the board): 40 random positions, ",
+        "layer tigers h= 1 c=0 ( 1 goats on the board): 40 random positions, ",
+        "layer tigers h= 1 c=1 ( 0 goats on the board): 40 random positions, ",
+    };
+    for (int i = 0; i < 5; i++) {
+        const char *l = find_line(&r, layers[i]);
+        cr_assert_not_null(l, "%s", layers[i]);
+        cr_assert(strstr(l, i < 3 ? " ns per probe (W 0 D 0 L 40, not covered 0)" : " ns per probe (W 40 D 0 L 0, not covered 0)"),
+                  "%s", l);
+    }
+    run_free(&r);
+    run(&r, "%s --by-layer %s", TBGEN, dir);
+    cr_assert_eq(r.code, 2, "--by-layer alone is refused");
     run_free(&r);
 }
 

@@ -21,7 +21,7 @@ static const char *const USAGE =
     "                      [--keep-work] [--max-in-hand H] [--min-goats G] [--captures-to-win N] [--goats N]\n"
     "                      [--stop-after N]\n"
     "       baghchal-tbgen --stats [<dir>]\n"
-    "       baghchal-tbgen --bench-probe [<dir>] [--count N]\n"
+    "       baghchal-tbgen --bench-probe [<dir>] [--count N] [--by-layer]\n"
     "Without <dir>: the standard folder ($" TB_PATH_ENV ", else $XDG_DATA_HOME/baghchal or\n"
     "~/.local/share/baghchal), where the engine finds the databases; a build there makes both files.\n";
 
@@ -267,7 +267,7 @@ static double time_probes(const tb_t *tb, const position_t *pos, long count, uin
 /* The placement probe over random positions of every layer (the same number from each
  * layer of a side, half the positions for each side), and tb_rank_moves over every legal
  * move of random placement positions: what choosing a move from the solution costs. */
-static int bench_placement(const tb_t *tb, const char *dir, long count)
+static int bench_placement(const tb_t *tb, const char *dir, long count, bool by_layer)
 {
     char msg[256], a[32], b[32], c[32];
     tbp_header_t *x = malloc(sizeof *x);
@@ -304,6 +304,19 @@ static int bench_placement(const tb_t *tb, const char *dir, long count)
         printf("placement probe, both sides: %.1f ns per probe\n",
                (ns[GOATS] * (double)per_side[GOATS] + ns[TIGERS] * (double)per_side[TIGERS]) /
                    (double)(per_side[GOATS] + per_side[TIGERS]));
+    /* Each layer alone: a fiftieth of the probes of random positions of it. */
+    long each = count / 50 > 0 ? count / 50 : 1;
+    for (uint32_t i = 0; by_layer && i < x->layer_count; i++) {
+        const tbp_layer_info_t *l = &x->layer[i];
+        for (long j = 0; j < each; j++)
+            random_placement(&seed, l, n, &pos[j]);
+        uint64_t wdl[3] = {0, 0, 0}, missed = 0;
+        double t = time_probes(tb, pos, each, wdl, &missed) * 1e9;
+        printf("layer %s h=%2d c=%d (%2d goats on the board): %ld random positions, %.1f ns per probe (W %s D %s L %s, "
+               "not covered %llu)\n",
+               l->side == GOATS ? "goats " : "tigers", l->h, l->c, n - l->h - l->c, each, t, commas(wdl[2], a),
+               commas(wdl[1], b), commas(wdl[0], c), (unsigned long long)missed);
+    }
 
     /* Choosing a move: as many positions as a hundredth of the probes, every layer in turn. */
     long ranks = count / 100 > 0 ? count / 100 : 1;
@@ -332,7 +345,7 @@ static int bench_placement(const tb_t *tb, const char *dir, long count)
     return 0;
 }
 
-static int bench_probe(const char *dir, long count)
+static int bench_probe(const char *dir, long count, bool by_layer)
 {
     char msg[256];
     tb_t *tb;
@@ -381,7 +394,7 @@ static int bench_probe(const char *dir, long count)
     free(pos);
     int rc = 0;
     if (tb_has_placement(tb))
-        rc = bench_placement(tb, dir, count);
+        rc = bench_placement(tb, dir, count, by_layer);
     else
         printf("no placement file (%s): the movement phase only\n", TBP_FILE_NAME);
     tb_close(tb);
@@ -535,7 +548,7 @@ int main(int argc, char **argv)
 {
     cli_program = "baghchal-tbgen";
     const char *dir = NULL;
-    bool stats_only = false, bench = false, placement = false;
+    bool stats_only = false, bench = false, by_layer = false, placement = false;
     int max_in_hand = 0, min_goats = 0;
     bool keep_work = false;
     int stop_after = 0;
@@ -572,6 +585,8 @@ int main(int argc, char **argv)
             stats_only = true;
         else if (!strcmp(a, "--bench-probe"))
             bench = true;
+        else if (!strcmp(a, "--by-layer"))
+            by_layer = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(USAGE, stdout);
             return 0;
@@ -598,8 +613,10 @@ int main(int argc, char **argv)
         cli_die("--goats must be at least --captures-to-win (%d)", o.captures_to_win);
     if (o.slice >= o.captures_to_win)
         cli_die("--slice must be below --captures-to-win (%d)", o.captures_to_win);
+    if (by_layer && !bench)
+        cli_die("--by-layer goes with --bench-probe");
     if (bench)
-        return bench_probe(dir, count);
+        return bench_probe(dir, count, by_layer);
     if (stats_only)
         return print_stats(dir);
 
