@@ -242,10 +242,23 @@ static void expect_database_values(void)
     exchange(&out, "tbprobe");
     cr_assert_geq(out.count, 1);
     if (has_placement(db_dir)) {
-        cr_assert_str_eq(out.line[0], "Value: draw", "the whole solution: the start is a draw");
-        cr_assert_eq(out.count, 2 + 21, "the value, the move count and the 21 first placements");
-        for (size_t i = 2; i < out.count; i++)
-            cr_assert(strstr(out.line[i], ": draw"), "every first placement keeps the draw: '%s'", out.line[i]);
+        /* Under the default rule (forbid) a draw-rule draw is open; under the draw rule the
+         * start is a draw, and every first placement keeps it. */
+        static const char *const rule[2][2] = {{"Value: open", ": open"}, {"Value: draw", ": draw"}};
+        for (int r = 0; r < 2; r++) {
+            if (r) {
+                pipe_lines_free(&out);
+                exchange(&out, "setoption name Repetition value draw");
+                cr_assert_eq(out.count, 0);
+                exchange(&out, "tbprobe");
+            }
+            cr_assert_str_eq(out.line[0], rule[r][0], "the whole solution: the start");
+            cr_assert_eq(out.count, 2 + 21, "the value, the move count and the 21 first placements");
+            for (size_t i = 2; i < out.count; i++)
+                cr_assert(strstr(out.line[i], rule[r][1]), "every first placement: '%s'", out.line[i]);
+        }
+        pipe_lines_free(&out);
+        exchange(&out, "setoption name Repetition value forbid");
     } else {
         cr_log_info("no %s beside %s: the start is checked to be out of reach only", TBP_FILE_NAME, db_dir);
         cr_assert_str_eq(out.line[0], "Value: not covered (goats in hand)");
