@@ -873,8 +873,8 @@ static void check_movetime(int movetime, int overhead, int runs)
         go_t g;
         run_go(&g, REPLY_MS, "go movetime %d", movetime);
         t[i] = go_ms(&g);
-        /* The engine's own count of the time it searched, then what the test saw (a little
-         * less when the test was descheduled between writing the line and reading its clock). */
+        /* The engine's own count of the time it searched, then what the test saw, from just
+         * before the line was written (10 ms of slack for the two clocks' reading). */
         cr_assert_geq(go_last(&g)->time, movetime - margin, "go movetime %d searched %lld ms", movetime,
                       go_last(&g)->time);
         cr_assert_geq(t[i], movetime - margin - 10, "go movetime %d answered already after %.1f ms", movetime, t[i]);

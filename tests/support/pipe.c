@@ -307,7 +307,12 @@ int pipe_write(pipe_proc_t *p, const void *data, size_t len)
         errno = EBADF;
         return -1;
     }
+    /* Sent when the last bytes were written, stamped just before that write: the child may
+     * read the line (and start its clock) the moment they are in, and a stamp taken after the
+     * write returned is late by however long this process was descheduled in between. */
+    double at = pipe_now_ms();
     while (len > 0) {
+        at = pipe_now_ms();
         ssize_t n = write(p->in_fd, s, len);
         if (n > 0) {
             s += n;
@@ -332,7 +337,7 @@ int pipe_write(pipe_proc_t *p, const void *data, size_t len)
         if (r > 0 && (pf[1].revents & (POLLIN | POLLHUP)) && read_chunk(p) < 0)
             return -1;
     }
-    p->sent_at = pipe_now_ms();
+    p->sent_at = at;
     return 0;
 }
 
