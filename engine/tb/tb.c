@@ -69,6 +69,22 @@ static char *join_path(const char *dir, const char *name)
 
 enum { LARGE_PAGE = 2 << 20 };
 
+/* len bytes of memory of its own (r records the mapping), 2 MB aligned and in large pages
+ * where the system has them; NULL when it cannot be had. */
+static uint8_t *large_alloc(size_t len, region_t *r)
+{
+    size_t size = ((len + LARGE_PAGE - 1) & ~(size_t)(LARGE_PAGE - 1)) + LARGE_PAGE;
+    uint8_t *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED)
+        return NULL;
+    uint8_t *data = (uint8_t *)(((uintptr_t)base + LARGE_PAGE - 1) & ~(uintptr_t)(LARGE_PAGE - 1));
+#ifdef MADV_HUGEPAGE
+    (void)madvise(data, size - (size_t)(data - base), MADV_HUGEPAGE);
+#endif
+    r->base = base, r->size = size;
+    return data;
+}
+
 /* Reads the len bytes of fd into memory of the process's own, aligned on and asked for in
  * large pages: a probe is a random read, and where the file's own pages are small ones (a file
  * system without large folios, a page cache filled by small reads) each read would first walk
@@ -79,21 +95,16 @@ enum { LARGE_PAGE = 2 << 20 };
  * NULL when the memory cannot be had. */
 static uint8_t *load_region(int fd, size_t len, region_t *r)
 {
-    size_t size = ((len + LARGE_PAGE - 1) & ~(size_t)(LARGE_PAGE - 1)) + LARGE_PAGE;
-    uint8_t *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (base == MAP_FAILED)
+    uint8_t *data = large_alloc(len, r);
+    if (!data)
         return NULL;
-    uint8_t *data = (uint8_t *)(((uintptr_t)base + LARGE_PAGE - 1) & ~(uintptr_t)(LARGE_PAGE - 1));
-#ifdef MADV_HUGEPAGE
-    (void)madvise(data, size - (size_t)(data - base), MADV_HUGEPAGE);
-#endif
     if (!tb_pread_all(fd, data, len, 0)) {
-        munmap(base, size);
+        munmap(r->base, r->size);
+        r->base = NULL;
         return NULL;
     }
-    (void)mprotect(base, size, PROT_READ);
+    (void)mprotect(r->base, r->size, PROT_READ);
     (void)mlock(data, len);
-    r->base = base, r->size = size;
     return data;
 }
 
@@ -141,20 +152,15 @@ static tb_error_t map_file(const char *dir, const char *name, size_t min_size, b
  * the probe reads the file's group offsets instead: slower, the same values. */
 static void build_runs(tb_t *tb, const tbp_header_t *x)
 {
-    size_t size = ((size_t)x->captures_to_win * TBP_RUNS_SIZE + LARGE_PAGE - 1) & ~(size_t)(LARGE_PAGE - 1);
-    uint8_t *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED)
+    uint8_t *m = large_alloc((size_t)x->captures_to_win * TBP_RUNS_SIZE, &tb->runs_region);
+    if (!m)
         return;
-#ifdef MADV_HUGEPAGE
-    (void)madvise(m, size, MADV_HUGEPAGE);
-#endif
-    tb->runs_region.base = m, tb->runs_region.size = size;
     for (uint32_t c = 0; c < x->captures_to_win; c++) {
         uint8_t *r = m + (size_t)c * TBP_RUNS_SIZE;
         if (x->array[c].valid && tbp_runs_build(&tb->arr[c], r))
             tb->arr[c].runs = r;
     }
-    (void)mprotect(m, size, PROT_READ);
+    (void)mprotect(tb->runs_region.base, tb->runs_region.size, PROT_READ);
 }
 
 /* The placement file: its header and every array's checksum. A position whose layer is not
@@ -401,33 +407,33 @@ static bool probe_placement(const tb_t *tb, const position_t *p, tb_value_t *out
         out->wdl = WDL[tbp_array_value(&tb->arr[c], tm.cls, mask)];
         return true;
     }
-    /* Goats to move: the best placement, each into the stored layer below or, with the last
-     * goat, into the movement database. */
-    if (h == 1 || !tb->stored[h - 1][c]) {
-        if (h != 1)
+    /* Goats to move: the best placement, each into the stored layer below (all at once) or,
+     * with the last goat, into the movement database. */
+    if (h > 1) {
+        if (!tb->stored[h - 1][c])
             return false;
-        move_t moves[MAX_MOVES];
-        int nm = gen_moves(p, moves);
-        tb_value_t best = {TB_LOSS, 0};
-        for (int i = 0; i < nm; i++) {
-            position_t child = *p;
-            position_make(&child, moves[i]);
-            tb_value_t v;
-            if (!tb_probe(tb, &child, &v))
-                return false;
-            v = tb_value_after_move(v);
-            if (i == 0 || tb_value_order(v) > tb_value_order(best))
-                best = v;
-        }
-        *out = best;
+        uint8_t vs[SQUARE_NB];
+        placement_children(tb, p, tm, mask, vs);
+        uint32_t best = 0; /* goats' view: 2 - the tigers' value */
+        for (bb_t x = position_empty(p); x; x &= x - 1)
+            best = 2u - vs[bb_first(x)] > best ? 2u - vs[bb_first(x)] : best;
+        out->wdl = WDL[best];
         return true;
     }
-    uint8_t vs[SQUARE_NB];
-    placement_children(tb, p, tm, mask, vs);
-    uint32_t best = 0; /* goats' view: 2 - the tigers' value */
-    for (bb_t x = BB_ALL & ~(p->tigers | p->goats); x; x &= x - 1)
-        best = 2u - vs[bb_first(x)] > best ? 2u - vs[bb_first(x)] : best;
-    out->wdl = WDL[best];
+    move_t moves[MAX_MOVES];
+    int nm = gen_moves(p, moves);
+    tb_value_t best = {TB_LOSS, 0};
+    for (int i = 0; i < nm; i++) {
+        position_t child = *p;
+        position_make(&child, moves[i]);
+        tb_value_t v;
+        if (!tb_probe(tb, &child, &v))
+            return false;
+        v = tb_value_after_move(v);
+        if (i == 0 || tb_value_order(v) > tb_value_order(best))
+            best = v;
+    }
+    *out = best;
     return true;
 }
 

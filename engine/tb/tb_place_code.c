@@ -578,10 +578,7 @@ static inline void block_fill(const tbp_array_t *a, block_t *b, const uint8_t *l
         if (!(valid >> g & 1)) {
             v = t ? val[t & (t - 1)] : 1; /* don't care: the first parent */
         } else {
-            const uint16_t *pa = tbp_parents[t];
-            uint32_t ctx = g << 10 | (uint32_t)val[pa[0]] << 8 | (uint32_t)val[pa[1]] << 6 |
-                           (uint32_t)val[pa[2]] << 4 | (uint32_t)val[pa[3]] << 2 | val[pa[4]];
-            v = table[ctx];
+            v = table[tbp_context(val, t, g)];
             v = EXC_VALUE >> (2 * (3 * exc[t] + v)) & 3;
         }
         val[t] = (uint8_t)v;
