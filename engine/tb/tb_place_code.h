@@ -1,4 +1,4 @@
-/* The placement file's code (version 2), shared by its reader (tb_place_code.c) and its
+/* The placement file's code (version 3), shared by its reader (tb_place_code.c) and its
  * writer (tb_place_pack.c). Internal to engine/tb.
  *
  * The tigers-to-move values of one captured count c, every goats-in-hand count at once, form
@@ -7,19 +7,28 @@
  * farthest from the tigers (bit 0) to the nearest (bit 20). The mask's number of bits is the
  * goats on the board, so the layers of c interleave; a mask whose layer the file does not
  * hold is "don't care". A mask and the masks with one goat fewer (its parents) usually share
- * their value: the code predicts each value from those parents and stores the exceptions.
+ * their value: the code predicts each value from a few of those and stores the exceptions.
  *
  * Blocks of TBP_CODE_BLOCK consecutive masks (the low TBP_CODE_BITS bits varying) are coded
- * alone: a value is found from its block only, computing the values of its submasks in the
- * block (its parents, their parents, ...). Per block: '1' and two bits v: every value of the
- * block's layers is v; or '0', an Elias gamma code of k + 1, the k exceptions, each the gap
- * from the previous one (or from -1) in a Rice code of parameter r = tbp_rice(k) (the gap
- * >> r in unary as zeros and a one, then its r low bits), then a bit saying which of the two
- * other values it has (1: the higher). The value of mask s of a block: a don't-care mask copies its first parent
- * (the root, a draw); any other mask takes the prediction of its context unless it is an
- * exception. The context: the layer (goats on the board) and the values of the first
- * TBP_PARENTS parents (the mask without its lowest, second lowest, ... bit), 3 when missing.
- * The prediction table of each c is in the file. */
+ * alone. The value of mask s of a block is predicted from its context: the layer (goats on
+ * the board) and the values of five masks of the block below it: s without its lowest bit
+ * (in the block), without its highest, without its two lowest, its two highest, its lowest
+ * and highest (3 for a mask that s has too few bits for: the first two need one bit, the
+ * others two). Each of those is again s's bits minus some lowest and some highest ones, so a
+ * value needs only the block's masks made of a run of consecutive bits of s (its
+ * "runs": p(p+1)/2 + 1 of them for p bits), found in the order of their bit count. A
+ * don't-care mask copies its first parent (s without its lowest bit; the root, a draw).
+ *
+ * The prediction table of each c is in the file: a byte per context, the context's three
+ * values two bits each, the most frequent first (the prediction), then the second (the value
+ * of a first-kind exception), then the third (a second-kind exception's).
+ *
+ * A block: '1' and two bits v: every value of the block's layers is v; or '0', Elias gamma
+ * codes of k2 + 1 and k1 + 1, then the k2 exceptions of the second kind, then the k1 of the
+ * first, each list the gaps from the previous exception (or from -1) in a Rice code of
+ * parameter r = tbp_rice(k) (the gap >> r in unary as zeros and a one, then its r low bits).
+ * The second kind, the rarer, comes first, so that a reader can stop the first kind's list
+ * at the mask it needs. */
 #ifndef BAGHCHAL_TB_PLACE_CODE_H
 #define BAGHCHAL_TB_PLACE_CODE_H
 
@@ -33,10 +42,9 @@ enum {
     TBP_CODE_GROUP = 8, /* blocks per directory word */
     TBP_CLASS_BLOCKS = TBP_MASKS / TBP_CODE_BLOCK,
     TBP_CLASS_GROUPS = TBP_CLASS_BLOCKS / TBP_CODE_GROUP,
-    TBP_PARENTS = 5,
+    TBP_PARENTS = 5, /* the values of a context */
     TBP_CONTEXTS = 32 << (2 * TBP_PARENTS),
-    TBP_DONT_CARE = 3,
-    TBP_SUBSETS = 6561 /* 3^TBP_CODE_BITS: the submasks of every mask of a block */
+    TBP_DONT_CARE = 3
 };
 
 /* The bit of every point in each class's masks (0xFF for the tigers' points). */
@@ -56,23 +64,25 @@ static inline uint32_t tbp_order_mask(const tbp_order_t *o, uint32_t k, bb_t goa
     return m;
 }
 
-/* The first parent of entry s of a block: s without its lowest bit (s itself at the root). */
-static inline uint32_t tbp_parent(uint32_t s) { return s ? s & (s - 1) : s; }
+/* s without its highest bit (0 for 0). */
+static inline uint32_t tbp_drop_high(uint32_t s) { return s ? s & ~(0x80000000u >> __builtin_clz(s)) : 0; }
 
-extern const uint16_t tbp_parents[TBP_CODE_BLOCK][TBP_PARENTS];
-extern const uint16_t tbp_subsets_at[TBP_CODE_BLOCK + 1];
-extern const uint8_t tbp_subsets[TBP_SUBSETS];
-
-/* The context of entry s of a block (base | s has g bits) from the values val[] of its
- * parents: s without its lowest, second lowest, ... bit (val[TBP_CODE_BLOCK] is 3). */
+/* The context of entry s of a block (base | s has g bits) from the values val[] of the
+ * masks below it, by mask (val[TBP_CODE_BLOCK] is 3): the reference the writer and the
+ * decoding of a whole class use; a probe finds the same from s's runs. */
 static inline uint32_t tbp_context(const uint8_t *val, uint32_t s, uint32_t g)
 {
-    const uint16_t *p = tbp_parents[s];
-    uint32_t ctx = g;
-    for (int i = 0; i < TBP_PARENTS; i++)
-        ctx = ctx << 2 | val[p[i]];
-    return ctx;
+    const uint32_t none = TBP_CODE_BLOCK;
+    uint32_t l = s & (s - 1), h = tbp_drop_high(s);
+    bool one = s != 0, two = l != 0;
+    return g << 10 | (uint32_t)val[one ? l : none] << 8 | (uint32_t)val[one ? h : none] << 6 |
+           (uint32_t)val[two ? l & (l - 1) : none] << 4 | (uint32_t)val[two ? tbp_drop_high(h) : none] << 2 |
+           (uint32_t)val[two ? tbp_drop_high(l) : none];
 }
+
+/* The value of an entry of context byte t (tbp_code_table) that is not an exception (exc 0),
+ * or an exception of the first (1) or second kind (2). */
+static inline uint32_t tbp_table_value(uint32_t t, uint32_t exc) { return t >> (2 * exc) & 3; }
 
 /* The Rice parameter of the gaps between k exceptions of a block. */
 static inline int tbp_rice(uint32_t k)
@@ -137,8 +147,9 @@ void tbp_array_prefetch(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e
 /* Adds the contexts of class values v[] (by mask; TBP_DONT_CARE where no layer is held) to
  * counts[context][value]. */
 void tbp_code_count(const uint8_t *v, uint32_t valid, uint64_t (*counts)[3]);
-/* The prediction table: each context's most frequent value (a context never seen predicts
- * its first parent's value, or a draw). */
+/* The prediction table: each context's values by frequency, most frequent first, two bits
+ * each (a context never seen predicts its first parent's value, or a draw, then the others
+ * in increasing order). */
 void tbp_code_table(const uint64_t (*counts)[3], uint8_t *table);
 
 /* A growing bit string, lowest bit first. */

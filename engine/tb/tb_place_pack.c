@@ -1,4 +1,4 @@
-/* Writing the placement file (version 2): the code of tb_place_code.h, and the merge of a
+/* Writing the placement file (version 3): the code of tb_place_code.h, and the merge of a
  * build's packed layers into the file, one array per captured count. */
 #define _POSIX_C_SOURCE 200809L
 #include "tb_build.h"
@@ -17,7 +17,7 @@
 
 enum { ALIGN = 4096, CHUNK = 64, TABLE_SAMPLE = 7 };
 
-/* ---- The code of version 2 (tb_place_code.h) -------------------------------------------- */
+/* ---- The code of version 3 (tb_place_code.h) -------------------------------------------- */
 
 void tbp_bits_put(tbp_bits_t *w, uint64_t v, int n)
 {
@@ -97,15 +97,22 @@ void tbp_code_table(const uint64_t (*counts)[3], uint8_t *table)
 {
     for (uint32_t ctx = 0; ctx < TBP_CONTEXTS; ctx++) {
         const uint64_t *n = counts[ctx];
-        uint32_t first = (ctx >> (2 * (TBP_PARENTS - 1))) & 3;
-        uint8_t best = first < 3 ? (uint8_t)first : 1;
+        uint32_t first = (ctx >> 8) & 3;
+        uint8_t order[3] = {0, 1, 2}, lead = first < 3 ? (uint8_t)first : 1;
         if (n[0] + n[1] + n[2]) {
-            best = 0;
-            for (uint8_t x = 1; x < 3; x++)
-                if (n[x] > n[best])
-                    best = x;
+            /* By count, the lower value first among equals (a stable sort of three). */
+            for (int i = 1; i < 3; i++)
+                for (int j = i; j > 0 && n[order[j]] > n[order[j - 1]]; j--) {
+                    uint8_t t = order[j];
+                    order[j] = order[j - 1], order[j - 1] = t;
+                }
+        } else {
+            order[0] = lead;
+            for (uint8_t x = 0, i = 1; x < 3; x++)
+                if (x != lead)
+                    order[i++] = x;
         }
-        table[ctx] = best;
+        table[ctx] = (uint8_t)(order[0] | order[1] << 2 | order[2] << 4);
     }
 }
 
@@ -136,31 +143,32 @@ static void encode_block2(const uint8_t *v, uint32_t base, uint32_t valid, const
         tbp_bits_put(w, (uint64_t)(constant < 0 ? 0 : constant), 2);
         return;
     }
-    uint32_t at[TBP_CODE_BLOCK], high[TBP_CODE_BLOCK], k = 0;
+    /* The exceptions of each kind, by mask. */
+    uint32_t at[2][TBP_CODE_BLOCK], k[2] = {0, 0};
     for (uint32_t s = 0; s < TBP_CODE_BLOCK; s++) {
         uint32_t g = (uint32_t)__builtin_popcount(base | s);
         if (!(valid >> g & 1))
             continue;
-        uint32_t p = table[tbp_context(val, s, g)];
-        if (val[s] != p) {
-            at[k] = s;
-            high[k++] = p == 2 ? val[s] == 1 : val[s] == 2;
+        uint32_t t = table[tbp_context(val, s, g)];
+        if (val[s] != tbp_table_value(t, 0)) {
+            int kind = val[s] == tbp_table_value(t, 1) ? 0 : 1;
+            at[kind][k[kind]++] = s;
         }
     }
     tbp_bits_put(w, 0, 1);
-    put_gamma(w, k + 1);
-    if (!k)
-        return;
-    int r = tbp_rice(k);
-    int32_t prev = -1;
-    for (uint32_t i = 0; i < k; i++) {
-        uint32_t gap = (uint32_t)((int32_t)at[i] - prev - 1), q = gap >> r;
-        prev = (int32_t)at[i];
-        for (; q >= 32; q -= 32)
-            tbp_bits_put(w, 0, 32);
-        tbp_bits_put(w, 1ull << q, (int)q + 1);
-        tbp_bits_put(w, gap & ((1u << r) - 1), r);
-        tbp_bits_put(w, high[i], 1);
+    put_gamma(w, k[1] + 1);
+    put_gamma(w, k[0] + 1);
+    for (int kind = 1; kind >= 0; kind--) {
+        int r = tbp_rice(k[kind]);
+        int32_t prev = -1;
+        for (uint32_t i = 0; i < k[kind]; i++) {
+            uint32_t gap = (uint32_t)((int32_t)at[kind][i] - prev - 1), q = gap >> r;
+            prev = (int32_t)at[kind][i];
+            for (; q >= 32; q -= 32)
+                tbp_bits_put(w, 0, 32);
+            tbp_bits_put(w, 1ull << q, (int)q + 1);
+            tbp_bits_put(w, gap & ((1u << r) - 1), r);
+        }
     }
 }
 
