@@ -356,26 +356,40 @@ static bool placement_from_below(const tb_t *tb, const position_t *p, tb_tmap_t 
            tb->stored[p->in_hand - 1][p->captured] && placement_entry(tb, p, tm, mask);
 }
 
-/* Tigers to move in the placement phase: the children's memory asked for all at once, each
- * stage over every child (they are goats' positions answered by one ply of probes each), so
- * that their reads overlap instead of following each other. */
-static void prefetch_children(const tb_t *tb, const position_t *p, const move_t *moves, int n)
+/* A goats-to-move child answered from the stored layer below: its array, class, mask and
+ * empty points. */
+typedef struct {
+    uint32_t c, cls, mask, e;
+    int8_t point[TBP_FREE];
+} tb_kid_t;
+
+/* Tigers to move in the placement phase: each child that is a goats' position answered by
+ * one ply of probes found once (kid[i].c is UINT32_MAX for the others), and their memory
+ * asked for all at once, each stage over every child, so that their reads overlap instead of
+ * following each other. */
+static void prefetch_children(const tb_t *tb, const position_t *p, const move_t *moves, int n, tb_kid_t *kid)
 {
-    struct { uint32_t c, cls, mask, e; } kid[MAX_MOVES];
-    int nk = 0;
-    for (int i = 0; i < n && i < MAX_MOVES; i++) {
+    for (int i = 0; i < n; i++) {
         position_t child = *p;
         position_make(&child, moves[i]);
         tb_tmap_t tm;
-        uint32_t mask;
-        int8_t point[TBP_FREE];
-        if (placement_from_below(tb, &child, &tm, &mask))
-            kid[nk].c = child.captured, kid[nk].cls = tm.cls, kid[nk].mask = mask,
-            kid[nk++].e = placement_empties(tb, &child, tm, point);
+        kid[i].c = UINT32_MAX;
+        if (placement_from_below(tb, &child, &tm, &kid[i].mask))
+            kid[i].c = child.captured, kid[i].cls = tm.cls, kid[i].e = placement_empties(tb, &child, tm, kid[i].point);
     }
     for (int stage = 0; stage < 2; stage++)
-        for (int i = 0; i < nk; i++)
-            tbp_array_prefetch(&tb->arr[kid[i].c], kid[i].cls, kid[i].mask, kid[i].e, stage);
+        for (int i = 0; i < n; i++)
+            if (kid[i].c != UINT32_MAX)
+                tbp_array_prefetch(&tb->arr[kid[i].c], kid[i].cls, kid[i].mask, kid[i].e, stage);
+}
+
+/* The goats' value of a position from the tigers' values vs[] of its n placements. */
+static tb_value_t goats_best(const uint8_t *vs, int n)
+{
+    uint32_t best = 0; /* goats' view: 2 - the tigers' value */
+    for (int i = 0; i < n; i++)
+        best = 2u - vs[i] > best ? 2u - vs[i] : best;
+    return (tb_value_t){WDL[best], TB_DISTANCE_UNKNOWN};
 }
 
 /* Goats to move with the layer below stored: the tigers' value (0 loss, 1 draw, 2 win) after
@@ -412,12 +426,11 @@ static bool probe_placement(const tb_t *tb, const position_t *p, tb_value_t *out
     if (h > 1) {
         if (!tb->stored[h - 1][c])
             return false;
-        uint8_t vs[SQUARE_NB];
-        placement_children(tb, p, tm, mask, vs);
-        uint32_t best = 0; /* goats' view: 2 - the tigers' value */
-        for (bb_t x = position_empty(p); x; x &= x - 1)
-            best = 2u - vs[bb_first(x)] > best ? 2u - vs[bb_first(x)] : best;
-        out->wdl = WDL[best];
+        int8_t point[TBP_FREE];
+        uint32_t e = placement_empties(tb, p, tm, point);
+        uint8_t vs[TBP_FREE];
+        tbp_array_children(&tb->arr[c], tm.cls, mask, e, vs);
+        *out = goats_best(vs, __builtin_popcount(e));
         return true;
     }
     move_t moves[MAX_MOVES];
@@ -485,15 +498,20 @@ int tb_rank_moves(const tb_t *tb, const position_t *p, const move_t *moves, int 
     uint8_t placed[SQUARE_NB];
     tb_tmap_t tm;
     uint32_t mask;
-    bool batch = placement_from_below(tb, p, &tm, &mask);
+    tb_kid_t kid[MAX_MOVES];
+    bool batch = placement_from_below(tb, p, &tm, &mask), kids = false;
     if (batch)
         placement_children(tb, p, tm, mask, placed);
-    else if (tb->pmap && p->side == TIGERS && p->in_hand > 0)
-        prefetch_children(tb, p, moves, n);
+    else if ((kids = tb->pmap && p->side == TIGERS && p->in_hand > 0 && n <= MAX_MOVES))
+        prefetch_children(tb, p, moves, n, kid);
     for (int i = 0; i < n; i++) {
         tb_value_t v;
         if (batch && move_kind(moves[i]) == MOVE_PLACE && (position_empty(p) & bb_square(move_to(moves[i])))) {
             v.wdl = WDL[placed[move_to(moves[i])]], v.distance = TB_DISTANCE_UNKNOWN;
+        } else if (kids && kid[i].c != UINT32_MAX) { /* found and fetched above */
+            uint8_t vs[TBP_FREE];
+            tbp_array_children(&tb->arr[kid[i].c], kid[i].cls, kid[i].mask, kid[i].e, vs);
+            v = goats_best(vs, __builtin_popcount(kid[i].e));
         } else {
             position_t child = *p;
             position_make(&child, moves[i]);
