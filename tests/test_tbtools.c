@@ -535,6 +535,14 @@ Test(tbtools, bench_probe_times_both_sides_and_the_move_choice)
                                   "positions of every layer: ");
     cr_assert_not_null(m);
     cr_assert(strstr(m, " us max (not covered 0; best move's value = the probe's in 20)"), "%s", m);
+    /* The 20 positions by side: the layers taken in turn, as many of each side as it has layers. */
+    const char *by = find_line(&r, "choosing a move by the side to move: goats ");
+    cr_assert_not_null(by);
+    long ng = 0, nt = 0;
+    cr_assert_eq(sscanf(by, "choosing a move by the side to move: goats %*f us average over %ld positions, tigers %*f us "
+                            "over %ld", &ng, &nt), 2, "%s", by);
+    cr_assert_eq(ng + nt, 20, "%s", by);
+    cr_assert(ng > 0 && nt > 0, "%s", by);
     cr_assert_null(find_line(&r, "layer "), "a line per layer only with --by-layer");
     run_free(&r);
     /* --by-layer: every layer of the small game alone, each position with the layer's value. */

@@ -320,8 +320,8 @@ static int bench_placement(const tb_t *tb, const char *dir, long count, bool by_
 
     /* Choosing a move: as many positions as a hundredth of the probes, every layer in turn. */
     long ranks = count / 100 > 0 ? count / 100 : 1;
-    double sum = 0, worst = 0;
-    long missed = 0, agree = 0;
+    double sum = 0, worst = 0, side_sum[SIDE_NB] = {0, 0};
+    long missed = 0, agree = 0, side_count[SIDE_NB] = {0, 0};
     for (long i = 0; i < ranks && x->layer_count; i++) {
         position_t p;
         random_placement(&seed, &x->layer[i % (long)x->layer_count], n, &p);
@@ -332,6 +332,7 @@ static int bench_placement(const tb_t *tb, const char *dir, long count, bool by_
         int keep = tb_rank_moves(tb, &p, moves, nm, ranked);
         double dt = now_s() - t0;
         sum += dt, worst = dt > worst ? dt : worst;
+        side_sum[p.side] += dt, side_count[p.side]++;
         tb_value_t v;
         if (keep < 0)
             missed++;
@@ -341,6 +342,9 @@ static int bench_placement(const tb_t *tb, const char *dir, long count, bool by_
     printf("choosing a move (tb_rank_moves over every legal move): %ld random placement positions of every layer: "
            "%.2f us average, %.1f us max (not covered %ld; best move's value = the probe's in %ld)\n",
            ranks, sum * 1e6 / (double)ranks, worst * 1e6, missed, agree);
+    printf("choosing a move by the side to move: goats %.2f us average over %ld positions, tigers %.2f us over %ld\n",
+           side_count[GOATS] ? side_sum[GOATS] * 1e6 / (double)side_count[GOATS] : 0, side_count[GOATS],
+           side_count[TIGERS] ? side_sum[TIGERS] * 1e6 / (double)side_count[TIGERS] : 0, side_count[TIGERS]);
     free(x), free(pos);
     return 0;
 }
