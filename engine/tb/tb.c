@@ -383,13 +383,11 @@ static void prefetch_children(const tb_t *tb, const position_t *p, const move_t 
                 tbp_array_prefetch(&tb->arr[kid[i].c], kid[i].cls, kid[i].mask, kid[i].e, stage);
 }
 
-/* The goats' value of a position from the tigers' values vs[] of its n placements. */
-static tb_value_t goats_best(const uint8_t *vs, int n)
+/* The goats-to-move position's value from the least of the tigers' values after its
+ * placements (tbp_array_least; 3 for none: with no move, the goats lose). */
+static tb_value_t goats_value(uint32_t least)
 {
-    uint32_t best = 0; /* goats' view: 2 - the tigers' value */
-    for (int i = 0; i < n; i++)
-        best = 2u - vs[i] > best ? 2u - vs[i] : best;
-    return (tb_value_t){WDL[best], TB_DISTANCE_UNKNOWN};
+    return (tb_value_t){WDL[least >= 2 ? 0 : 2 - least], TB_DISTANCE_UNKNOWN};
 }
 
 /* Goats to move with the layer below stored: the tigers' value (0 loss, 1 draw, 2 win) after
@@ -428,9 +426,7 @@ static bool probe_placement(const tb_t *tb, const position_t *p, tb_value_t *out
             return false;
         int8_t point[TBP_FREE];
         uint32_t e = placement_empties(tb, p, tm, point);
-        uint8_t vs[TBP_FREE];
-        tbp_array_children(&tb->arr[c], tm.cls, mask, e, vs);
-        *out = goats_best(vs, __builtin_popcount(e));
+        *out = goats_value(tbp_array_least(&tb->arr[c], tm.cls, mask, e));
         return true;
     }
     move_t moves[MAX_MOVES];
@@ -509,9 +505,7 @@ int tb_rank_moves(const tb_t *tb, const position_t *p, const move_t *moves, int 
         if (batch && move_kind(moves[i]) == MOVE_PLACE && (position_empty(p) & bb_square(move_to(moves[i])))) {
             v.wdl = WDL[placed[move_to(moves[i])]], v.distance = TB_DISTANCE_UNKNOWN;
         } else if (kids && kid[i].c != UINT32_MAX) { /* found and fetched above */
-            uint8_t vs[TBP_FREE];
-            tbp_array_children(&tb->arr[kid[i].c], kid[i].cls, kid[i].mask, kid[i].e, vs);
-            v = goats_best(vs, __builtin_popcount(kid[i].e));
+            v = goats_value(tbp_array_least(&tb->arr[kid[i].c], kid[i].cls, kid[i].mask, kid[i].e));
         } else {
             position_t child = *p;
             position_make(&child, moves[i]);

@@ -306,10 +306,12 @@ void tbp_array_prefetch(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e
     }
 }
 
-void tbp_array_children(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, uint8_t *out)
+/* The children m | b (b in e) of mask m of class k: their values into out[] (when not NULL) in
+ * increasing order of b, and the least of them; with stop, no further once one is 0. */
+static uint32_t children_scan(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, uint8_t *out, bool stop)
 {
     const uint32_t low = TBP_CODE_BLOCK - 1, s = m & low, el = e & low;
-    uint32_t blocks[TBP_FREE + 1];
+    uint32_t blocks[TBP_FREE + 1], least = 3;
     int nb = children_blocks(m, e, blocks);
     tbp_array_prefetch(a, k, m, e, 0);
     tbp_array_prefetch(a, k, m, e, 1);
@@ -323,20 +325,39 @@ void tbp_array_children(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e
         if (b.constant < 0)
             runs_fill(a, &b, s, NULL, 0, &base);
         for (uint32_t x = el; x; x &= x - 1) {
-            uint32_t bit = x & (0u - x);
-            if (b.constant >= 0) {
-                out[o++] = (uint8_t)b.constant;
-                continue;
+            uint32_t bit = x & (0u - x), v = (uint32_t)b.constant;
+            if (b.constant < 0) {
+                /* The new goat is s's q-th lowest bit in the child. */
+                runs_fill(a, &b, s | bit, &base, (uint32_t)__builtin_popcount(s & (bit - 1)), &child);
+                v = child.v[0][child.p + 2];
             }
-            /* The new goat is s's q-th lowest bit in the child. */
-            runs_fill(a, &b, s | bit, &base, (uint32_t)__builtin_popcount(s & (bit - 1)), &child);
-            out[o++] = child.v[0][child.p + 2];
+            if (out)
+                out[o++] = (uint8_t)v;
+            least = v < least ? v : least;
+            if (stop && !least)
+                return 0;
         }
     }
     for (int j = el ? 1 : 0; j < nb; j++) {
         block_open(a, k, blocks[j], s, &b);
-        out[o++] = (uint8_t)(b.constant >= 0 ? (uint32_t)b.constant : block_value(a, &b, s));
+        uint32_t v = b.constant >= 0 ? (uint32_t)b.constant : block_value(a, &b, s);
+        if (out)
+            out[o++] = (uint8_t)v;
+        least = v < least ? v : least;
+        if (stop && !least)
+            return 0;
     }
+    return least;
+}
+
+void tbp_array_children(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, uint8_t *out)
+{
+    children_scan(a, k, m, e, out, false);
+}
+
+uint32_t tbp_array_least(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e)
+{
+    return children_scan(a, k, m, e, NULL, true);
 }
 
 void tbp_array_class(const tbp_array_t *a, uint32_t k, uint8_t out[TBP_MASKS])

@@ -137,6 +137,9 @@ void tbp_array_class(const tbp_array_t *a, uint32_t k, uint8_t out[TBP_MASKS]);
  * where a goat may be placed), in increasing order of b, into out[]: the goats' placements of
  * one position, which all lie in one class. */
 void tbp_array_children(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, uint8_t *out);
+/* The least of those values (3 when e is empty), reading no further once one is 0 (a loss for
+ * the tigers): what a goats-to-move position is worth. */
+uint32_t tbp_array_least(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e);
 /* The memory tbp_array_children(a, k, m, e) will read, asked for ahead: stage 0 the directory,
  * then (once that has come) stage 1 the code. Several positions' children can be fetched at
  * once this way, each stage over all of them before the next. */
