@@ -709,21 +709,27 @@ Test(search, time_lost_before_the_search_counts)
     game_t g;
     game_from(&g, NULL, REP_FORBID);
     cr_assert(engine_set_game(e, &g));
-    search_limits_t l;
-    search_limits_init(&l);
-    l.movetime = 100;
-    l.start_ms = search_now_ms() - 60;
-    record_t r;
-    memset(&r, 0, sizeof r);
-    search_report_t rep = {on_info, on_best, &r};
-    int64_t t0 = search_now_ms();
-    engine_search_sync(e, &l, &rep);
-    int64_t spent = search_now_ms() - t0;
-    cr_assert_eq(r.nbest, 1);
-    /* Not counting the lost time would spend 80 ms; 30 ms of slack for a busy machine (the
-     * suites run two at a time) still tells the two apart. */
-    cr_assert_leq(spent, 20 + 30 * SLOW, "the search took %" PRId64 " ms of the 20 left", spent);
-    cr_assert_geq(r.final.time_ms, 75, "the time reported counts from the go: %" PRId64 " ms", r.final.time_ms);
+    /* The fastest of three searches: a busy machine (the suites run two at a time, and the
+     * first search touches the hash table's pages) only adds to each. */
+    int64_t fastest = INT64_MAX;
+    for (int run = 0; run < 3; run++) {
+        search_limits_t l;
+        search_limits_init(&l);
+        l.movetime = 100;
+        l.start_ms = search_now_ms() - 60;
+        record_t r;
+        memset(&r, 0, sizeof r);
+        search_report_t rep = {on_info, on_best, &r};
+        int64_t t0 = search_now_ms();
+        engine_search_sync(e, &l, &rep);
+        int64_t spent = search_now_ms() - t0;
+        fastest = spent < fastest ? spent : fastest;
+        cr_assert_eq(r.nbest, 1);
+        cr_assert_geq(r.final.time_ms, 75, "the time reported counts from the go: %" PRId64 " ms", r.final.time_ms);
+    }
+    /* Not counting the lost time would spend 80 ms each time; 30 ms of slack still tells the
+     * two apart. */
+    cr_assert_leq(fastest, 20 + 30 * SLOW, "the search took %" PRId64 " ms of the 20 left", fastest);
     game_free(&g);
     engine_free(e);
 }
