@@ -73,6 +73,23 @@ void tbp_array_view(tbp_array_t *a, const uint8_t *at, uint32_t valid)
     a->code = at + TBP_ARRAY_CODE;
     a->runs = NULL;
     a->valid = valid;
+    /* The runs of a mask without exceptions, by bit count: each from the value of the runs
+     * one and two bits shorter (tbp_context's five masks), 3 below the first mask. */
+    for (uint32_t g0 = 0; g0 <= TBP_FREE; g0++)
+        for (uint32_t r = 0; r < 3; r++) {
+            uint32_t v[TBP_CODE_BITS + 3] = {3, 3, r}; /* v[L + 2]: L bits */
+            for (uint32_t L = 1; L <= TBP_CODE_BITS; L++) {
+                uint32_t g = g0 + L;
+                if (g > TBP_FREE || !(valid >> g & 1))
+                    v[L + 2] = v[L + 1]; /* don't care: the first parent */
+                else
+                    v[L + 2] = tbp_table_value(a->table[g << 10 | v[L + 1] << 8 | v[L + 1] << 6 | v[L] << 4 |
+                                                        v[L] << 2 | v[L]],
+                                               0);
+            }
+            for (uint32_t L = 0; L <= TBP_CODE_BITS; L++)
+                a->plain[g0][L][r] = (uint8_t)v[L + 2];
+        }
 }
 
 bool tbp_runs_build(const tbp_array_t *a, uint8_t *runs)
@@ -262,8 +279,30 @@ static void runs_fill(const tbp_array_t *a, const block_t *b, uint32_t s, const 
     }
 }
 
+/* Whether one of s's runs other than the block's first mask is an exception: no exception
+ * at a mask x (0 < x <= s) is a run of s (x within s, and every bit of s between x's lowest
+ * and highest in x). */
+static inline bool runs_exceptional(const block_t *b, uint32_t s)
+{
+    for (uint32_t w = 0; w <= s >> 6; w++)
+        for (uint64_t x = b->exc[0][w] | b->exc[1][w]; x; x &= x - 1) {
+            uint32_t m = w << 6 | (uint32_t)__builtin_ctzll(x);
+            if (m > s)
+                return false;
+            uint32_t top = 0x80000000u >> __builtin_clz(m | 1), span = s & ((top << 1) - (m & (0u - m)));
+            if (m && span == m)
+                return true;
+        }
+    return false;
+}
+
 static uint32_t block_value(const tbp_array_t *a, const block_t *b, uint32_t s)
 {
+    if (!runs_exceptional(b, s)) {
+        uint32_t g0 = (uint32_t)__builtin_popcount(b->base);
+        uint32_t root = a->valid >> g0 & 1 ? tbp_table_value(a->table[g0 << 10 | 0x3FF], block_exc(b, 0)) : 1;
+        return a->plain[g0][__builtin_popcount(s)][root];
+    }
     runs_t r;
     runs_fill(a, b, s, NULL, 0, &r);
     return r.v[0][r.p + 2];

@@ -101,6 +101,10 @@ typedef struct {
     const uint8_t *code;
     const uint8_t *runs;      /* the reader's directory (tbp_runs_build), or NULL: group_off alone */
     uint32_t valid;           /* bit g: the layer with g goats on the board is held */
+    /* plain[g][L][r]: the value of a mask of L bits of a block whose first mask has g bits
+     * and the value r, when none of the mask's runs is an exception: every run of one bit
+     * count then has the same value (tbp_array_view makes it). */
+    uint8_t plain[TBP_FREE + 1][TBP_CODE_BITS + 1][3];
 } tbp_array_t;
 
 /* The reader's directory of an array, made from the file's when it is opened: per class, per
