@@ -102,6 +102,17 @@ static void search_game(engine_t *e, const game_t *g, int depth, uint64_t nodes,
     cr_assert_eq(r->nbest, 1, "%d bestmove reports for one search", r->nbest);
 }
 
+/* Runs the search of limits l with e, recording what was reported into r: the milliseconds it
+ * took on the wall clock. */
+static int64_t timed_search(engine_t *e, const search_limits_t *l, record_t *r)
+{
+    memset(r, 0, sizeof *r);
+    search_report_t rep = {on_info, on_best, r};
+    int64_t t0 = search_now_ms();
+    engine_search_sync(e, l, &rep);
+    return search_now_ms() - t0;
+}
+
 static int mate_of(const search_info_t *in)
 {
     cr_assert(score_is_mate(in->score), "score %d is not a mate score", in->score);
@@ -718,11 +729,7 @@ Test(search, time_lost_before_the_search_counts)
         l.movetime = 100;
         l.start_ms = search_now_ms() - 60;
         record_t r;
-        memset(&r, 0, sizeof r);
-        search_report_t rep = {on_info, on_best, &r};
-        int64_t t0 = search_now_ms();
-        engine_search_sync(e, &l, &rep);
-        int64_t spent = search_now_ms() - t0;
+        int64_t spent = timed_search(e, &l, &r);
         fastest = spent < fastest ? spent : fastest;
         cr_assert_eq(r.nbest, 1);
         cr_assert_geq(r.final.time_ms, 75, "the time reported counts from the go: %" PRId64 " ms", r.final.time_ms);
@@ -748,11 +755,7 @@ Test(search, a_clock_search_keeps_its_maximum)
     l.time[GOATS] = 50;
     l.time[TIGERS] = 50;
     record_t r;
-    memset(&r, 0, sizeof r);
-    search_report_t rep = {on_info, on_best, &r};
-    int64_t t0 = search_now_ms();
-    engine_search_sync(e, &l, &rep);
-    int64_t spent = search_now_ms() - t0;
+    int64_t spent = timed_search(e, &l, &r);
     cr_assert_eq(r.nbest, 1);
     cr_assert(is_legal(&g, r.best));
     /* 50 ms left and 30 ms overhead: 20 ms at most, and a busy machine's scheduling (15 ms),
