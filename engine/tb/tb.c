@@ -360,7 +360,6 @@ static bool placement_from_below(const tb_t *tb, const position_t *p, tb_tmap_t 
  * empty points. */
 typedef struct {
     uint32_t c, cls, mask, e;
-    int8_t point[TBP_FREE];
 } tb_kid_t;
 
 /* Tigers to move in the placement phase: each child that is a goats' position answered by
@@ -373,9 +372,10 @@ static void prefetch_children(const tb_t *tb, const position_t *p, const move_t 
         position_t child = *p;
         position_make(&child, moves[i]);
         tb_tmap_t tm;
+        int8_t point[TBP_FREE];
         kid[i].c = UINT32_MAX;
         if (placement_from_below(tb, &child, &tm, &kid[i].mask))
-            kid[i].c = child.captured, kid[i].cls = tm.cls, kid[i].e = placement_empties(tb, &child, tm, kid[i].point);
+            kid[i].c = child.captured, kid[i].cls = tm.cls, kid[i].e = placement_empties(tb, &child, tm, point);
     }
     for (int stage = 0; stage < 2; stage++)
         for (int i = 0; i < n; i++)

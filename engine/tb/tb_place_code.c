@@ -236,6 +236,14 @@ static inline uint32_t block_exc(const block_t *b, uint32_t m)
     return (uint32_t)(b->exc[0][m >> 6] >> (m & 63) & 1) | (uint32_t)(b->exc[1][m >> 6] >> (m & 63) & 1) << 1;
 }
 
+/* The value of the block's first mask (its context: the layer alone, every mask below it 3;
+ * a draw when its layer is not held). */
+static inline uint32_t block_root(const tbp_array_t *a, const block_t *b)
+{
+    uint32_t g0 = (uint32_t)__builtin_popcount(b->base);
+    return a->valid >> g0 & 1 ? tbp_table_value(a->table[g0 << 10 | 0x3FF], block_exc(b, 0)) : 1;
+}
+
 /* The values of an entry s of an open block (not constant) and of its runs: v[i][L + 2] is
  * the value of the mask of the L bits of s from its i-th lowest (columns 0 and 1: 3, for the
  * masks below the block's first one). */
@@ -256,8 +264,7 @@ static void runs_fill(const tbp_array_t *a, const block_t *b, uint32_t s, const 
         r->cum[p + 1] = r->cum[p] | (x & (0u - x));
     r->p = p;
     const uint8_t *restrict table = a->table;
-    uint32_t valid = a->valid, g0 = (uint32_t)__builtin_popcount(b->base);
-    uint32_t root = valid >> g0 & 1 ? tbp_table_value(table[g0 << 10 | 0x3FF], block_exc(b, 0)) : 1;
+    uint32_t valid = a->valid, g0 = (uint32_t)__builtin_popcount(b->base), root = block_root(a, b);
     for (uint32_t i = 0; i <= p + 1; i++)
         r->v[i][0] = r->v[i][1] = 3, r->v[i][2] = (uint8_t)root;
     for (uint32_t L = 1; L <= p; L++) {
@@ -299,9 +306,7 @@ static inline bool runs_exceptional(const block_t *b, uint32_t s)
 static uint32_t block_value(const tbp_array_t *a, const block_t *b, uint32_t s)
 {
     if (!runs_exceptional(b, s)) {
-        uint32_t g0 = (uint32_t)__builtin_popcount(b->base);
-        uint32_t root = a->valid >> g0 & 1 ? tbp_table_value(a->table[g0 << 10 | 0x3FF], block_exc(b, 0)) : 1;
-        return a->plain[g0][__builtin_popcount(s)][root];
+        return a->plain[__builtin_popcount(b->base)][__builtin_popcount(s)][block_root(a, b)];
     }
     runs_t r;
     runs_fill(a, b, s, NULL, 0, &r);
