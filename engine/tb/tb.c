@@ -363,25 +363,31 @@ typedef struct {
 } tb_kid_t;
 
 /* Tigers to move in the placement phase: each child that is a goats' position answered by
- * one ply of probes found once (kid[i].c is UINT32_MAX for the others), and their memory
- * asked for all at once, each stage over every child, so that their reads overlap instead of
- * following each other. */
-static void prefetch_children(const tb_t *tb, const position_t *p, const move_t *moves, int n, tb_kid_t *kid)
+ * one ply of probes found once (kid[i].c is UINT32_MAX for the others); returns how many, their
+ * move indices in order[]. */
+static int find_children(const tb_t *tb, const position_t *p, const move_t *moves, int n, tb_kid_t *kid, int *order)
 {
+    int nk = 0;
     for (int i = 0; i < n; i++) {
         position_t child = *p;
         position_make(&child, moves[i]);
         tb_tmap_t tm;
         int8_t point[TBP_FREE];
         kid[i].c = UINT32_MAX;
-        if (placement_from_below(tb, &child, &tm, &kid[i].mask))
+        if (placement_from_below(tb, &child, &tm, &kid[i].mask)) {
             kid[i].c = child.captured, kid[i].cls = tm.cls, kid[i].e = placement_empties(tb, &child, tm, point);
+            order[nk++] = i;
+        }
     }
-    for (int stage = 0; stage < 2; stage++)
-        for (int i = 0; i < n; i++)
-            if (kid[i].c != UINT32_MAX)
-                tbp_array_prefetch(&tb->arr[kid[i].c], kid[i].cls, kid[i].mask, kid[i].e, stage);
+    return nk;
 }
+
+/* How far ahead of the child being read the others' reads are started: their directory two
+ * children ahead, their code (which needs the directory) one. Asking for every child's memory
+ * at once asks for more lines than the processor can fetch at a time, and the work on the
+ * first children then waits for all of them. */
+enum { KID_AHEAD = 2, KID_SLOTS = 4 };
+_Static_assert(KID_SLOTS > KID_AHEAD, "a slot for each child in flight");
 
 /* The goats-to-move position's value from the least of the tigers' values after its
  * placements (tbp_array_least; 3 for none: with no move, the goats lose). */
@@ -495,17 +501,26 @@ int tb_rank_moves(const tb_t *tb, const position_t *p, const move_t *moves, int 
     tb_tmap_t tm;
     uint32_t mask;
     tb_kid_t kid[MAX_MOVES];
+    int order[MAX_MOVES], nk = 0, j = 0, started = 0, located = 0;
+    tbp_children_t slot[KID_SLOTS];
     bool batch = placement_from_below(tb, p, &tm, &mask), kids = false;
     if (batch)
         placement_children(tb, p, tm, mask, placed);
     else if ((kids = tb->pmap && p->side == TIGERS && p->in_hand > 0 && n <= MAX_MOVES))
-        prefetch_children(tb, p, moves, n, kid);
+        nk = find_children(tb, p, moves, n, kid, order);
     for (int i = 0; i < n; i++) {
         tb_value_t v;
         if (batch && move_kind(moves[i]) == MOVE_PLACE && (position_empty(p) & bb_square(move_to(moves[i])))) {
             v.wdl = WDL[placed[move_to(moves[i])]], v.distance = TB_DISTANCE_UNKNOWN;
-        } else if (kids && kid[i].c != UINT32_MAX) { /* found and fetched above */
-            v = goats_value(tbp_array_least(&tb->arr[kid[i].c], kid[i].cls, kid[i].mask, kid[i].e));
+        } else if (kids && kid[i].c != UINT32_MAX) { /* child j of order[] */
+            for (; started < nk && started <= j + KID_AHEAD; started++) {
+                const tb_kid_t *c = &kid[order[started]];
+                tbp_children_start(&tb->arr[c->c], c->cls, c->mask, c->e, &slot[started % KID_SLOTS]);
+            }
+            for (; located <= j + 1 && located < started; located++)
+                tbp_children_locate(&slot[located % KID_SLOTS]);
+            v = goats_value(tbp_children_read(&slot[j % KID_SLOTS], NULL, true));
+            j++;
         } else {
             position_t child = *p;
             position_make(&child, moves[i]);

@@ -115,10 +115,13 @@ static inline uint64_t group_pos(const tbp_array_t *a, uint32_t k, uint32_t grou
 {
     if (!a->runs)
         return tb_le32(a->group_off + 4 * ((size_t)k * TBP_CLASS_GROUPS + group));
-    uint32_t r = group / TBP_RUN, i = group % TBP_RUN;
+    /* group / TBP_RUN and its remainder by a product (exact below 13,110) */
+    uint32_t r = group * 9363 >> 16, i = group - r * TBP_RUN;
     const uint8_t *o = a->runs + 16 * ((size_t)k * TBP_CLASS_RUNS + r);
     return (uint64_t)tb_le32(o) + (i ? tb_le16(o + 2 + 2 * i) : 0);
 }
+
+_Static_assert(TBP_RUN == 7 && TBP_CLASS_GROUPS <= 13110, "group_pos divides by 7 with a product");
 
 /* The memory a probe of group `group` reads first. */
 static inline const uint8_t *group_dir(const tbp_array_t *a, uint32_t k, uint32_t group)
@@ -128,10 +131,20 @@ static inline const uint8_t *group_dir(const tbp_array_t *a, uint32_t k, uint32_
     return a->runs + 16 * ((size_t)k * TBP_CLASS_RUNS + group / TBP_RUN);
 }
 
-/* A block being read: its exceptions (bit m of exc[kind - 1]: mask m is one of that kind). */
+/* The code of class k. */
+static inline const uint8_t *class_code(const tbp_array_t *a, uint32_t k)
+{
+    return a->code + tb_le64(a->class_off + 8 * (size_t)k);
+}
+
+/* A block being read: its exceptions of each kind up to the mask it was opened for (at[kind -
+ * 1], increasing masks; n of them), and, once block_map has made it, the same as bits (bit m
+ * of exc[kind - 1]: mask m is one of that kind). */
 typedef struct {
     uint32_t base;    /* the mask of its first entry */
     int constant;     /* the value of every held mask, or -1 */
+    uint32_t n[2];
+    uint8_t at[2][TBP_CODE_BLOCK];
     uint64_t exc[2][TBP_CODE_BLOCK / 64];
 } block_t;
 
@@ -163,51 +176,59 @@ static inline uint32_t read_gamma(const uint8_t *code, uint64_t *pos)
     return (uint32_t)((1ull << n) | read_bits(code, pos, (int)n));
 }
 
-/* Reads a list of k exceptions into bits[] (zero) up to mask last (all of them when last is
- * the block's last mask). The gaps are taken from a window of the code held in a register,
- * and the bitmap's word being filled too: a gap costs a few operations on registers. */
-static inline void read_list(const uint8_t *code, uint64_t *pos, uint32_t k, uint32_t last, uint64_t *bits)
+/* Whether mask m (not 0) is a run of s: within s, with every bit of s between m's lowest and
+ * highest. */
+static inline bool run_of(uint32_t m, uint32_t s)
+{
+    uint32_t top = 0x80000000u >> __builtin_clz(m | 1);
+    return (s & ((top << 1) - (m & (0u - m)))) == m;
+}
+
+/* Reads a list of k exceptions, keeping in at[] those up to mask last; returns how many. With
+ * all, reads the whole list (another follows it), else stops after last. The gaps are taken
+ * from a window of the code held in a register: a gap costs a few operations on registers,
+ * and a kept mask is stored without a branch. */
+static inline uint32_t read_list(const uint8_t *code, uint64_t *pos, uint32_t k, uint32_t last, uint8_t *at, bool all)
 {
     int r = tbp_rice(k);
-    uint32_t rmask = (1u << r) - 1, p = UINT32_MAX, word = 0;
-    uint64_t at = *pos, win = bits_at(code, at), cur = 0;
+    uint32_t rmask = (1u << r) - 1, p = UINT32_MAX, n = 0;
+    uint64_t from = *pos, win = bits_at(code, from);
     uint32_t avail = 57; /* bits of win that are the code's */
     for (uint32_t i = 0; i < k; i++) {
         if (avail < 32) {
-            win = bits_at(code, at);
+            win = bits_at(code, from);
             avail = 57;
         }
-        uint32_t q = win ? (uint32_t)__builtin_ctzll(win) : 64, n = q + (uint32_t)r + 1;
-        if (n > avail) { /* a long quotient: bit by bit */
-            q = read_unary(code, &at);
-            p += ((q << r) | (uint32_t)read_bits(code, &at, r)) + 1;
-            win = bits_at(code, at);
+        uint32_t q = win ? (uint32_t)__builtin_ctzll(win) : 64, len = q + (uint32_t)r + 1;
+        if (len > avail) { /* a long quotient: bit by bit */
+            q = read_unary(code, &from);
+            p += ((q << r) | (uint32_t)read_bits(code, &from, r)) + 1;
+            win = bits_at(code, from);
             avail = 57;
         } else {
             p += ((q << r) | ((uint32_t)(win >> (q + 1)) & rmask)) + 1;
-            win >>= n;
-            avail -= n;
-            at += n;
+            win >>= len;
+            avail -= len;
+            from += len;
         }
-        if (p > last)
+        if (all) {
+            at[n] = (uint8_t)p;
+            n += p <= last;
+        } else if (p > last) {
             break;
-        if (p >> 6 != word) {
-            bits[word] |= cur;
-            word = p >> 6, cur = 0;
+        } else {
+            at[n++] = (uint8_t)p;
         }
-        cur |= 1ull << (p & 63);
     }
-    bits[word] |= cur;
-    *pos = at;
+    *pos = from;
+    return n;
 }
 
-/* Opens block bi of class k: its exceptions at masks up to last (the ones a value at or
- * below last can need: the masks below a mask are smaller). */
-static void block_open(const tbp_array_t *a, uint32_t k, uint32_t bi, uint32_t last, block_t *b)
+/* Opens block bi of a class's code, whose group starts at bit pos: its exceptions at masks up
+ * to last (the ones a value at or below last can need: the masks below a mask are smaller). */
+static void block_open_at(const uint8_t *code, uint64_t pos, uint32_t bi, uint32_t last, block_t *b)
 {
-    const uint8_t *code = a->code + tb_le64(a->class_off + 8 * (size_t)k);
-    uint32_t group = bi / TBP_CODE_GROUP, in = bi % TBP_CODE_GROUP;
-    uint64_t pos = group_pos(a, k, group);
+    uint32_t in = bi % TBP_CODE_GROUP;
     /* The group: the width w of its lengths, the lengths of its first seven blocks, the blocks. */
     int w = (int)read_bits(code, &pos, 4);
     uint64_t skip = 0, lens = bits_at(code, pos), mask = (1ull << w) - 1;
@@ -225,10 +246,23 @@ static void block_open(const tbp_array_t *a, uint32_t k, uint32_t bi, uint32_t l
         return;
     }
     b->constant = -1;
-    memset(b->exc, 0, sizeof b->exc);
     uint32_t k2 = read_gamma(code, &pos) - 1, k1 = read_gamma(code, &pos) - 1;
-    read_list(code, &pos, k2, TBP_CODE_BLOCK - 1, b->exc[1]);
-    read_list(code, &pos, k1, last, b->exc[0]);
+    b->n[1] = k2 ? read_list(code, &pos, k2, last, b->at[1], true) : 0;
+    b->n[0] = read_list(code, &pos, k1, last, b->at[0], false);
+}
+
+static void block_open(const tbp_array_t *a, uint32_t k, uint32_t bi, uint32_t last, block_t *b)
+{
+    block_open_at(class_code(a, k), group_pos(a, k, bi / TBP_CODE_GROUP), bi, last, b);
+}
+
+/* The exceptions of an open block (not constant) as bits, for block_exc. */
+static void block_map(block_t *b)
+{
+    memset(b->exc, 0, sizeof b->exc);
+    for (int kind = 0; kind < 2; kind++)
+        for (uint32_t i = 0; i < b->n[kind]; i++)
+            b->exc[kind][b->at[kind][i] >> 6] |= 1ull << (b->at[kind][i] & 63);
 }
 
 static inline uint32_t block_exc(const block_t *b, uint32_t m)
@@ -241,76 +275,57 @@ static inline uint32_t block_exc(const block_t *b, uint32_t m)
 static inline uint32_t block_root(const tbp_array_t *a, const block_t *b)
 {
     uint32_t g0 = (uint32_t)__builtin_popcount(b->base);
-    return a->valid >> g0 & 1 ? tbp_table_value(a->table[g0 << 10 | 0x3FF], block_exc(b, 0)) : 1;
+    uint32_t exc = (uint32_t)(b->n[0] && !b->at[0][0]) | (uint32_t)(b->n[1] && !b->at[1][0]) << 1;
+    return a->valid >> g0 & 1 ? tbp_table_value(a->table[g0 << 10 | 0x3FF], exc) : 1;
 }
 
-/* The values of an entry s of an open block (not constant) and of its runs: v[i][L + 2] is
- * the value of the mask of the L bits of s from its i-th lowest (columns 0 and 1: 3, for the
- * masks below the block's first one). */
-typedef struct {
-    uint32_t p;                       /* s's bits */
-    uint32_t cum[TBP_CODE_BITS + 1];  /* cum[i]: s's i lowest bits */
-    uint8_t v[TBP_CODE_BITS + 2][TBP_CODE_BITS + 3];
-} runs_t;
-
-/* Finds s's runs by their bit count. With from (the runs of s without its q-th lowest bit),
- * the runs without that bit are copied from there: a placement's child in the block needs
- * only the runs through its new goat. */
-static void runs_fill(const tbp_array_t *a, const block_t *b, uint32_t s, const runs_t *from, uint32_t q, runs_t *r)
-{
-    uint32_t p = 0;
-    r->cum[0] = 0;
-    for (uint32_t x = s; x; x &= x - 1, p++)
-        r->cum[p + 1] = r->cum[p] | (x & (0u - x));
-    r->p = p;
-    const uint8_t *restrict table = a->table;
-    uint32_t valid = a->valid, g0 = (uint32_t)__builtin_popcount(b->base), root = block_root(a, b);
-    for (uint32_t i = 0; i <= p + 1; i++)
-        r->v[i][0] = r->v[i][1] = 3, r->v[i][2] = (uint8_t)root;
-    for (uint32_t L = 1; L <= p; L++) {
-        uint32_t g = g0 + L;
-        bool held = valid >> g & 1;
-        for (uint32_t i = 0; i + L <= p; i++) {
-            uint32_t v;
-            if (from && (i + L <= q || i > q))
-                v = from->v[i > q ? i - 1 : i][L + 2];
-            else if (!held) /* don't care: the first parent */
-                v = r->v[i + 1][L + 1];
-            else
-                v = tbp_table_value(table[g << 10 | (uint32_t)r->v[i + 1][L + 1] << 8 | (uint32_t)r->v[i][L + 1] << 6 |
-                                          (uint32_t)r->v[i + 2][L] << 4 | (uint32_t)r->v[i][L] << 2 |
-                                          (uint32_t)r->v[i + 1][L]],
-                                    block_exc(b, r->cum[i + L] ^ r->cum[i]));
-            r->v[i][L + 2] = (uint8_t)v;
-        }
-    }
-}
-
-/* Whether one of s's runs other than the block's first mask is an exception: no exception
- * at a mask x (0 < x <= s) is a run of s (x within s, and every bit of s between x's lowest
- * and highest in x). */
-static inline bool runs_exceptional(const block_t *b, uint32_t s)
-{
-    for (uint32_t w = 0; w <= s >> 6; w++)
-        for (uint64_t x = b->exc[0][w] | b->exc[1][w]; x; x &= x - 1) {
-            uint32_t m = w << 6 | (uint32_t)__builtin_ctzll(x);
-            if (m > s)
-                return false;
-            uint32_t top = 0x80000000u >> __builtin_clz(m | 1), span = s & ((top << 1) - (m & (0u - m)));
-            if (m && span == m)
-                return true;
-        }
-    return false;
-}
-
+/* The value of entry s of an open block (not constant, opened up to s or beyond).
+ *
+ * Without an exception among s's runs (other than the block's first mask, which block_root
+ * takes into account), every run of L bits has the value plain[g0][L][root] (tbp_array_view).
+ * Otherwise only the runs that contain an exceptional one can differ: those that start at or
+ * below the last start of one (imax) and end at or above the first end of one (emin) are
+ * found again from their five masks below, in the order of their ends and then from the
+ * shortest, so that what they read is found first; the others keep the plain value. */
 static uint32_t block_value(const tbp_array_t *a, const block_t *b, uint32_t s)
 {
-    if (!runs_exceptional(b, s)) {
-        return a->plain[__builtin_popcount(b->base)][__builtin_popcount(s)][block_root(a, b)];
-    }
-    runs_t r;
-    runs_fill(a, b, s, NULL, 0, &r);
-    return r.v[0][r.p + 2];
+    if (b->constant >= 0)
+        return (uint32_t)b->constant;
+    uint32_t g0 = (uint32_t)__builtin_popcount(b->base), root = block_root(a, b), p = (uint32_t)__builtin_popcount(s);
+    /* bit i of ek[kind][L]: the run of L bits from s's i-th lowest is an exception of that kind */
+    uint32_t ek[2][TBP_CODE_BITS + 1] = {{0}}, imax = 0, emin = TBP_CODE_BITS + 1;
+    for (int kind = 0; kind < 2; kind++)
+        for (uint32_t j = 0; j < b->n[kind]; j++) {
+            uint32_t m = b->at[kind][j];
+            if (m && run_of(m, s)) {
+                uint32_t i0 = (uint32_t)__builtin_popcount(s & ((m & (0u - m)) - 1)), e0 = i0 + (uint32_t)__builtin_popcount(m);
+                ek[kind][e0 - i0] |= 1u << i0;
+                imax = i0 > imax ? i0 : imax;
+                emin = e0 < emin ? e0 : emin;
+            }
+        }
+    const uint8_t(*plain)[3] = a->plain[g0];
+    if (emin > p)
+        return plain[p][root];
+    /* w[L + 2][i]: the run of L bits from s's i-th lowest (rows 0 and 1: 3, for the masks
+     * below the block's first; row 2: the first) */
+    uint8_t w[TBP_CODE_BITS + 3][TBP_CODE_BITS + 2];
+    memset(w[0], 3, sizeof w[0]);
+    memset(w[1], 3, sizeof w[1]);
+    memset(w[2], (int)root, sizeof w[2]);
+    for (uint32_t L = 1; L <= p; L++)
+        memset(w[L + 2], plain[L][root], sizeof w[L + 2]);
+    const uint8_t *restrict table = a->table;
+    for (uint32_t e = emin; e <= p; e++)
+        for (uint32_t i = (imax < e - 1 ? imax : e - 1) + 1; i-- > 0;) {
+            uint32_t L = e - i, g = g0 + L, first = w[L + 1][i + 1];
+            uint32_t exc = (ek[0][L] >> i & 1) | (ek[1][L] >> i & 1) << 1;
+            uint32_t v = tbp_table_value(table[g << 10 | first << 8 | (uint32_t)w[L + 1][i] << 6 |
+                                               (uint32_t)w[L][i + 2] << 4 | (uint32_t)w[L][i] << 2 | (uint32_t)w[L][i + 1]],
+                                         exc);
+            w[L + 2][i] = (uint8_t)(a->valid >> g & 1 ? v : first); /* don't care: the first parent */
+        }
+    return w[p + 2][0];
 }
 
 uint32_t tbp_array_value(const tbp_array_t *a, uint32_t k, uint32_t m)
@@ -318,63 +333,59 @@ uint32_t tbp_array_value(const tbp_array_t *a, uint32_t k, uint32_t m)
     block_t b;
     uint32_t s = m & (TBP_CODE_BLOCK - 1);
     block_open(a, k, m >> TBP_CODE_BITS, s, &b);
-    return b.constant >= 0 ? (uint32_t)b.constant : block_value(a, &b, s);
+    return block_value(a, &b, s);
 }
 
-/* The blocks of the children m | b (b in e): m's own for those in its block, then one each. */
-static int children_blocks(uint32_t m, uint32_t e, uint32_t blocks[TBP_FREE + 1])
+static inline void children_start(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, tbp_children_t *c)
 {
     const uint32_t low = TBP_CODE_BLOCK - 1;
-    int nb = 0;
+    c->a = a, c->k = k, c->m = m, c->e = e, c->nb = 0;
+    /* m's own block for the children whose goat is among the low bits, then one each */
     if (e & low)
-        blocks[nb++] = m >> TBP_CODE_BITS;
+        c->blocks[c->nb++] = m >> TBP_CODE_BITS;
     for (uint32_t x = e & ~low; x; x &= x - 1)
-        blocks[nb++] = (m | (x & (0u - x))) >> TBP_CODE_BITS;
-    return nb;
+        c->blocks[c->nb++] = (m | (x & (0u - x))) >> TBP_CODE_BITS;
+    for (int i = 0; i < c->nb; i++)
+        __builtin_prefetch(group_dir(a, k, c->blocks[i] / TBP_CODE_GROUP));
 }
 
-void tbp_array_prefetch(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, int stage)
+static inline void children_locate(tbp_children_t *c)
 {
-    uint32_t blocks[TBP_FREE + 1];
-    int nb = children_blocks(m, e, blocks);
-    const uint8_t *code = a->code + tb_le64(a->class_off + 8 * (size_t)k);
-    for (int i = 0; i < nb; i++) {
-        if (stage == 0) {
-            __builtin_prefetch(group_dir(a, k, blocks[i] / TBP_CODE_GROUP));
-        } else { /* the group's first lines: its block is nearly always there */
-            const uint8_t *at = code + group_pos(a, k, blocks[i] / TBP_CODE_GROUP) / 8;
-            __builtin_prefetch(at);
-            __builtin_prefetch(at + 64);
-            __builtin_prefetch(at + 128);
-        }
+    c->code = class_code(c->a, c->k);
+    for (int i = 0; i < c->nb; i++) {
+        c->pos[i] = group_pos(c->a, c->k, c->blocks[i] / TBP_CODE_GROUP);
+        /* the group's first lines: its block is nearly always there */
+        const uint8_t *at = c->code + c->pos[i] / 8;
+        __builtin_prefetch(at);
+        __builtin_prefetch(at + 64);
+        __builtin_prefetch(at + 128);
     }
 }
 
-/* The children m | b (b in e) of mask m of class k: their values into out[] (when not NULL) in
- * increasing order of b, and the least of them; with stop, no further once one is 0. */
-static uint32_t children_scan(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, uint8_t *out, bool stop)
+static inline uint32_t children_read(const tbp_children_t *c, uint8_t *out, bool stop)
 {
-    const uint32_t low = TBP_CODE_BLOCK - 1, s = m & low, el = e & low;
-    uint32_t blocks[TBP_FREE + 1], least = 3;
-    int nb = children_blocks(m, e, blocks);
-    tbp_array_prefetch(a, k, m, e, 0);
-    tbp_array_prefetch(a, k, m, e, 1);
+    const tbp_array_t *a = c->a;
+    const uint32_t low = TBP_CODE_BLOCK - 1, s = c->m & low, el = c->e & low;
+    uint32_t least = 3;
     /* A child in m's block has its goat among the low bits; a child in another block has the
      * low bits s. */
     block_t b;
     int o = 0;
     if (el) {
-        block_open(a, k, blocks[0], s | el, &b);
-        runs_t base, child;
-        if (b.constant < 0)
-            runs_fill(a, &b, s, NULL, 0, &base);
-        for (uint32_t x = el; x; x &= x - 1) {
-            uint32_t bit = x & (0u - x), v = (uint32_t)b.constant;
-            if (b.constant < 0) {
-                /* The new goat is s's q-th lowest bit in the child. */
-                runs_fill(a, &b, s | bit, &base, (uint32_t)__builtin_popcount(s & (bit - 1)), &child);
-                v = child.v[0][child.p + 2];
+        block_open_at(c->code, c->pos[0], c->blocks[0], s | el, &b);
+        /* A child's runs are made of s's bits and its own: the exceptions with more than one
+         * bit outside s concern none of them. */
+        for (int kind = 0; kind < 2 && b.constant < 0; kind++) {
+            uint32_t n = 0;
+            for (uint32_t j = 0; j < b.n[kind]; j++) {
+                uint32_t m = b.at[kind][j], out = m & ~s;
+                b.at[kind][n] = (uint8_t)m;
+                n += !(out & (out - 1));
             }
+            b.n[kind] = n;
+        }
+        for (uint32_t x = el; x; x &= x - 1) {
+            uint32_t v = block_value(a, &b, s | (x & (0u - x)));
             if (out)
                 out[o++] = (uint8_t)v;
             least = v < least ? v : least;
@@ -382,9 +393,9 @@ static uint32_t children_scan(const tbp_array_t *a, uint32_t k, uint32_t m, uint
                 return 0;
         }
     }
-    for (int j = el ? 1 : 0; j < nb; j++) {
-        block_open(a, k, blocks[j], s, &b);
-        uint32_t v = b.constant >= 0 ? (uint32_t)b.constant : block_value(a, &b, s);
+    for (int j = el ? 1 : 0; j < c->nb; j++) {
+        block_open_at(c->code, c->pos[j], c->blocks[j], s, &b);
+        uint32_t v = block_value(a, &b, s);
         if (out)
             out[o++] = (uint8_t)v;
         least = v < least ? v : least;
@@ -393,6 +404,24 @@ static uint32_t children_scan(const tbp_array_t *a, uint32_t k, uint32_t m, uint
     }
     return least;
 }
+
+/* The three stages one after the other: nothing else to do while the memory comes. */
+static uint32_t children_scan(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, uint8_t *out, bool stop)
+{
+    tbp_children_t c;
+    children_start(a, k, m, e, &c);
+    children_locate(&c);
+    return children_read(&c, out, stop);
+}
+
+void tbp_children_start(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, tbp_children_t *c)
+{
+    children_start(a, k, m, e, c);
+}
+
+void tbp_children_locate(tbp_children_t *c) { children_locate(c); }
+
+uint32_t tbp_children_read(const tbp_children_t *c, uint8_t *out, bool stop) { return children_read(c, out, stop); }
 
 void tbp_array_children(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, uint8_t *out)
 {
@@ -411,6 +440,8 @@ void tbp_array_class(const tbp_array_t *a, uint32_t k, uint8_t out[TBP_MASKS])
     val[TBP_CODE_BLOCK] = 3;
     for (uint32_t bi = 0; bi < TBP_CLASS_BLOCKS; bi++) {
         block_open(a, k, bi, TBP_CODE_BLOCK - 1, &b);
+        if (b.constant < 0)
+            block_map(&b);
         uint8_t *o = out + ((size_t)bi << TBP_CODE_BITS);
         /* Every entry in increasing order: the masks below one are smaller. */
         for (uint32_t s = 0; s < TBP_CODE_BLOCK; s++) {

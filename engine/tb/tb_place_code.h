@@ -84,13 +84,14 @@ static inline uint32_t tbp_context(const uint8_t *val, uint32_t s, uint32_t g)
  * or an exception of the first (1) or second kind (2). */
 static inline uint32_t tbp_table_value(uint32_t t, uint32_t exc) { return t >> (2 * exc) & 3; }
 
-/* The Rice parameter of the gaps between k exceptions of a block. */
+/* The Rice parameter of the gaps between k exceptions of a block: the largest r (at most
+ * TBP_CODE_BITS) with TBP_CODE_BLOCK >> (r + 1) at least 2k, found without a loop. */
 static inline int tbp_rice(uint32_t k)
 {
-    int r = 0;
-    while (r < TBP_CODE_BITS && ((uint32_t)TBP_CODE_BLOCK >> (r + 1)) >= 2 * k)
-        r++;
-    return r;
+    if (!k)
+        return TBP_CODE_BITS;
+    int c = k > 1 ? 32 - __builtin_clz(k - 1) : 0, r = TBP_CODE_BITS - 1 - c; /* c: log2 k rounded up */
+    return r > 0 ? r : 0;
 }
 
 /* One c of the file, as the reader uses it. */
@@ -144,10 +145,23 @@ void tbp_array_children(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e
 /* The least of those values (3 when e is empty), reading no further once one is 0 (a loss for
  * the tigers): what a goats-to-move position is worth. */
 uint32_t tbp_array_least(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e);
-/* The memory tbp_array_children(a, k, m, e) will read, asked for ahead: stage 0 the directory,
- * then (once that has come) stage 1 the code. Several positions' children can be fetched at
- * once this way, each stage over all of them before the next. */
-void tbp_array_prefetch(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, int stage);
+/* The same in three stages, so that several positions' reads can overlap: start finds the
+ * blocks of the children and asks for their directory lines; locate (once those have come)
+ * finds the blocks' groups and asks for their code; read (once that has come) reads them:
+ * the children's values into out[] (when not NULL) and their least, with stop no further
+ * once one is 0. */
+typedef struct {
+    const tbp_array_t *a;
+    const uint8_t *code; /* the class's */
+    uint32_t k, m, e;
+    int nb;
+    uint32_t blocks[TBP_FREE + 1]; /* m's own first when a child is in it */
+    uint64_t pos[TBP_FREE + 1];    /* the bit where each block's group starts */
+} tbp_children_t;
+
+void tbp_children_start(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, tbp_children_t *c);
+void tbp_children_locate(tbp_children_t *c);
+uint32_t tbp_children_read(const tbp_children_t *c, uint8_t *out, bool stop);
 
 /* ---- Writing (tb_place_pack.c) --------------------------------------------------------- */
 
