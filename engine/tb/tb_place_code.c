@@ -184,11 +184,35 @@ static inline bool run_of(uint32_t m, uint32_t s)
     return (s & ((top << 1) - (m & (0u - m)))) == m;
 }
 
+/* The exceptions among the runs of a mask s: bit i of ek[kind][L] for the run of L bits from
+ * s's i-th lowest; imax the last start of one, emin the first end (above s's bits: none). */
+typedef struct {
+    uint32_t ek[2][TBP_CODE_BITS + 1], imax, emin;
+} runs_exc_t;
+
+static inline void runs_exc_clear(runs_exc_t *x)
+{
+    memset(x->ek, 0, sizeof x->ek);
+    x->imax = 0, x->emin = TBP_CODE_BITS + 1;
+}
+
+/* Adds exception m of a kind to x when it is a run of s (the root aside: block_root has it). */
+static inline void runs_exc_add(runs_exc_t *x, uint32_t m, int kind, uint32_t s)
+{
+    if (m && run_of(m, s)) {
+        uint32_t i0 = (uint32_t)__builtin_popcount(s & ((m & (0u - m)) - 1)), e0 = i0 + (uint32_t)__builtin_popcount(m);
+        x->ek[kind][e0 - i0] |= 1u << i0;
+        x->imax = i0 > x->imax ? i0 : x->imax;
+        x->emin = e0 < x->emin ? e0 : x->emin;
+    }
+}
+
 /* Reads a list of k exceptions, keeping in at[] those up to mask last; returns how many. With
  * all, reads the whole list (another follows it), else stops after last. The gaps are taken
  * from a window of the code held in a register: a gap costs a few operations on registers,
  * and a kept mask is stored without a branch. */
-static inline uint32_t read_list(const uint8_t *code, uint64_t *pos, uint32_t k, uint32_t last, uint8_t *at, bool all)
+static inline uint32_t read_list(const uint8_t *code, uint64_t *pos, uint32_t k, uint32_t last, uint8_t *at, bool all,
+                                 runs_exc_t *x, int kind)
 {
     int r = tbp_rice(k);
     uint32_t rmask = (1u << r) - 1, p = UINT32_MAX, n = 0;
@@ -219,6 +243,8 @@ static inline uint32_t read_list(const uint8_t *code, uint64_t *pos, uint32_t k,
         } else {
             at[n++] = (uint8_t)p;
         }
+        if (x)
+            runs_exc_add(x, p, kind, last);
     }
     *pos = from;
     return n;
@@ -226,7 +252,7 @@ static inline uint32_t read_list(const uint8_t *code, uint64_t *pos, uint32_t k,
 
 /* Opens block bi of a class's code, whose group starts at bit pos: its exceptions at masks up
  * to last (the ones a value at or below last can need: the masks below a mask are smaller). */
-static void block_open_at(const uint8_t *code, uint64_t pos, uint32_t bi, uint32_t last, block_t *b)
+static inline void block_open_at(const uint8_t *code, uint64_t pos, uint32_t bi, uint32_t last, block_t *b, runs_exc_t *x)
 {
     uint32_t in = bi % TBP_CODE_GROUP;
     /* The group: the width w of its lengths, the lengths of its first seven blocks, the blocks. */
@@ -247,13 +273,13 @@ static void block_open_at(const uint8_t *code, uint64_t pos, uint32_t bi, uint32
     }
     b->constant = -1;
     uint32_t k2 = read_gamma(code, &pos) - 1, k1 = read_gamma(code, &pos) - 1;
-    b->n[1] = k2 ? read_list(code, &pos, k2, last, b->at[1], true) : 0;
-    b->n[0] = read_list(code, &pos, k1, last, b->at[0], false);
+    b->n[1] = k2 ? read_list(code, &pos, k2, last, b->at[1], true, x, 1) : 0;
+    b->n[0] = read_list(code, &pos, k1, last, b->at[0], false, x, 0);
 }
 
 static void block_open(const tbp_array_t *a, uint32_t k, uint32_t bi, uint32_t last, block_t *b)
 {
-    block_open_at(class_code(a, k), group_pos(a, k, bi / TBP_CODE_GROUP), bi, last, b);
+    block_open_at(class_code(a, k), group_pos(a, k, bi / TBP_CODE_GROUP), bi, last, b, NULL);
 }
 
 /* The exceptions of an open block (not constant) as bits, for block_exc. */
@@ -287,25 +313,11 @@ static inline uint32_t block_root(const tbp_array_t *a, const block_t *b)
  * below the last start of one (imax) and end at or above the first end of one (emin) are
  * found again from their five masks below, in the order of their ends and then from the
  * shortest, so that what they read is found first; the others keep the plain value. */
-static uint32_t block_value(const tbp_array_t *a, const block_t *b, uint32_t s)
+static uint32_t runs_value(const tbp_array_t *a, const block_t *b, uint32_t s, const runs_exc_t *x)
 {
-    if (b->constant >= 0)
-        return (uint32_t)b->constant;
     uint32_t g0 = (uint32_t)__builtin_popcount(b->base), root = block_root(a, b), p = (uint32_t)__builtin_popcount(s);
-    /* bit i of ek[kind][L]: the run of L bits from s's i-th lowest is an exception of that kind */
-    uint32_t ek[2][TBP_CODE_BITS + 1] = {{0}}, imax = 0, emin = TBP_CODE_BITS + 1;
-    for (int kind = 0; kind < 2; kind++)
-        for (uint32_t j = 0; j < b->n[kind]; j++) {
-            uint32_t m = b->at[kind][j];
-            if (m && run_of(m, s)) {
-                uint32_t i0 = (uint32_t)__builtin_popcount(s & ((m & (0u - m)) - 1)), e0 = i0 + (uint32_t)__builtin_popcount(m);
-                ek[kind][e0 - i0] |= 1u << i0;
-                imax = i0 > imax ? i0 : imax;
-                emin = e0 < emin ? e0 : emin;
-            }
-        }
     const uint8_t(*plain)[3] = a->plain[g0];
-    if (emin > p)
+    if (x->emin > p)
         return plain[p][root];
     /* w[L + 2][i]: the run of L bits from s's i-th lowest (rows 0 and 1: 3, for the masks
      * below the block's first; row 2: the first) */
@@ -316,16 +328,28 @@ static uint32_t block_value(const tbp_array_t *a, const block_t *b, uint32_t s)
     for (uint32_t L = 1; L <= p; L++)
         memset(w[L + 2], plain[L][root], sizeof w[L + 2]);
     const uint8_t *restrict table = a->table;
-    for (uint32_t e = emin; e <= p; e++)
-        for (uint32_t i = (imax < e - 1 ? imax : e - 1) + 1; i-- > 0;) {
+    for (uint32_t e = x->emin; e <= p; e++)
+        for (uint32_t i = (x->imax < e - 1 ? x->imax : e - 1) + 1; i-- > 0;) {
             uint32_t L = e - i, g = g0 + L, first = w[L + 1][i + 1];
-            uint32_t exc = (ek[0][L] >> i & 1) | (ek[1][L] >> i & 1) << 1;
+            uint32_t exc = (x->ek[0][L] >> i & 1) | (x->ek[1][L] >> i & 1) << 1;
             uint32_t v = tbp_table_value(table[g << 10 | first << 8 | (uint32_t)w[L + 1][i] << 6 |
                                                (uint32_t)w[L][i + 2] << 4 | (uint32_t)w[L][i] << 2 | (uint32_t)w[L][i + 1]],
                                          exc);
             w[L + 2][i] = (uint8_t)(a->valid >> g & 1 ? v : first); /* don't care: the first parent */
         }
     return w[p + 2][0];
+}
+
+static uint32_t block_value(const tbp_array_t *a, const block_t *b, uint32_t s)
+{
+    if (b->constant >= 0)
+        return (uint32_t)b->constant;
+    runs_exc_t x;
+    runs_exc_clear(&x);
+    for (int kind = 0; kind < 2; kind++)
+        for (uint32_t j = 0; j < b->n[kind]; j++)
+            runs_exc_add(&x, b->at[kind][j], kind, s);
+    return runs_value(a, b, s, &x);
 }
 
 uint32_t tbp_array_value(const tbp_array_t *a, uint32_t k, uint32_t m)
@@ -372,7 +396,7 @@ static inline uint32_t children_read(const tbp_children_t *c, uint8_t *out, bool
     block_t b;
     int o = 0;
     if (el) {
-        block_open_at(c->code, c->pos[0], c->blocks[0], s | el, &b);
+        block_open_at(c->code, c->pos[0], c->blocks[0], s | el, &b, NULL);
         /* A child's runs are made of s's bits and its own: the exceptions with more than one
          * bit outside s concern none of them. */
         for (int kind = 0; kind < 2 && b.constant < 0; kind++) {
@@ -394,8 +418,10 @@ static inline uint32_t children_read(const tbp_children_t *c, uint8_t *out, bool
         }
     }
     for (int j = el ? 1 : 0; j < c->nb; j++) {
-        block_open_at(c->code, c->pos[j], c->blocks[j], s, &b);
-        uint32_t v = block_value(a, &b, s);
+        runs_exc_t x;
+        runs_exc_clear(&x);
+        block_open_at(c->code, c->pos[j], c->blocks[j], s, &b, &x);
+        uint32_t v = b.constant >= 0 ? (uint32_t)b.constant : runs_value(a, &b, s, &x);
         if (out)
             out[o++] = (uint8_t)v;
         least = v < least ? v : least;
