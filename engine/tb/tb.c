@@ -383,9 +383,9 @@ static int find_children(const tb_t *tb, const position_t *p, const move_t *move
 }
 
 /* How far ahead of the child being read the others' reads are started: their directory two
- * children ahead, their code (which needs the directory) one. Asking for every child's memory
- * at once asks for more lines than the processor can fetch at a time, and the work on the
- * first children then waits for all of them. */
+ * children ahead; their code (which needs the directory) one ahead, a block at a time while
+ * the child before is read (tbp_children_read's next). Asking for every child's memory at
+ * once asks for more lines than the processor can fetch at a time. */
 enum { KID_AHEAD = 2, KID_SLOTS = 4 };
 _Static_assert(KID_SLOTS > KID_AHEAD, "a slot for each child in flight");
 
@@ -518,8 +518,9 @@ int tb_rank_moves(const tb_t *tb, const position_t *p, const move_t *moves, int 
                 tbp_children_start(&tb->arr[c->c], c->cls, c->mask, c->e, &slot[started % KID_SLOTS]);
             }
             for (; located <= j + 1 && located < started; located++)
-                tbp_children_locate(&slot[located % KID_SLOTS]);
-            v = goats_value(tbp_children_read(&slot[j % KID_SLOTS], NULL, true));
+                tbp_children_locate(&slot[located % KID_SLOTS], false);
+            tbp_children_t *next = j + 1 < located ? &slot[(j + 1) % KID_SLOTS] : NULL;
+            v = goats_value(tbp_children_read(&slot[j % KID_SLOTS], NULL, true, next));
             j++;
         } else {
             position_t child = *p;

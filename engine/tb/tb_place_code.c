@@ -373,21 +373,33 @@ static inline void children_start(const tbp_array_t *a, uint32_t k, uint32_t m, 
         __builtin_prefetch(group_dir(a, k, c->blocks[i] / TBP_CODE_GROUP));
 }
 
-static inline void children_locate(tbp_children_t *c)
+/* Asks for block i's code: its group's first lines (the block is nearly always there). */
+static inline void children_fetch(tbp_children_t *c, int i)
+{
+    const uint8_t *at = c->code + c->pos[i] / 8;
+    __builtin_prefetch(at);
+    __builtin_prefetch(at + 64);
+    __builtin_prefetch(at + 128);
+}
+
+static inline void children_locate(tbp_children_t *c, bool fetch)
 {
     c->code = class_code(c->a, c->k);
     for (int i = 0; i < c->nb; i++) {
         c->pos[i] = group_pos(c->a, c->k, c->blocks[i] / TBP_CODE_GROUP);
-        /* the group's first lines: its block is nearly always there */
-        const uint8_t *at = c->code + c->pos[i] / 8;
-        __builtin_prefetch(at);
-        __builtin_prefetch(at + 64);
-        __builtin_prefetch(at + 128);
+        if (fetch)
+            children_fetch(c, i);
     }
+    c->fetched = fetch ? c->nb : 0;
 }
 
-static inline uint32_t children_read(const tbp_children_t *c, uint8_t *out, bool stop)
+/* Before each block read, the code of NEXT_BLOCKS blocks of the position to be read next. */
+enum { NEXT_BLOCKS = 1 };
+
+static inline uint32_t children_read(tbp_children_t *c, uint8_t *out, bool stop, tbp_children_t *next)
 {
+    for (; c->fetched < c->nb; c->fetched++)
+        children_fetch(c, c->fetched);
     const tbp_array_t *a = c->a;
     const uint32_t low = TBP_CODE_BLOCK - 1, s = c->m & low, el = c->e & low;
     uint32_t least = 3;
@@ -396,6 +408,8 @@ static inline uint32_t children_read(const tbp_children_t *c, uint8_t *out, bool
     block_t b;
     int o = 0;
     if (el) {
+        for (int q = 0; next && q < NEXT_BLOCKS && next->fetched < next->nb; q++)
+            children_fetch(next, next->fetched++);
         block_open_at(c->code, c->pos[0], c->blocks[0], s | el, &b, NULL);
         /* A child's runs are made of s's bits and its own: the exceptions with more than one
          * bit outside s concern none of them. */
@@ -418,6 +432,8 @@ static inline uint32_t children_read(const tbp_children_t *c, uint8_t *out, bool
         }
     }
     for (int j = el ? 1 : 0; j < c->nb; j++) {
+        for (int q = 0; next && q < NEXT_BLOCKS && next->fetched < next->nb; q++)
+            children_fetch(next, next->fetched++);
         runs_exc_t x;
         runs_exc_clear(&x);
         block_open_at(c->code, c->pos[j], c->blocks[j], s, &b, &x);
@@ -436,8 +452,8 @@ static uint32_t children_scan(const tbp_array_t *a, uint32_t k, uint32_t m, uint
 {
     tbp_children_t c;
     children_start(a, k, m, e, &c);
-    children_locate(&c);
-    return children_read(&c, out, stop);
+    children_locate(&c, true);
+    return children_read(&c, out, stop, NULL);
 }
 
 void tbp_children_start(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, tbp_children_t *c)
@@ -445,9 +461,12 @@ void tbp_children_start(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e
     children_start(a, k, m, e, c);
 }
 
-void tbp_children_locate(tbp_children_t *c) { children_locate(c); }
+void tbp_children_locate(tbp_children_t *c, bool fetch) { children_locate(c, fetch); }
 
-uint32_t tbp_children_read(const tbp_children_t *c, uint8_t *out, bool stop) { return children_read(c, out, stop); }
+uint32_t tbp_children_read(tbp_children_t *c, uint8_t *out, bool stop, tbp_children_t *next)
+{
+    return children_read(c, out, stop, next);
+}
 
 void tbp_array_children(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, uint8_t *out)
 {

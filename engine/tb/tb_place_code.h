@@ -147,21 +147,24 @@ void tbp_array_children(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e
 uint32_t tbp_array_least(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e);
 /* The same in three stages, so that several positions' reads can overlap: start finds the
  * blocks of the children and asks for their directory lines; locate (once those have come)
- * finds the blocks' groups and asks for their code; read (once that has come) reads them:
- * the children's values into out[] (when not NULL) and their least, with stop no further
- * once one is 0. */
+ * finds the blocks' groups, and with fetch asks for their code; read (once that has come)
+ * reads them: the children's values into out[] (when not NULL) and their least, with stop
+ * no further once one is 0. Read first asks for whatever code of c was not asked for, and
+ * then, before each block it reads, for one block's code of next (located without fetch, or
+ * NULL): the processor drops prefetches beyond the few lines it can fetch at a time, so a
+ * position's code is best asked for a little at a time while the one before is read. */
 typedef struct {
     const tbp_array_t *a;
     const uint8_t *code; /* the class's */
     uint32_t k, m, e;
-    int nb;
+    int nb, fetched;               /* blocks; of them, whose code was asked for */
     uint32_t blocks[TBP_FREE + 1]; /* m's own first when a child is in it */
     uint64_t pos[TBP_FREE + 1];    /* the bit where each block's group starts */
 } tbp_children_t;
 
 void tbp_children_start(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, tbp_children_t *c);
-void tbp_children_locate(tbp_children_t *c);
-uint32_t tbp_children_read(const tbp_children_t *c, uint8_t *out, bool stop);
+void tbp_children_locate(tbp_children_t *c, bool fetch);
+uint32_t tbp_children_read(tbp_children_t *c, uint8_t *out, bool stop, tbp_children_t *next);
 
 /* ---- Writing (tb_place_pack.c) --------------------------------------------------------- */
 
