@@ -216,8 +216,11 @@ static void check_reader(const char *dir)
                                  __builtin_ctz(y));
                     least = out[o] < least ? out[o] : least;
                 }
-                /* The least of them, which stops at the first loss for the tigers. */
-                cr_assert_eq(tbp_array_least(i & 4 ? &fast : &plain, k, m, e), least, "c=%u class %u mask %06x", c, k, m);
+                /* The least of them, which stops at the first child of the floor given: any value
+                 * no child is below. */
+                for (uint32_t floor = 0; floor <= least && floor <= 2; floor++)
+                    cr_assert_eq(tbp_array_least(i & 4 ? &fast : &plain, k, m, e, floor), least,
+                                 "c=%u class %u mask %06x floor %u", c, k, m, floor);
             }
         }
     }
@@ -225,14 +228,30 @@ static void check_reader(const char *dir)
     free(bytes), free(runs), free(all), free(x);
 }
 
-/* The file against the layers: every stored entry, and the probe of every position in a
- * random orientation of the board for both sides (the other side by one ply of probes). */
-static void check_file(const pgame_t *g, const char *dir)
+/* The least value of a layer's entries (3 for an empty layer). */
+static int layer_least(const tbp_layer_t *l)
 {
-    tb_t *tb;
+    int least = 3;
+    for (uint64_t i = 0; l->bits && i < (uint64_t)l->ng * TB_TIGER_CLASSES; i++) {
+        int v = (int)tbp_get(l->bits + (i / l->ng) * l->wpc, (uint32_t)(i % l->ng));
+        least = v < least ? v : least;
+    }
+    return least;
+}
+
+/* The file against the layers: every stored entry, and the probe of every position in a
+ * random orientation of the board for both sides (the other side by one ply of probes), the
+ * goats' both with the layers' counts trusted (a probe stops at the first placement of the
+ * least value they allow) and without. Returns how many goats' positions the counts bounded. */
+static int check_file(const pgame_t *g, const char *dir)
+{
+    tb_t *tb, *strict;
     char msg[256];
     cr_assert_eq(tb_open(dir, &tb, msg, sizeof msg), TB_OK, "%s", msg);
+    cr_assert_eq(tb_open(dir, &strict, msg, sizeof msg), TB_OK, "%s", msg);
+    tb_trust_layer_counts(strict, false);
     cr_assert(tb_has_placement(tb));
+    int bounded = 0; /* goats' positions whose placements all lead to a layer without 0 */
     const tb_index_t *ix = tb_index(tb);
     uint64_t seed = 7;
     for (int side = 0; side < SIDE_NB; side++)
@@ -242,6 +261,7 @@ static void check_file(const pgame_t *g, const char *dir)
                 if (!l->bits)
                     continue;
                 uint64_t n = (uint64_t)l->ng * TB_TIGER_CLASSES, step = side == TIGERS ? 1 : 1 + n / 20000;
+                int floor = side == GOATS && h > 1 ? layer_least(&g->layer[TIGERS][h - 1][c]) : 0;
                 for (uint64_t i = 0; i < n; i += step) {
                     bb_t t, gs;
                     tbp_entry_points(ix, &g->rk, l->goats, i, &t, &gs);
@@ -257,11 +277,19 @@ static void check_file(const pgame_t *g, const char *dir)
                                  side == GOATS ? "goats" : "tigers", h, c, (unsigned long long)i, s, v.wdl + 1, want);
                     if (v.wdl != TB_DRAW && (side == TIGERS || h > 1))
                         cr_assert_eq(v.distance, TB_DISTANCE_UNKNOWN);
+                    if (floor > 0 && floor < 3) {
+                        tb_value_t w;
+                        cr_assert(tb_probe(strict, &p, &w));
+                        cr_assert_eq(w.wdl, v.wdl, "every placement read: %d, %d", w.wdl, v.wdl);
+                        bounded++;
+                    }
                     if (side == GOATS || i % 13 == 0)
                         check_ranking(tb, &p, v);
                 }
             }
     tb_close(tb);
+    tb_close(strict);
+    return bounded;
 }
 
 static void on_progress(void *ctx, const tbp_progress_t *p)
@@ -346,7 +374,7 @@ Test(tb_place, small_game_both_phases_every_position)
     load_layers(g, work);
     uint64_t counts[3] = {0};
     check_layers(g, counts);
-    check_file(g, dir);
+    cr_assert_gt(check_file(g, dir), 0, "goats' positions whose placements lead to a layer without a tigers' loss");
     check_reader(dir);
     /* The start: goats to move, two in hand. The plain search proves the tigers' win. */
     ref_pos_t start;

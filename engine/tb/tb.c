@@ -42,6 +42,10 @@ struct tb {
     tbp_array_t arr[TB_MAX_SLICES];
     region_t runs_region; /* every array's reader directory (tbp_runs_build) */
     bool stored[TBP_MAX_IN_HAND + 1][TB_MAX_SLICES]; /* tigers to move, h in hand, c captured */
+    /* of a stored layer, its least value for the tigers (0 loss, 1 draw, 2 win; the header's
+     * counts say which it holds): no placement into it is worth less (tbp_array_least); all 0
+     * when the counts are not trusted (tb_trust_layer_counts) */
+    uint8_t floor[TBP_MAX_IN_HAND + 1][TB_MAX_SLICES], count_floor[TBP_MAX_IN_HAND + 1][TB_MAX_SLICES];
 };
 
 static const char *const ERROR_NAMES[TB_ERROR_COUNT] = {
@@ -188,8 +192,11 @@ static tb_error_t check_placement(tb_t *tb, char *msg, size_t msglen)
     }
     build_runs(tb, x);
     for (uint32_t i = 0; i < x->layer_count; i++)
-        if (x->layer[i].stored)
-            tb->stored[x->layer[i].h][x->layer[i].c] = true;
+        if (x->layer[i].stored) {
+            const tbp_layer_info_t *l = &x->layer[i];
+            tb->stored[l->h][l->c] = true;
+            tb->floor[l->h][l->c] = tb->count_floor[l->h][l->c] = l->count[0] ? 0 : l->count[1] ? 1 : 2;
+        }
     if (!(tb->ord = malloc(sizeof *tb->ord)))
         return fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
     return TB_OK;
@@ -264,6 +271,14 @@ tb_error_t tb_open_game(const char *dir, tb_t **out, char *msg, size_t msglen)
     tb_close(*out);
     *out = NULL;
     return e;
+}
+
+void tb_trust_layer_counts(tb_t *tb, bool on)
+{
+    if (on)
+        memcpy(tb->floor, tb->count_floor, sizeof tb->floor);
+    else
+        memset(tb->floor, 0, sizeof tb->floor);
 }
 
 void tb_close(tb_t *tb)
@@ -359,12 +374,13 @@ static bool placement_from_below(const tb_t *tb, const position_t *p, tb_tmap_t 
 /* A goats-to-move child answered from the stored layer below: its array, class, mask and
  * empty points. */
 typedef struct {
-    uint32_t c, cls, mask, e;
+    uint32_t c, cls, mask, e, floor;
 } tb_kid_t;
 
 /* Tigers to move in the placement phase: each child that is a goats' position answered by
- * one ply of probes found once (kid[i].c is UINT32_MAX for the others); returns how many, their
- * move indices in order[]. */
+ * one ply of probes found once (kid[i].c is UINT32_MAX for the others); returns how many of
+ * them have to be read (the others' placements all lead to tigers' wins), their move indices
+ * in order[]. */
 static int find_children(const tb_t *tb, const position_t *p, const move_t *moves, int n, tb_kid_t *kid, int *order)
 {
     int nk = 0;
@@ -376,7 +392,9 @@ static int find_children(const tb_t *tb, const position_t *p, const move_t *move
         kid[i].c = UINT32_MAX;
         if (placement_from_below(tb, &child, &tm, &kid[i].mask)) {
             kid[i].c = child.captured, kid[i].cls = tm.cls, kid[i].e = placement_empties(tb, &child, tm, point);
-            order[nk++] = i;
+            kid[i].floor = tb->floor[child.in_hand - 1][child.captured];
+            if (kid[i].floor < 2)
+                order[nk++] = i;
         }
     }
     return nk;
@@ -432,7 +450,7 @@ static bool probe_placement(const tb_t *tb, const position_t *p, tb_value_t *out
             return false;
         int8_t point[TBP_FREE];
         uint32_t e = placement_empties(tb, p, tm, point);
-        *out = goats_value(tbp_array_least(&tb->arr[c], tm.cls, mask, e));
+        *out = goats_value(tbp_array_least(&tb->arr[c], tm.cls, mask, e, tb->floor[h - 1][c]));
         return true;
     }
     move_t moves[MAX_MOVES];
@@ -512,6 +530,8 @@ int tb_rank_moves(const tb_t *tb, const position_t *p, const move_t *moves, int 
         tb_value_t v;
         if (batch && move_kind(moves[i]) == MOVE_PLACE && (position_empty(p) & bb_square(move_to(moves[i])))) {
             v.wdl = WDL[placed[move_to(moves[i])]], v.distance = TB_DISTANCE_UNKNOWN;
+        } else if (kids && kid[i].c != UINT32_MAX && kid[i].floor >= 2) { /* nothing to read */
+            v = goats_value(tbp_array_least(&tb->arr[kid[i].c], kid[i].cls, kid[i].mask, kid[i].e, kid[i].floor));
         } else if (kids && kid[i].c != UINT32_MAX) { /* child j of order[] */
             for (; started < nk && started <= j + KID_AHEAD; started++) {
                 const tb_kid_t *c = &kid[order[started]];
@@ -520,7 +540,7 @@ int tb_rank_moves(const tb_t *tb, const position_t *p, const move_t *moves, int 
             for (; located <= j + 1 && located < started; located++)
                 tbp_children_locate(&slot[located % KID_SLOTS], false);
             tbp_children_t *next = j + 1 < located ? &slot[(j + 1) % KID_SLOTS] : NULL;
-            v = goats_value(tbp_children_read(&slot[j % KID_SLOTS], NULL, true, next));
+            v = goats_value(tbp_children_read(&slot[j % KID_SLOTS], NULL, (int)kid[i].floor, next));
             j++;
         } else {
             position_t child = *p;

@@ -68,6 +68,11 @@ tb_error_t tb_open(const char *dir, tb_t **out, char *msg, size_t msglen);
  * number of captures. What the engine and the tools use. */
 tb_error_t tb_open_game(const char *dir, tb_t **out, char *msg, size_t msglen);
 void tb_close(tb_t *tb);
+/* Whether a goats-to-move placement probe may stop at the first placement of the least value
+ * the file's header counts in the layer it leads to (and read nothing when that layer holds
+ * only tigers' wins): on after tb_open. A verifier turns it off, before any probe, so that
+ * every placement is read and a wrong stored value is found even where the counts exclude it. */
+void tb_trust_layer_counts(tb_t *tb, bool on);
 
 /* Whether the placement-phase file was found beside the movement file (then tb_probe answers
  * positions with goats in hand too, with TB_DISTANCE_UNKNOWN as the distance of a win or

@@ -396,7 +396,7 @@ static inline void children_locate(tbp_children_t *c, bool fetch)
 /* Before each block read, the code of NEXT_BLOCKS blocks of the position to be read next. */
 enum { NEXT_BLOCKS = 1 };
 
-static inline uint32_t children_read(tbp_children_t *c, uint8_t *out, bool stop, tbp_children_t *next)
+static inline uint32_t children_read(tbp_children_t *c, uint8_t *out, int floor, tbp_children_t *next)
 {
     for (; c->fetched < c->nb; c->fetched++)
         children_fetch(c, c->fetched);
@@ -427,8 +427,8 @@ static inline uint32_t children_read(tbp_children_t *c, uint8_t *out, bool stop,
             if (out)
                 out[o++] = (uint8_t)v;
             least = v < least ? v : least;
-            if (stop && !least)
-                return 0;
+            if ((int)least <= floor)
+                return least;
         }
     }
     for (int j = el ? 1 : 0; j < c->nb; j++) {
@@ -441,19 +441,19 @@ static inline uint32_t children_read(tbp_children_t *c, uint8_t *out, bool stop,
         if (out)
             out[o++] = (uint8_t)v;
         least = v < least ? v : least;
-        if (stop && !least)
-            return 0;
+        if ((int)least <= floor)
+            return least;
     }
     return least;
 }
 
 /* The three stages one after the other: nothing else to do while the memory comes. */
-static uint32_t children_scan(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, uint8_t *out, bool stop)
+static uint32_t children_scan(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, uint8_t *out, int floor)
 {
     tbp_children_t c;
     children_start(a, k, m, e, &c);
     children_locate(&c, true);
-    return children_read(&c, out, stop, NULL);
+    return children_read(&c, out, floor, NULL);
 }
 
 void tbp_children_start(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, tbp_children_t *c)
@@ -463,19 +463,21 @@ void tbp_children_start(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e
 
 void tbp_children_locate(tbp_children_t *c, bool fetch) { children_locate(c, fetch); }
 
-uint32_t tbp_children_read(tbp_children_t *c, uint8_t *out, bool stop, tbp_children_t *next)
+uint32_t tbp_children_read(tbp_children_t *c, uint8_t *out, int floor, tbp_children_t *next)
 {
-    return children_read(c, out, stop, next);
+    return children_read(c, out, floor, next);
 }
 
 void tbp_array_children(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, uint8_t *out)
 {
-    children_scan(a, k, m, e, out, false);
+    children_scan(a, k, m, e, out, -1);
 }
 
-uint32_t tbp_array_least(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e)
+uint32_t tbp_array_least(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, uint32_t floor)
 {
-    return children_scan(a, k, m, e, NULL, true);
+    if (floor >= 2) /* every child a win for the tigers: nothing to read */
+        return e ? 2 : 3;
+    return children_scan(a, k, m, e, NULL, (int)floor);
 }
 
 void tbp_array_class(const tbp_array_t *a, uint32_t k, uint8_t out[TBP_MASKS])

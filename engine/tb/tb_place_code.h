@@ -142,14 +142,16 @@ void tbp_array_class(const tbp_array_t *a, uint32_t k, uint8_t out[TBP_MASKS]);
  * where a goat may be placed), in increasing order of b, into out[]: the goats' placements of
  * one position, which all lie in one class. */
 void tbp_array_children(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, uint8_t *out);
-/* The least of those values (3 when e is empty), reading no further once one is 0 (a loss for
- * the tigers): what a goats-to-move position is worth. */
-uint32_t tbp_array_least(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e);
+/* The least of those values (3 when e is empty): what a goats-to-move position is worth.
+ * floor is a value no child is below (0, or the least value of the children's layer in the
+ * file: its header counts them): the reading stops at the first child of that value, and with
+ * 2 reads nothing. */
+uint32_t tbp_array_least(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, uint32_t floor);
 /* The same in three stages, so that several positions' reads can overlap: start finds the
  * blocks of the children and asks for their directory lines; locate (once those have come)
  * finds the blocks' groups, and with fetch asks for their code; read (once that has come)
- * reads them: the children's values into out[] (when not NULL) and their least, with stop
- * no further once one is 0. Read first asks for whatever code of c was not asked for, and
+ * reads them: the children's values into out[] (when not NULL) and their least, no further
+ * than the first of value floor or below (-1: every child; see tbp_array_least). Read first asks for whatever code of c was not asked for, and
  * then, before each block it reads, for one block's code of next (located without fetch, or
  * NULL): the processor drops prefetches beyond the few lines it can fetch at a time, so a
  * position's code is best asked for a little at a time while the one before is read. */
@@ -164,7 +166,7 @@ typedef struct {
 
 void tbp_children_start(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, tbp_children_t *c);
 void tbp_children_locate(tbp_children_t *c, bool fetch);
-uint32_t tbp_children_read(tbp_children_t *c, uint8_t *out, bool stop, tbp_children_t *next);
+uint32_t tbp_children_read(tbp_children_t *c, uint8_t *out, int floor, tbp_children_t *next);
 
 /* ---- Writing (tb_place_pack.c) --------------------------------------------------------- */
 

@@ -395,6 +395,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", cli_program, msg);
         return 2;
     }
+    tb_trust_layer_counts(tb, false); /* every value is read: the counts are checked too */
     job.tb = tb;
     int n = tb_slice_count(tb);
     job.chunks = (job.sample + CHUNK - 1) / CHUNK;
