@@ -350,6 +350,9 @@ static bool placement_entry(const tb_t *tb, const position_t *p, tb_tmap_t *tm, 
     return true;
 }
 
+/* The empty points of a position of goats' mask m: the class's other free points. */
+static inline uint32_t free_of(uint32_t m) { return (TBP_MASKS - 1) & ~m; }
+
 /* The empty points of p as bits of its class's masks, and the point of each bit. */
 static uint32_t placement_empties(const tb_t *tb, const position_t *p, tb_tmap_t tm, int8_t point[TBP_FREE])
 {
@@ -388,10 +391,9 @@ static int find_children(const tb_t *tb, const position_t *p, const move_t *move
         position_t child = *p;
         position_make(&child, moves[i]);
         tb_tmap_t tm;
-        int8_t point[TBP_FREE];
         kid[i].c = UINT32_MAX;
         if (placement_from_below(tb, &child, &tm, &kid[i].mask)) {
-            kid[i].c = child.captured, kid[i].cls = tm.cls, kid[i].e = placement_empties(tb, &child, tm, point);
+            kid[i].c = child.captured, kid[i].cls = tm.cls, kid[i].e = free_of(kid[i].mask);
             kid[i].floor = tb->floor[child.in_hand - 1][child.captured];
             if (kid[i].floor < 2)
                 order[nk++] = i;
@@ -448,9 +450,7 @@ static bool probe_placement(const tb_t *tb, const position_t *p, tb_value_t *out
     if (h > 1) {
         if (!tb->stored[h - 1][c])
             return false;
-        int8_t point[TBP_FREE];
-        uint32_t e = placement_empties(tb, p, tm, point);
-        *out = goats_value(tbp_array_least(&tb->arr[c], tm.cls, mask, e, tb->floor[h - 1][c]));
+        *out = goats_value(tbp_array_least(&tb->arr[c], tm.cls, mask, free_of(mask), tb->floor[h - 1][c]));
         return true;
     }
     move_t moves[MAX_MOVES];
