@@ -410,7 +410,8 @@ static inline uint32_t children_read(tbp_children_t *c, uint8_t *out, int floor,
     if (el) {
         for (int q = 0; next && q < NEXT_BLOCKS && next->fetched < next->nb; q++)
             children_fetch(next, next->fetched++);
-        block_open_at(c->code, c->pos[0], c->blocks[0], s | el, &b, NULL);
+        /* read up to the largest child: the masks above it are runs of none */
+        block_open_at(c->code, c->pos[0], c->blocks[0], s | (0x80000000u >> __builtin_clz(el)), &b, NULL);
         /* A child's runs are made of s's bits and its own: the exceptions with more than one
          * bit outside s concern none of them. */
         for (int kind = 0; kind < 2 && b.constant < 0; kind++) {
