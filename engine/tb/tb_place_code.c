@@ -277,9 +277,9 @@ static inline void block_open_at(const uint8_t *code, uint64_t pos, uint32_t bi,
     b->n[0] = read_list(code, &pos, k1, last, b->at[0], false, x, 0);
 }
 
-static void block_open(const tbp_array_t *a, uint32_t k, uint32_t bi, uint32_t last, block_t *b)
+static void block_open(const tbp_array_t *a, uint32_t k, uint32_t bi, uint32_t last, block_t *b, runs_exc_t *x)
 {
-    block_open_at(class_code(a, k), group_pos(a, k, bi / TBP_CODE_GROUP), bi, last, b, NULL);
+    block_open_at(class_code(a, k), group_pos(a, k, bi / TBP_CODE_GROUP), bi, last, b, x);
 }
 
 /* The exceptions of an open block (not constant) as bits, for block_exc. */
@@ -355,9 +355,11 @@ static uint32_t block_value(const tbp_array_t *a, const block_t *b, uint32_t s)
 uint32_t tbp_array_value(const tbp_array_t *a, uint32_t k, uint32_t m)
 {
     block_t b;
+    runs_exc_t x;
     uint32_t s = m & (TBP_CODE_BLOCK - 1);
-    block_open(a, k, m >> TBP_CODE_BITS, s, &b);
-    return block_value(a, &b, s);
+    runs_exc_clear(&x);
+    block_open(a, k, m >> TBP_CODE_BITS, s, &b, &x);
+    return b.constant >= 0 ? (uint32_t)b.constant : runs_value(a, &b, s, &x);
 }
 
 static inline void children_start(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, tbp_children_t *c)
@@ -487,7 +489,7 @@ void tbp_array_class(const tbp_array_t *a, uint32_t k, uint8_t out[TBP_MASKS])
     uint8_t val[TBP_CODE_BLOCK + 1];
     val[TBP_CODE_BLOCK] = 3;
     for (uint32_t bi = 0; bi < TBP_CLASS_BLOCKS; bi++) {
-        block_open(a, k, bi, TBP_CODE_BLOCK - 1, &b);
+        block_open(a, k, bi, TBP_CODE_BLOCK - 1, &b, NULL);
         if (b.constant < 0)
             block_map(&b);
         uint8_t *o = out + ((size_t)bi << TBP_CODE_BITS);
