@@ -317,13 +317,22 @@ static void apply_option(uci_t *u, const option_t *o, const char *value, long lo
         out(u, "info string %s", note);
 }
 
+/* Waits for a search that is only finishing (told to stop, or at its limit) and for a
+ * finished search's thread, which marks the engine idle just before it prints its bestmove:
+ * whatever a command prints then comes after that bestmove. A search still running is left
+ * alone. */
+static void settle(uci_t *u)
+{
+    if (engine_stopping(u->engine) || !engine_searching(u->engine))
+        engine_wait(u->engine);
+}
+
 /* Whether the engine is idle for a command that needs it so: a search that is only
- * finishing (told to stop, or at its limit) is waited for, as Stockfish does, so `stop`
- * followed at once by `setoption` works; a search still running refuses the command. */
+ * finishing is waited for (settle), as Stockfish does, so `stop` followed at once by
+ * `setoption` works; a search still running refuses the command. */
 static bool engine_idle(uci_t *u)
 {
-    if (engine_stopping(u->engine))
-        engine_wait(u->engine);
+    settle(u);
     return !engine_searching(u->engine);
 }
 
@@ -1016,8 +1025,7 @@ bool uci_handle_line(uci_t *u, const char *line)
         cmd_uci(u);
     else if (strcmp(cmd, "isready") == 0) {
         /* After stop, ready means the search has ended and printed its bestmove. */
-        if (engine_stopping(u->engine))
-            engine_wait(u->engine);
+        settle(u);
         load_default_tablebase(u);
         out(u, "readyok");
     }

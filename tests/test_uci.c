@@ -2078,6 +2078,22 @@ Test(uci, commands_after_stop_wait_for_the_search_to_end)
         pipe_lines_free(&out);
         expect_silent("setoption name Hash value 16");
     }
+    /* perft right after stop, many times: the search's thread marks the engine idle just
+     * before it prints bestmove, and perft once printed its moves in between (a round in 40
+     * under AddressSanitizer). */
+    for (int i = 0; i < 60; i++) {
+        send_line("go infinite");
+        await_search();
+        struct timespec ts = {0, (i % 4) * 5000000L}; /* stopped at various depths */
+        nanosleep(&ts, NULL);
+        send_line("stop");
+        send_line("go perft 1");
+        pipe_lines_t out = {0};
+        sync_collect(&out);
+        cr_assert_geq(out.count, 1 + 15 + 2, "stop, go perft 1: %zu lines", out.count);
+        cr_assert(starts_with(out.line[out.count - 18], "bestmove "), "round %d: '%s'", i, out.line[out.count - 18]);
+        pipe_lines_free(&out);
+    }
     /* bench and perft right after stop. */
     for (int i = 0; i < 5; i++) {
         send_line("go infinite");
