@@ -43,9 +43,9 @@ struct tb {
     region_t runs_region; /* every array's reader directory (tbp_runs_build) */
     bool stored[TBP_MAX_IN_HAND + 1][TB_MAX_SLICES]; /* tigers to move, h in hand, c captured */
     /* of a stored layer, its least value for the tigers (0 loss, 1 draw, 2 win; the header's
-     * counts say which it holds): no placement into it is worth less (tbp_array_least); all 0
-     * when the counts are not trusted (tb_trust_layer_counts) */
-    uint8_t floor[TBP_MAX_IN_HAND + 1][TB_MAX_SLICES], count_floor[TBP_MAX_IN_HAND + 1][TB_MAX_SLICES];
+     * counts say which it holds): no placement into it is worth less (layer_floor) */
+    uint8_t floor[TBP_MAX_IN_HAND + 1][TB_MAX_SLICES];
+    bool trust_counts; /* tb_trust_layer_counts */
 };
 
 static const char *const ERROR_NAMES[TB_ERROR_COUNT] = {
@@ -195,8 +195,9 @@ static tb_error_t check_placement(tb_t *tb, char *msg, size_t msglen)
         if (x->layer[i].stored) {
             const tbp_layer_info_t *l = &x->layer[i];
             tb->stored[l->h][l->c] = true;
-            tb->floor[l->h][l->c] = tb->count_floor[l->h][l->c] = l->count[0] ? 0 : l->count[1] ? 1 : 2;
+            tb->floor[l->h][l->c] = l->count[0] ? 0 : l->count[1] ? 1 : 2;
         }
+    tb->trust_counts = true;
     if (!(tb->ord = malloc(sizeof *tb->ord)))
         return fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
     return TB_OK;
@@ -273,13 +274,7 @@ tb_error_t tb_open_game(const char *dir, tb_t **out, char *msg, size_t msglen)
     return e;
 }
 
-void tb_trust_layer_counts(tb_t *tb, bool on)
-{
-    if (on)
-        memcpy(tb->floor, tb->count_floor, sizeof tb->floor);
-    else
-        memset(tb->floor, 0, sizeof tb->floor);
-}
+void tb_trust_layer_counts(tb_t *tb, bool on) { tb->trust_counts = on; }
 
 void tb_close(tb_t *tb)
 {
@@ -350,6 +345,10 @@ static bool placement_entry(const tb_t *tb, const position_t *p, tb_tmap_t *tm, 
     return true;
 }
 
+/* The value no placement into stored layer (h, c) is below, for tbp_array_least: the layer's
+ * least by the header's counts, or 0 when they are not trusted. */
+static inline uint32_t layer_floor(const tb_t *tb, int h, int c) { return tb->trust_counts ? tb->floor[h][c] : 0; }
+
 /* The empty points of a position of goats' mask m: the class's other free points. */
 static inline uint32_t free_of(uint32_t m) { return (TBP_MASKS - 1) & ~m; }
 
@@ -394,7 +393,7 @@ static int find_children(const tb_t *tb, const position_t *p, const move_t *move
         kid[i].c = UINT32_MAX;
         if (placement_from_below(tb, &child, &tm, &kid[i].mask)) {
             kid[i].c = child.captured, kid[i].cls = tm.cls, kid[i].e = free_of(kid[i].mask);
-            kid[i].floor = tb->floor[child.in_hand - 1][child.captured];
+            kid[i].floor = layer_floor(tb, child.in_hand - 1, child.captured);
             if (kid[i].floor < 2)
                 order[nk++] = i;
         }
@@ -450,7 +449,7 @@ static bool probe_placement(const tb_t *tb, const position_t *p, tb_value_t *out
     if (h > 1) {
         if (!tb->stored[h - 1][c])
             return false;
-        *out = goats_value(tbp_array_least(&tb->arr[c], tm.cls, mask, free_of(mask), tb->floor[h - 1][c]));
+        *out = goats_value(tbp_array_least(&tb->arr[c], tm.cls, mask, free_of(mask), layer_floor(tb, h - 1, c)));
         return true;
     }
     move_t moves[MAX_MOVES];

@@ -16,7 +16,7 @@
  * and highest (3 for a mask that s has too few bits for: the first two need one bit, the
  * others two). Each of those is again s's bits minus some lowest and some highest ones, so a
  * value needs only the block's masks made of a run of consecutive bits of s (its
- * "runs": p(p+1)/2 + 1 of them for p bits), found in the order of their bit count. A
+ * "runs": p(p+1)/2 + 1 of them for p bits), each found after the runs it is predicted from. A
  * don't-care mask copies its first parent (s without its lowest bit; the root, a draw).
  *
  * The prediction table of each c is in the file: a byte per context, the context's three
