@@ -649,7 +649,7 @@ Test(tbtools, a_stopped_build_resumes_at_the_first_layer_not_finished)
     free(after);
 }
 
-/* A file of the version before (its header says 2) is refused, naming the command. */
+/* A file of the version before (its header says 3) is refused, naming the command. */
 Test(tbtools, an_older_file_is_refused_with_the_command_that_rebuilds_it)
 {
     const char *dir = make_dir();
@@ -659,16 +659,16 @@ Test(tbtools, an_older_file_is_refused_with_the_command_that_rebuilds_it)
     FILE *f = fopen(path, "r+b");
     cr_assert_not_null(f);
     cr_assert_eq(fseek(f, 8, SEEK_SET), 0);
-    cr_assert_neq(fputc(2, f), EOF);
+    cr_assert_neq(fputc(3, f), EOF);
     cr_assert_eq(fclose(f), 0);
     tb_t *tb;
     cr_assert_eq(tb_open(dir, &tb, msg, sizeof msg), TB_ERR_FORMAT);
-    cr_assert_str_eq(msg, "placement file version 2, this program reads version 3: build it again with "
+    cr_assert_str_eq(msg, "placement file version 3, this program reads version 4: build it again with "
                           "baghchal-tbgen <dir> --placement --restart");
     run_t r;
     run(&r, "%s %s", TBVERIFY, dir);
     cr_assert_eq(r.code, 2);
-    cr_assert_str_eq(r.out.line[0], "baghchal-tbverify: placement file version 2, this program reads version 3: "
+    cr_assert_str_eq(r.out.line[0], "baghchal-tbverify: placement file version 3, this program reads version 4: "
                                     "build it again with baghchal-tbgen <dir> --placement --restart");
     run_free(&r);
     /* The build replaces it. */

@@ -362,7 +362,7 @@ int tb_goats_total(const tb_t *tb);
 /* ---- The placement file (tools/tbgen/README.md) ----------------------------------------- */
 
 enum {
-    TBP_FILE_VERSION = 3,
+    TBP_FILE_VERSION = 4,
     TBP_HEADER_SIZE = 16384,
     TBP_MAX_IN_HAND = 20,
     TBP_MAX_LAYERS = 2 * TBP_MAX_IN_HAND * TB_MAX_SLICES

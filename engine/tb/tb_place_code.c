@@ -1,4 +1,4 @@
-/* The placement file's code (version 3): the order of each class's points and the reader of
+/* The placement file's code (version 4): the order of each class's points and the reader of
  * an array (tb_place_code.h says how the values are coded). */
 #include "tb_place_code.h"
 
@@ -143,6 +143,8 @@ static inline const uint8_t *class_code(const tbp_array_t *a, uint32_t k)
 typedef struct {
     uint32_t base;    /* the mask of its first entry */
     int constant;     /* the value of every held mask, or -1 */
+    bool loss;        /* a held mask is a loss for the tigers */
+    uint32_t k[2];    /* the exceptions of each kind in the block */
     uint32_t n[2];
     uint8_t at[2][TBP_CODE_BLOCK];
     uint64_t exc[2][TBP_CODE_BLOCK / 64];
@@ -250,9 +252,9 @@ static inline uint32_t read_list(const uint8_t *code, uint64_t *pos, uint32_t k,
     return n;
 }
 
-/* Opens block bi of a class's code, whose group starts at bit pos: its exceptions at masks up
- * to last (the ones a value at or below last can need: the masks below a mask are smaller). */
-static inline void block_open_at(const uint8_t *code, uint64_t pos, uint32_t bi, uint32_t last, block_t *b, runs_exc_t *x)
+/* Reads the head of block bi of a class's code, whose group starts at bit pos: its constant
+ * value, or whether it holds a loss and its exceptions' counts. Returns where its lists start. */
+static inline uint64_t block_head(const uint8_t *code, uint64_t pos, uint32_t bi, block_t *b)
 {
     uint32_t in = bi % TBP_CODE_GROUP;
     /* The group: the width w of its lengths, the lengths of its first seven blocks, the blocks. */
@@ -269,12 +271,30 @@ static inline void block_open_at(const uint8_t *code, uint64_t pos, uint32_t bi,
     b->base = bi << TBP_CODE_BITS;
     if (read_bits(code, &pos, 1)) {
         b->constant = (int)read_bits(code, &pos, 2);
-        return;
+        b->loss = b->constant == 0;
+        return pos;
     }
     b->constant = -1;
-    uint32_t k2 = read_gamma(code, &pos) - 1, k1 = read_gamma(code, &pos) - 1;
-    b->n[1] = k2 ? read_list(code, &pos, k2, last, b->at[1], true, x, 1) : 0;
-    b->n[0] = read_list(code, &pos, k1, last, b->at[0], false, x, 0);
+    b->loss = read_bits(code, &pos, 1) != 0;
+    b->k[1] = read_gamma(code, &pos) - 1;
+    b->k[0] = read_gamma(code, &pos) - 1;
+    return pos;
+}
+
+/* Reads the exceptions of a block whose head was read (not constant) at masks up to last (the
+ * ones a value at or below last can need: the masks below a mask are smaller). */
+static inline void block_lists(const uint8_t *code, uint64_t pos, uint32_t last, block_t *b, runs_exc_t *x)
+{
+    b->n[1] = b->k[1] ? read_list(code, &pos, b->k[1], last, b->at[1], true, x, 1) : 0;
+    b->n[0] = read_list(code, &pos, b->k[0], last, b->at[0], false, x, 0);
+}
+
+/* Opens block bi: its head, then its exceptions up to last (block_lists). */
+static inline void block_open_at(const uint8_t *code, uint64_t pos, uint32_t bi, uint32_t last, block_t *b, runs_exc_t *x)
+{
+    pos = block_head(code, pos, bi, b);
+    if (b->constant < 0)
+        block_lists(code, pos, last, b, x);
 }
 
 static void block_open(const tbp_array_t *a, uint32_t k, uint32_t bi, uint32_t last, block_t *b, runs_exc_t *x)
@@ -398,6 +418,50 @@ static inline void children_locate(tbp_children_t *c, bool fetch)
 /* Before each block read, the code of NEXT_BLOCKS blocks of the position to be read next. */
 enum { NEXT_BLOCKS = 1 };
 
+/* Asks for the code of the position to be read next, NEXT_BLOCKS blocks of it. */
+static inline void fetch_next(tbp_children_t *next)
+{
+    for (int q = 0; next && q < NEXT_BLOCKS && next->fetched < next->nb; q++)
+        children_fetch(next, next->fetched++);
+}
+
+/* The children in m's own block (goats among the low bits el, s the low bits of m): their
+ * values into out[o...] (when out is not NULL), the least of them and least, no further than
+ * the first of value floor or below; not read when out is NULL, least at most a draw and the
+ * block without a loss. */
+static inline uint32_t own_least(const tbp_children_t *c, uint32_t s, uint32_t el, uint8_t *out, int *o,
+                                 uint32_t least, int floor)
+{
+    block_t b;
+    uint64_t at = block_head(c->code, c->pos[0], c->blocks[0], &b);
+    if (b.constant < 0) {
+        if (!out && !b.loss && least <= 1)
+            return least;
+        /* read up to the largest child: the masks above it are runs of none */
+        block_lists(c->code, at, s | (0x80000000u >> __builtin_clz(el)), &b, NULL);
+        /* A child's runs are made of s's bits and its own: the exceptions with more than one
+         * bit outside s concern none of them. */
+        for (int kind = 0; kind < 2; kind++) {
+            uint32_t n = 0;
+            for (uint32_t j = 0; j < b.n[kind]; j++) {
+                uint32_t m = b.at[kind][j], outside = m & ~s;
+                b.at[kind][n] = (uint8_t)m;
+                n += !(outside & (outside - 1));
+            }
+            b.n[kind] = n;
+        }
+    }
+    for (uint32_t x = el; x; x &= x - 1) {
+        uint32_t v = block_value(c->a, &b, s | (x & (0u - x)));
+        if (out)
+            out[(*o)++] = (uint8_t)v;
+        least = v < least ? v : least;
+        if ((int)least <= floor)
+            break;
+    }
+    return least;
+}
+
 static inline uint32_t children_read(tbp_children_t *c, uint8_t *out, int floor, tbp_children_t *next)
 {
     for (; c->fetched < c->nb; c->fetched++)
@@ -406,47 +470,38 @@ static inline uint32_t children_read(tbp_children_t *c, uint8_t *out, int floor,
     const uint32_t low = TBP_CODE_BLOCK - 1, s = c->m & low, el = c->e & low;
     uint32_t least = 3;
     /* A child in m's block has its goat among the low bits; a child in another block has the
-     * low bits s. */
-    block_t b;
+     * low bits s. The children come in order of their bits when their values are wanted;
+     * for their least alone, m's block, which holds several, comes last, when the others may
+     * have found a draw that lets it go unread. */
     int o = 0;
-    if (el) {
-        for (int q = 0; next && q < NEXT_BLOCKS && next->fetched < next->nb; q++)
-            children_fetch(next, next->fetched++);
-        /* read up to the largest child: the masks above it are runs of none */
-        block_open_at(c->code, c->pos[0], c->blocks[0], s | (0x80000000u >> __builtin_clz(el)), &b, NULL);
-        /* A child's runs are made of s's bits and its own: the exceptions with more than one
-         * bit outside s concern none of them. */
-        for (int kind = 0; kind < 2 && b.constant < 0; kind++) {
-            uint32_t n = 0;
-            for (uint32_t j = 0; j < b.n[kind]; j++) {
-                uint32_t m = b.at[kind][j], out = m & ~s;
-                b.at[kind][n] = (uint8_t)m;
-                n += !(out & (out - 1));
-            }
-            b.n[kind] = n;
-        }
-        for (uint32_t x = el; x; x &= x - 1) {
-            uint32_t v = block_value(a, &b, s | (x & (0u - x)));
-            if (out)
-                out[o++] = (uint8_t)v;
-            least = v < least ? v : least;
-            if ((int)least <= floor)
-                return least;
-        }
+    bool own_last = !out;
+    if (el && !own_last) {
+        fetch_next(next);
+        least = own_least(c, s, el, out, &o, least, floor);
+        if ((int)least <= floor)
+            return least;
     }
     for (int j = el ? 1 : 0; j < c->nb; j++) {
-        for (int q = 0; next && q < NEXT_BLOCKS && next->fetched < next->nb; q++)
-            children_fetch(next, next->fetched++);
-        runs_exc_t x;
-        runs_exc_clear(&x);
-        block_open_at(c->code, c->pos[j], c->blocks[j], s, &b, &x);
-        uint32_t v = b.constant >= 0 ? (uint32_t)b.constant : runs_value(a, &b, s, &x);
+        fetch_next(next);
+        block_t b;
+        uint64_t at = block_head(c->code, c->pos[j], c->blocks[j], &b);
+        uint32_t v = (uint32_t)b.constant;
+        if (b.constant < 0) {
+            if (!out && !b.loss && least <= 1) /* the child is worth a draw or more */
+                continue;
+            runs_exc_t x;
+            runs_exc_clear(&x);
+            block_lists(c->code, at, s, &b, &x);
+            v = runs_value(a, &b, s, &x);
+        }
         if (out)
             out[o++] = (uint8_t)v;
         least = v < least ? v : least;
         if ((int)least <= floor)
             return least;
     }
+    if (el && own_last)
+        least = own_least(c, s, el, out, &o, least, floor);
     return least;
 }
 

@@ -1,4 +1,4 @@
-/* The placement file's code (version 3), shared by its reader (tb_place_code.c) and its
+/* The placement file's code (version 4), shared by its reader (tb_place_code.c) and its
  * writer (tb_place_pack.c). Internal to engine/tb.
  *
  * The tigers-to-move values of one captured count c, every goats-in-hand count at once, form
@@ -23,12 +23,14 @@
  * values two bits each, the most frequent first (the prediction), then the second (the value
  * of a first-kind exception), then the third (a second-kind exception's).
  *
- * A block: '1' and two bits v: every value of the block's layers is v; or '0', Elias gamma
- * codes of k2 + 1 and k1 + 1, then the k2 exceptions of the second kind, then the k1 of the
- * first, each list the gaps from the previous exception (or from -1) in a Rice code of
- * parameter r = tbp_rice(k) (the gap >> r in unary as zeros and a one, then its r low bits).
- * The second kind, the rarer, comes first, so that a reader can stop the first kind's list
- * at the mask it needs. */
+ * A block: '1' and two bits v: every value of the block's layers is v; or '0', a bit that
+ * says whether a value of the block's layers is a loss for the tigers, Elias gamma codes of
+ * k2 + 1 and k1 + 1, then the k2 exceptions of the second kind, then the k1 of the first,
+ * each list the gaps from the previous exception (or from -1) in a Rice code of parameter
+ * r = tbp_rice(k) (the gap >> r in unary as zeros and a one, then its r low bits). The
+ * second kind, the rarer, comes first, so that a reader can stop the first kind's list at
+ * the mask it needs. The loss bit lets the least of a goats' position's placements skip the
+ * blocks without a loss once a placement worth a draw or less is found. */
 #ifndef BAGHCHAL_TB_PLACE_CODE_H
 #define BAGHCHAL_TB_PLACE_CODE_H
 
@@ -145,7 +147,7 @@ void tbp_array_children(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e
 /* The least of those values (3 when e is empty): what a goats-to-move position is worth.
  * floor is a value no child is below (0, or the least value of the children's layer in the
  * file: its header counts them): the reading stops at the first child of that value, and with
- * 2 reads nothing. */
+ * 2 reads nothing. Once the least is a draw or less, a block without a loss is not read. */
 uint32_t tbp_array_least(const tbp_array_t *a, uint32_t k, uint32_t m, uint32_t e, uint32_t floor);
 /* The same in three stages, so that several positions' reads can overlap: start finds the
  * blocks of the children and asks for their directory lines; locate (once those have come)

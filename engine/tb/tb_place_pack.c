@@ -1,4 +1,4 @@
-/* Writing the placement file (version 3): the code of tb_place_code.h, and the merge of a
+/* Writing the placement file (version 4): the code of tb_place_code.h, and the merge of a
  * build's packed layers into the file, one array per captured count. */
 #define _POSIX_C_SOURCE 200809L
 #include "tb_build.h"
@@ -17,7 +17,7 @@
 
 enum { ALIGN = 4096, CHUNK = 64, TABLE_SAMPLE = 7 };
 
-/* ---- The code of version 3 (tb_place_code.h) -------------------------------------------- */
+/* ---- The code of version 4 (tb_place_code.h) -------------------------------------------- */
 
 void tbp_bits_put(tbp_bits_t *w, uint64_t v, int n)
 {
@@ -155,7 +155,13 @@ static void encode_block2(const uint8_t *v, uint32_t base, uint32_t valid, const
             at[kind][k[kind]++] = s;
         }
     }
+    /* Whether a held mask is a loss for the tigers: a goats' position whose placements lead
+     * here need not read the block once it has a placement worth a draw or less. */
+    bool loss = false;
+    for (uint32_t s = 0; s < TBP_CODE_BLOCK; s++)
+        loss |= (valid >> __builtin_popcount(base | s) & 1) && val[s] == 0;
     tbp_bits_put(w, 0, 1);
+    tbp_bits_put(w, loss, 1);
     put_gamma(w, k[1] + 1);
     put_gamma(w, k[0] + 1);
     for (int kind = 1; kind >= 0; kind--) {
