@@ -532,7 +532,7 @@ Test(tbtools, bench_probe_times_both_sides_and_the_move_choice)
     cr_assert_gt(ns, 0);
     cr_assert_not_null(find_line(&r, "placement probe, both sides: "));
     const char *m = find_line(&r, "choosing a move (tb_rank_moves over every legal move): 20 random placement "
-                                  "positions of every layer: ");
+                                  "positions of every layer, best of 3 rounds: ");
     cr_assert_not_null(m);
     cr_assert(strstr(m, " us max (not covered 0; best move's value = the probe's in 20)"), "%s", m);
     /* The 20 positions by side: the layers taken in turn, as many of each side as it has layers. */
