@@ -235,8 +235,10 @@ static uint32_t tiger_move16(uint8_t *best, const uint32_t *masks, uint32_t ng, 
         __mmask16 open = (__mmask16)~_mm_cmpeq_epi8_mask(_mm_loadu_si128((const __m128i *)(best + r)), won);
         __m512i m = _mm512_loadu_si512(masks + r);
         __mmask16 ok = _mm512_mask_cmpeq_epi32_mask(open, _mm512_and_si512(m, need), want);
-        _mm512_mask_compressstoreu_epi32(act + n, ok, _mm512_add_epi32(_mm512_set1_epi32((int)r), lanes));
-        _mm512_mask_compressstoreu_epi32(actm + n, ok, m);
+        /* Compressed in a register and stored whole (act and actm have 16 entries to spare): a
+         * compressing store to memory is microcoded on some processors, many times slower. */
+        _mm512_storeu_si512(act + n, _mm512_maskz_compress_epi32(ok, _mm512_add_epi32(_mm512_set1_epi32((int)r), lanes)));
+        _mm512_storeu_si512(actm + n, _mm512_maskz_compress_epi32(ok, m));
         n += (uint32_t)__builtin_popcount(ok);
     }
     for (uint32_t i = 0; i < n; i += 16) {
