@@ -143,8 +143,8 @@ static inline const uint8_t *class_code(const tbp_array_t *a, uint32_t k)
 typedef struct {
     uint32_t base;    /* the mask of its first entry */
     int constant;     /* the value of every held mask, or -1 */
-    bool loss;        /* a held mask is a loss for the tigers */
-    uint32_t k[2];    /* the exceptions of each kind in the block */
+    bool loss;        /* not constant: a held mask is a loss for the tigers */
+    uint32_t k[2];    /* not constant: the exceptions of each kind in the block */
     uint32_t n[2];
     uint8_t at[2][TBP_CODE_BLOCK];
     uint64_t exc[2][TBP_CODE_BLOCK / 64];
@@ -271,7 +271,6 @@ static inline uint64_t block_head(const uint8_t *code, uint64_t pos, uint32_t bi
     b->base = bi << TBP_CODE_BITS;
     if (read_bits(code, &pos, 1)) {
         b->constant = (int)read_bits(code, &pos, 2);
-        b->loss = b->constant == 0;
         return pos;
     }
     b->constant = -1;
@@ -289,17 +288,13 @@ static inline void block_lists(const uint8_t *code, uint64_t pos, uint32_t last,
     b->n[0] = read_list(code, &pos, b->k[0], last, b->at[0], false, x, 0);
 }
 
-/* Opens block bi: its head, then its exceptions up to last (block_lists). */
-static inline void block_open_at(const uint8_t *code, uint64_t pos, uint32_t bi, uint32_t last, block_t *b, runs_exc_t *x)
-{
-    pos = block_head(code, pos, bi, b);
-    if (b->constant < 0)
-        block_lists(code, pos, last, b, x);
-}
-
+/* Opens block bi of class k: its head, then its exceptions up to last (block_lists). */
 static void block_open(const tbp_array_t *a, uint32_t k, uint32_t bi, uint32_t last, block_t *b, runs_exc_t *x)
 {
-    block_open_at(class_code(a, k), group_pos(a, k, bi / TBP_CODE_GROUP), bi, last, b, x);
+    const uint8_t *code = class_code(a, k);
+    uint64_t pos = block_head(code, group_pos(a, k, bi / TBP_CODE_GROUP), bi, b);
+    if (b->constant < 0)
+        block_lists(code, pos, last, b, x);
 }
 
 /* The exceptions of an open block (not constant) as bits, for block_exc. */

@@ -145,21 +145,20 @@ static void encode_block2(const uint8_t *v, uint32_t base, uint32_t valid, const
     }
     /* The exceptions of each kind, by mask. */
     uint32_t at[2][TBP_CODE_BLOCK], k[2] = {0, 0};
+    /* and whether a held mask is a loss for the tigers: a goats' position whose placements
+     * lead here need not read the block once it has a placement worth a draw or less */
+    bool loss = false;
     for (uint32_t s = 0; s < TBP_CODE_BLOCK; s++) {
         uint32_t g = (uint32_t)__builtin_popcount(base | s);
         if (!(valid >> g & 1))
             continue;
+        loss |= val[s] == 0;
         uint32_t t = table[tbp_context(val, s, g)];
         if (val[s] != tbp_table_value(t, 0)) {
             int kind = val[s] == tbp_table_value(t, 1) ? 0 : 1;
             at[kind][k[kind]++] = s;
         }
     }
-    /* Whether a held mask is a loss for the tigers: a goats' position whose placements lead
-     * here need not read the block once it has a placement worth a draw or less. */
-    bool loss = false;
-    for (uint32_t s = 0; s < TBP_CODE_BLOCK; s++)
-        loss |= (valid >> __builtin_popcount(base | s) & 1) && val[s] == 0;
     tbp_bits_put(w, 0, 1);
     tbp_bits_put(w, loss, 1);
     put_gamma(w, k[1] + 1);
