@@ -231,6 +231,35 @@ bc_error_t game_play(game_t *g, move_t m, char *msg, size_t msglen)
     return BC_OK;
 }
 
+/* Forgets one occurrence of history[index], the last one recorded; a slot left empty is
+ * closed by moving later entries of its probe run back (linear probing keeps no tombstones). */
+static void seen_remove(game_t *g, size_t index)
+{
+    size_t mask = g->seen_cap - 1, i = seen_slot(g->seen, g->seen_cap, g->history, &g->history[index]);
+    if (--g->seen[i].count > 0)
+        return;
+    g->seen[i].first = 0;
+    g->seen_used--;
+    for (size_t j = (i + 1) & mask; g->seen[j].first; j = (j + 1) & mask) {
+        size_t home = (size_t)g->history[g->seen[j].first - 1].key & mask;
+        /* Entry j may move to the hole i unless its home lies cyclically in (i, j]. */
+        bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+        if (stays)
+            continue;
+        g->seen[i] = g->seen[j];
+        g->seen[j] = (game_seen_t){0, 0};
+        i = j;
+    }
+}
+
+move_t game_pop(game_t *g)
+{
+    if (g->count == 0)
+        return MOVE_NONE;
+    seen_remove(g, g->count);
+    return g->moves[--g->count];
+}
+
 bc_error_t game_play_text(game_t *g, const char *text, char *msg, size_t msglen)
 {
     move_t m;

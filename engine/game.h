@@ -71,6 +71,9 @@ bool game_move_draws(const game_t *g, move_t m);
 bc_error_t game_play_text(game_t *g, const char *text, char *msg, size_t msglen);
 /* Plays m if legal; on error the game is unchanged. */
 bc_error_t game_play(game_t *g, move_t m, char *msg, size_t msglen);
+/* Takes back the last move (what game_play added), in constant time; returns it, or
+ * MOVE_NONE (the game unchanged) when no move has been played. */
+move_t game_pop(game_t *g);
 
 game_result_t game_result(const game_t *g);
 /* "tigers win: five goats captured" and the like; "" for a game still going. */

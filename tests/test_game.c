@@ -416,3 +416,60 @@ Test(game, play_text_rejects_bad_text_unchanged)
     cr_assert_eq(g.count, 1);
     game_free(&g);
 }
+
+/* g and a game replayed from its start with the same moves agree on everything the
+ * repetition rules read: positions, occurrence counts, legal moves and the result. */
+static void assert_same_as_replayed(const game_t *g)
+{
+    game_t r;
+    cr_assert(game_init(&r, &g->history[0], &g->start_meta, g->rule));
+    for (size_t i = 0; i < g->count; i++) {
+        char msg[128] = "";
+        cr_assert_eq(game_play(&r, g->moves[i], msg, sizeof msg), BC_OK, "replay %zu: %s", i, msg);
+    }
+    for (size_t i = 0; i <= g->count; i++) {
+        cr_assert(same_fields(&g->history[i], &r.history[i]));
+        cr_assert_eq(game_count_position(g, &g->history[i]), game_count_position(&r, &r.history[i]), "ply %zu", i);
+    }
+    move_t a[MAX_MOVES], b[MAX_MOVES];
+    int na = game_legal_moves(g, a), nb = game_legal_moves(&r, b);
+    cr_assert_eq(na, nb);
+    cr_assert_arr_eq(a, b, (size_t)na * sizeof *a);
+    cr_assert_eq(game_result(g).reason, game_result(&r).reason);
+    cr_assert_eq(g->seen_used, r.seen_used);
+    game_free(&r);
+}
+
+Test(game, pop_takes_back_moves_as_if_never_played)
+{
+    static const char *const starts[] = {CYCLE_POS, "TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g @20 c0"};
+    uint64_t rng = 0x2545F4914F6CDD1DULL;
+    for (int s = 0; s < 2; s++)
+        for (int rule = REP_FORBID; rule <= REP_DRAW; rule++) {
+            game_t g;
+            start_game(&g, starts[s], (rep_rule_t)rule);
+            cr_assert_eq(game_pop(&g), MOVE_NONE, "nothing to take back");
+            cr_assert_eq(g.count, 0);
+            for (int step = 0; step < 3000; step++) {
+                rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+                move_t list[MAX_MOVES];
+                int n = game_legal_moves(&g, list);
+                /* Mostly forward, so games grow past the table's first sizes. */
+                if (n == 0 || (g.count > 0 && rng % 4 == 0)) {
+                    move_t last = g.moves[g.count - 1];
+                    cr_assert_eq(game_pop(&g), last);
+                } else {
+                    char msg[128] = "";
+                    cr_assert_eq(game_play(&g, list[(rng >> 8) % (uint64_t)n], msg, sizeof msg), BC_OK, "%s", msg);
+                }
+                if (step % 16 == 0)
+                    assert_same_as_replayed(&g);
+            }
+            assert_same_as_replayed(&g);
+            while (g.count)
+                game_pop(&g);
+            cr_assert_eq(g.seen_used, 1, "only the start is left");
+            cr_assert_eq(game_occurrences(&g), 1);
+            game_free(&g);
+        }
+}
