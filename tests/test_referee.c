@@ -306,11 +306,11 @@ static char *without_dates(const char *text)
     return out;
 }
 
-/* The games of records, without their Date lines and the settings at the head of the file
- * (the tests' runs of one match start the engines through links of different names). */
-static char *games_only(const char *text)
+/* Records without the settings at their head, as a referee older than them wrote them. */
+static char *without_settings(const char *text)
 {
-    char *t = without_dates(text);
+    char *t = strdup(text);
+    cr_assert_not_null(t);
     size_t k = 0;
     for (const char *p = t; *p;) {
         const char *nl = strchr(p, '\n');
@@ -323,6 +323,16 @@ static char *games_only(const char *text)
     }
     t[k] = '\0';
     return t;
+}
+
+/* The games of records, without their Date lines and the settings at the head of the file
+ * (the tests' runs of one match start the engines through links of different names). */
+static char *games_only(const char *text)
+{
+    char *t = without_dates(text);
+    char *g = without_settings(t);
+    free(t);
+    return g;
 }
 
 static void expect_check(const char *records, int want_status)
@@ -1475,7 +1485,7 @@ Test(referee, resume_continues_an_interrupted_run)
     free(kept);
 
     /* Records without settings (an older referee's) are held to their games' tags. */
-    char *bare = games_only(before);
+    char *bare = without_settings(before);
     write_file(path_in(&s, "run.txt"), bare);
     r = resume_match(&s, "9", "depth=3", true);
     cr_assert(r.exit.exited && r.exit.code == 1, "%s", r.out);
@@ -1494,6 +1504,107 @@ Test(referee, resume_continues_an_interrupted_run)
     free(full);
     free(full_json);
     free(full_pgn);
+    scratch_free(&s);
+}
+
+/* The records with game n's first line starting with `tagline` removed. */
+static char *without_tag_line(const char *text, int n, const char *tagline)
+{
+    const char *from, *to;
+    game_span(text, n, &from, &to);
+    const char *at = strstr(from, tagline);
+    cr_assert(at && at < to, "no '%s' in game %d", tagline, n);
+    const char *nl = strchr(at, '\n');
+    size_t len = strlen(text);
+    char *out = malloc(len + 1);
+    cr_assert_not_null(out);
+    snprintf(out, len + 1, "%.*s%s", (int)(at - text), text, nl + 1);
+    return out;
+}
+
+Test(referee, resume_refuses_records_that_check_rejects)
+{
+    /* A kept game that --check rejects would change the totals, the SPRT and the PGN: the
+     * resume is refused in one line naming the file, the line, the game and the problem,
+     * and nothing is changed. */
+    scratch_t s;
+    scratch_init(&s);
+    run_t r = resume_match(&s, "9", "depth=2", false);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    run_free(&r);
+    char *full = read_file(path_in(&s, "run.txt"));
+    char *full_json = read_file(path_in(&s, "run.json"));
+
+    char *bad[5], want[5][96];
+    /* Game 2: the other side wins. */
+    const char *g2 = strstr(strstr(full, "[Game \"2\"]"), "[Result \"");
+    const char *won = strncmp(g2, "[Result \"goats\"]", 16) == 0    ? "\"goats\""
+                      : strncmp(g2, "[Result \"tigers\"]", 17) == 0 ? "\"tigers\""
+                                                                    : "\"draw\"";
+    bad[0] = replace_once(full, "[Game \"2\"]", won, strcmp(won, "\"tigers\"") == 0 ? "\"goats\"" : "\"tigers\"");
+    snprintf(want[0], sizeof want[0], ": game 2: the rules give ");
+    /* Game 3: the first goat placed on a tiger. */
+    const char *op = strstr(strstr(full, "[Game \"3\"]"), "[Opening \"");
+    char obx[OBX_MAX_LEN + 1], move[8] = "", tiger[3], from[16], to[16];
+    snprintf(obx, sizeof obx, "%.*s", (int)strcspn(op + 10, "\""), op + 10);
+    position_t p;
+    cr_assert_eq(obx_parse(obx, &p, NULL, NULL, 0), BC_OK, "%s", obx);
+    cr_assert_eq(p.side, GOATS, "%s", obx);
+    const char *first = strstr(op, "\n1. ");
+    sscanf(first + 4, "%7s", move);
+    square_name(bb_first(p.tigers), tiger);
+    snprintf(from, sizeof from, "1. %s ", move);
+    snprintf(to, sizeof to, "1. %s ", tiger);
+    bad[1] = replace_once(full, "[Game \"3\"]", from, to);
+    snprintf(want[1], sizeof want[1], ": game 3: ply 1 '%s': ", tiger);
+    /* Game 4 without its Plies tag. */
+    bad[2] = without_tag_line(full, 4, "[Plies ");
+    snprintf(want[2], sizeof want[2], ": game 4: missing tag Plies");
+    /* Game 1 with a move after its end. */
+    bad[3] = replace_once(full, "[Game \"1\"]", "\n[Final ", " A1\n[Final ");
+    snprintf(want[3], sizeof want[3], ": game 1: ply ");
+    /* Game 5 with a Termination its final position contradicts. */
+    const char *term = strstr(strstr(full, "[Game \"5\"]"), "[Termination \"");
+    char was[64];
+    snprintf(was, sizeof was, "%.*s", (int)strcspn(term, "\n"), term);
+    bad[4] = replace_once(full, "[Game \"5\"]", was, "[Termination \"time forfeit\"]");
+    snprintf(want[4], sizeof want[4], ": game 5: the game ends by ");
+
+    for (int k = 0; k < 5; k++) {
+        write_interrupted(&s, bad[k]);
+        char *before = read_file(path_in(&s, "run.txt"));
+        unlink(path_in(&s, "run.json"));
+        unlink(path_in(&s, "run.pgn"));
+        r = resume_match(&s, "9", "depth=2", true);
+        char head[400];
+        snprintf(head, sizeof head, "baghchal-referee: -resume: %s holds a game that --check rejects: %s:",
+                 path_in(&s, "run.txt"), path_in(&s, "run.txt"));
+        cr_assert(r.exit.exited && r.exit.code == 1, "case %d:\n%s", k, r.out);
+        cr_assert(strncmp(r.out, head, strlen(head)) == 0 && strstr(r.out, want[k]), "case %d: expected '%s...%s':\n%s",
+                  k, head, want[k], r.out);
+        cr_assert_eq(count_of(r.out, "\n"), 1, "case %d:\n%s", k, r.out);
+        char *after = read_file(path_in(&s, "run.txt"));
+        cr_assert_str_eq(after, before, "case %d: a refused -resume must leave the records alone", k);
+        cr_assert_neq(access(path_in(&s, "run.json"), F_OK), 0, "case %d: a refused -resume wrote a summary", k);
+        cr_assert_neq(access(path_in(&s, "run.pgn"), F_OK), 0, "case %d: a refused -resume wrote a PGN", k);
+        free(after);
+        free(before);
+        run_free(&r);
+        free(bad[k]);
+    }
+
+    /* The same records untampered resume to the uninterrupted run's results. */
+    write_interrupted(&s, full);
+    r = resume_match(&s, "9", "depth=2", true);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    run_free(&r);
+    char *json = read_file(path_in(&s, "run.json"));
+    const char *pa = strstr(full_json, "\"pairs\""), *pb = strstr(json, "\"pairs\"");
+    cr_assert(pa && pb);
+    cr_assert_eq(strncmp(pa, pb, (size_t)(strstr(pa, "\"sprt\"") - pa)), 0, "results differ:\n%s\n%s", pa, pb);
+    free(json);
+    free(full_json);
+    free(full);
     scratch_free(&s);
 }
 

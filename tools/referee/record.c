@@ -714,7 +714,9 @@ bool record_scan(const char *path, record_entry_t **entries, size_t *n, settings
     return ok;
 }
 
-int record_check_file(const char *path, FILE *err, int64_t *games)
+/* Checks the file up to byte offset end (-1: all of it); a part without games is a problem
+ * only in a whole file. */
+static int check_upto(const char *path, long end, FILE *err, int64_t *games)
 {
     FILE *f = fopen(path, "r");
     *games = 0;
@@ -734,8 +736,10 @@ int record_check_file(const char *path, FILE *err, int64_t *games)
     bool in_game = false;
     int64_t next_no = 1, notes = 0; /* games are numbered 1, 2, ... in file order */
     ssize_t n;
-    while ((n = getline(&line, &cap, f)) >= 0) {
+    long pos = 0;
+    while ((end < 0 || pos < end) && (n = getline(&line, &cap, f)) >= 0) {
         lineno++;
+        pos += (long)n;
         while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
             line[--n] = '\0';
         if (n == 0)
@@ -816,7 +820,7 @@ int record_check_file(const char *path, FILE *err, int64_t *games)
         fprintf(err, "%s:%ld: the last game has no Final line\n", path, lineno);
         c.problems++;
     }
-    if (*games == 0 && notes == 0 && !ferror(f)) {
+    if (end < 0 && *games == 0 && notes == 0 && !ferror(f)) {
         fprintf(err, "%s: no games\n", path);
         c.problems++;
     }
@@ -837,6 +841,34 @@ int record_check_file(const char *path, FILE *err, int64_t *games)
     free(c.maxmoves);
     free(c.maxmoves_game);
     return c.problems;
+}
+
+int record_check_file(const char *path, FILE *err, int64_t *games) { return check_upto(path, -1, err, games); }
+
+bool record_check_head(const char *path, long end, char *msg, size_t msglen)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *err = open_memstream(&text, &len);
+    if (!err) {
+        snprintf(msg, msglen, "out of memory");
+        return false;
+    }
+    int64_t games;
+    int problems = check_upto(path, end, err, &games);
+    bool written = fclose(err) == 0 && text;
+    if (!written) {
+        snprintf(msg, msglen, "out of memory");
+    } else if (problems != 0) {
+        /* The first problem names the file, the line, the game and what is wrong. */
+        size_t first = strcspn(text, "\n");
+        if (problems > 1)
+            snprintf(msg, msglen, "%.*s (and %d more problems)", (int)first, text, problems - 1);
+        else
+            snprintf(msg, msglen, "%.*s", (int)first, text);
+    }
+    free(text);
+    return written && problems == 0;
 }
 
 /* ---- PGN from the records ---- */

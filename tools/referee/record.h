@@ -78,4 +78,9 @@ void record_timecontrol(const char *goats, const char *tigers, char *buf, size_t
  * *games receives the number of games read. */
 int record_check_file(const char *path, FILE *err, int64_t *games);
 
+/* The same check of the file's head up to byte offset end (the games -resume keeps): true
+ * when every game there passes; else false with the first problem ("FILE:LINE: game N:
+ * what", and how many more) in msg. */
+bool record_check_head(const char *path, long end, char *msg, size_t msglen);
+
 #endif

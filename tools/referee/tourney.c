@@ -614,6 +614,14 @@ static bool resume_read(run_t *r, char *msg, size_t msglen)
     settings_free(&now);
     if (!ok)
         return false;
+    /* Only games --check accepts are counted: a record whose result its moves contradict
+     * would change the totals, the SPRT and the PGN. */
+    long keep = r->resumed_nb ? r->resumed[r->resumed_nb - 1].end : head_end;
+    char bad[400];
+    if (r->resumed_nb > 0 && !record_check_head(cfg->records_file, keep, bad, sizeof bad)) {
+        snprintf(msg, msglen, "-resume: %s holds a game that --check rejects: %s", cfg->records_file, bad);
+        return false;
+    }
     if ((int64_t)r->resumed_nb > r->total) {
         snprintf(msg, msglen, "-resume: %s holds %zu games, this run has %lld", cfg->records_file, r->resumed_nb,
                  (long long)r->total);
@@ -647,7 +655,7 @@ static bool resume_read(run_t *r, char *msg, size_t msglen)
             return false;
         }
     }
-    r->keep = r->resumed_nb ? r->resumed[r->resumed_nb - 1].end : head_end;
+    r->keep = keep;
     /* The PGN is rebuilt from the records: a game that cannot be is found before anything
      * is changed. */
     if (cfg->pgn_file && r->keep > 0 && !record_write_pgn(cfg->records_file, r->keep, NULL, msg, msglen))
