@@ -1981,6 +1981,68 @@ Test(referee, bad_command_lines_exit_with_one_line)
     }
 }
 
+Test(referee, names_and_event_with_control_characters_are_refused)
+{
+    /* A TAB or ESC in a name or the event went raw into the tags and as '?' into the
+     * settings, so --check rejected the referee's own records: refused, in one line that
+     * holds no control character. */
+    scratch_t s;
+    scratch_init(&s);
+    char tabbed[600];
+    snprintf(tabbed, sizeof tabbed, "%s", path_in(&s, "fake\tengine"));
+    cr_assert_eq(symlink(BIN "/fake_good", tabbed), 0, "symlink: %s", strerror(errno));
+    static const char *const cases[][2] = {
+        {"-engine cmd=" BIN "/fake_good \"name=$(printf 'a\\tb')\" -engine cmd=" BIN "/fake_good -depth 1",
+         "-engine #1: name= holds a control character (byte 0x09)"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good \"name=$(printf 'b\\033[31m')\" -depth 1",
+         "-engine #2: name= holds a control character (byte 0x1B)"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -event \"$(printf 'cup\\t1')\"",
+         "-event holds a control character (byte 0x09)"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -event \"$(printf 'cup\\0331')\"",
+         "-event holds a control character (byte 0x1B)"},
+        {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -event \"$(printf 'cup\\177')\"",
+         "-event holds a control character (byte 0x7F)"},
+        {"-engine cmd=" BIN "/fake_good name=a\\\"b -engine cmd=" BIN "/fake_good -depth 1", "name= holds a quote"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, "%s %s -records %s 2>&1", REFEREE, cases[i][0], path_in(&s, "records.txt"));
+        run_t r = run_shell(cmd);
+        cr_assert(r.exit.exited && r.exit.code == 1, "'%s' exited %d:\n%s", cases[i][0], r.exit.code, r.out);
+        cr_assert_eq(count_of(r.out, "\n"), 1, "'%s' printed:\n%s", cases[i][0], r.out);
+        cr_assert(strstr(r.out, cases[i][1]), "'%s' printed:\n%s", cases[i][0], r.out);
+        for (const char *p = r.out; *p != '\n'; p++)
+            cr_assert((unsigned char)*p >= 0x20 && *p != 0x7f, "a control character in '%s'", r.out);
+        cr_assert_neq(access(path_in(&s, "records.txt"), F_OK), 0, "nothing is started");
+        run_free(&r);
+    }
+    /* A program whose file name holds one needs a name. */
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s -engine 'cmd=%s' -engine cmd=%s/fake_good -depth 1 2>&1", REFEREE, tabbed, BIN);
+    run_t r = run_shell(cmd);
+    cr_assert(r.exit.exited && r.exit.code == 1, "%s", r.out);
+    cr_assert(strstr(r.out, "-engine #1: the program's file name holds a control character (byte 0x09), which a "
+                            "name cannot: give name=\n"), "%s", r.out);
+    run_free(&r);
+
+    /* Other characters (UTF-8 included) are written alike into the tags and the settings,
+     * and --check accepts the records. */
+    snprintf(cmd, sizeof cmd, "%s -engine 'cmd=%s' 'name=jos\xc3\xa9 [1]' -engine cmd=%s/fake_good -depth 1 "
+             "-event 'Coupe d\xe2\x80\x99\xc3\xa9t\xc3\xa9; 2026' -progress 0 -records %s 2>&1", REFEREE, tabbed, BIN,
+             path_in(&s, "records.txt"));
+    r = run_shell(cmd);
+    cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
+    run_free(&r);
+    char *text = read_file(path_in(&s, "records.txt"));
+    cr_assert(strstr(text, "; setting event: Coupe d\xe2\x80\x99\xc3\xa9t\xc3\xa9; 2026\n") &&
+              strstr(text, "[Event \"Coupe d\xe2\x80\x99\xc3\xa9t\xc3\xa9; 2026\"]\n") &&
+              strstr(text, "; setting engine 1 name: jos\xc3\xa9 [1]\n") && strstr(text, "[Goats \"jos\xc3\xa9 [1]\"]\n"),
+              "%s", text);
+    free(text);
+    expect_check(path_in(&s, "records.txt"), 0);
+    scratch_free(&s);
+}
+
 Test(referee, full_disk_on_an_output_fails_the_run_with_one_line)
 {
     /* /dev/full takes the open and fails every write with ENOSPC. */

@@ -44,6 +44,24 @@ static bool fail(err_t *e, const char *fmt, ...)
     return false;
 }
 
+/* Names and the event are written between quotes into the tags and into the settings'
+ * lines: a quote, a backslash or a control character (TAB, ESC, a line break ...) would
+ * break one or be written differently in the other. Returns what s holds of them, or NULL. */
+static const char *unfit_text(const char *s, char *buf, size_t len)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"')
+            return "a quote";
+        if (*p == '\\')
+            return "a backslash";
+        if (*p < 0x20 || *p == 0x7f) {
+            snprintf(buf, len, "a control character (byte 0x%02X)", *p);
+            return buf;
+        }
+    }
+    return NULL;
+}
+
 static bool kv_push(kvlist_t *l, const char *word, err_t *e)
 {
     const char *eq = strchr(word, '=');
@@ -370,13 +388,19 @@ static bool build_engine(engine_conf_t *en, const kvlist_t *each, const kvlist_t
     for (int i = 0; i < nw; i++)
         en->argv[i + 1] = words[i];
     free(words);
+    char what[64];
+    const char *unfit;
     if (name) {
-        if (!*name || strpbrk(name, "\"\n\r\\"))
-            return fail(e, "%s: name='%s' must be non-empty without quotes, backslashes or line breaks", where,
-                        name);
+        if (!*name)
+            return fail(e, "%s: name= must not be empty", where);
+        if ((unfit = unfit_text(name, what, sizeof what)))
+            return fail(e, "%s: name= holds %s: a name must be without quotes, backslashes or control characters",
+                        where, unfit);
         en->name = xstrdup(name);
     } else {
         const char *base = strrchr(cmd, '/');
+        if ((unfit = unfit_text(base ? base + 1 : cmd, what, sizeof what)))
+            return fail(e, "%s: the program's file name holds %s, which a name cannot: give name=", where, unfit);
         en->name = xstrdup(base ? base + 1 : cmd);
     }
     if (!en->name)
@@ -704,8 +728,11 @@ static bool parse_valued(int argc, char **argv, int *i, const char *o, gather_t 
     if (str) {
         if (!*v)
             return fail(e, "-%s needs a non-empty value", o);
-        if (str == &cfg->event && strpbrk(v, "\"\\\n\r"))
-            return fail(e, "-event must not contain quotes, backslashes or line breaks");
+        char what[64];
+        const char *unfit = str == &cfg->event ? unfit_text(v, what, sizeof what) : NULL;
+        if (unfit)
+            return fail(e, "-event holds %s: the event must be without quotes, backslashes or control characters",
+                        unfit);
         return set_string(str, v, e);
     }
     if (is_limit_shorthand(o)) {

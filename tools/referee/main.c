@@ -42,6 +42,10 @@ int main(int argc, char **argv)
     config_t cfg;
     char msg[512];
     if (!cli_parse(argc, argv, &cfg, msg, sizeof msg)) {
+        /* The reason quotes what was given: it stays one line whatever that held. */
+        for (char *p = msg; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                *p = '?';
         fprintf(stderr, "baghchal-referee: %s\n", msg);
         cli_free(&cfg);
         return 1;
