@@ -13,7 +13,8 @@
 struct engine {
     game_t game;
     tt_t tt;
-    tb_t *tb;
+    const tb_t *tb; /* the database probed: tb_own, or a handle its caller shares */
+    tb_t *tb_own;   /* the one engine_set_tablebase opened, closed with the engine */
     worker_t *workers[MAX_THREADS];
     int nthreads, multipv;
     int processors; /* the processors this process may run on: the most threads searched */
@@ -92,7 +93,7 @@ void engine_free(engine_t *e)
     fb_prover_free(e->prover);
     fb_prover_free(e->settler);
     tt_free(&e->tt);
-    tb_close(e->tb);
+    tb_close(e->tb_own);
     game_free(&e->game);
     search_shared_destroy(&e->shared);
     free(e);
@@ -169,9 +170,18 @@ tb_error_t engine_set_tablebase(engine_t *e, const char *dir, char *msg, size_t 
         if (err != TB_OK)
             return err;
     }
-    tb_close(e->tb);
+    tb_close(e->tb_own);
+    e->tb_own = tb;
     e->tb = tb;
     return TB_OK;
+}
+
+void engine_share_tablebase(engine_t *e, const tb_t *tb)
+{
+    engine_wait(e);
+    tb_close(e->tb_own);
+    e->tb_own = NULL;
+    e->tb = tb;
 }
 
 const tb_t *engine_tablebase(engine_t *e) { return e->tb; }

@@ -1,6 +1,7 @@
 /* The engine facade: one instance = a game, options, a transposition table and search
  * threads. go/stop never block the caller; results come back through callbacks on the
- * search thread. Instances share nothing, so a server can run one per worker. */
+ * search thread. Instances share nothing (but a database handle, when told to), so a server
+ * can run one per worker. */
 #ifndef BAGHCHAL_ENGINE_H
 #define BAGHCHAL_ENGINE_H
 
@@ -38,6 +39,12 @@ void engine_clear(engine_t *e);
 /* Opens the movement-phase database in dir (NULL or "" closes it). On error the previous
  * database stays, the code is returned and msg says why. */
 tb_error_t engine_set_tablebase(engine_t *e, const char *dir, char *msg, size_t msglen);
+/* Probes tb, a handle the caller opened (tb_open_game) and keeps, instead of a database of
+ * the engine's own (which is closed); NULL: none. A handle is read-only once open, so any
+ * number of engines on any threads may share one: a server loads the files once for all its
+ * workers. The caller closes it only after every engine using it is freed or set to another
+ * database. */
+void engine_share_tablebase(engine_t *e, const tb_t *tb);
 /* The database in use, or NULL. */
 const tb_t *engine_tablebase(engine_t *e);
 

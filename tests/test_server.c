@@ -1366,6 +1366,45 @@ Test(server, tablebase_is_used_when_given)
     stop(s);
 }
 
+/* Four workers probe one copy of the database: the server's memory holds the file once, and
+ * searches on every worker at once all reach it. */
+Test(server, the_database_is_loaded_once_for_every_worker)
+{
+    const char *dir = getenv("BAGHCHAL_TB_DIR");
+    char file[4096];
+    snprintf(file, sizeof file, "%s/" TB_FILE_NAME, dir ? dir : "");
+    struct stat st;
+    if (!dir || stat(file, &st) != 0)
+        cr_skip_test("no database: set BAGHCHAL_TB_DIR to a directory holding " TB_FILE_NAME);
+    srv_t *s = start("--workers", "4", "--tablebase", dir, "--queue-timeout", "60000", NULL);
+    long kb = rss_kb(pipe_pid(s->proc)), file_kb = (long)(st.st_size / 1024);
+    /* Sanitizers add shadow memory of their own: there only the searches are checked. */
+    if (!server_sanitized())
+        cr_assert_lt(kb, file_kb * 3 / 2 + 32 * 1024, "%ld kB resident with 4 workers and a %ld kB database", kb,
+                     file_kb);
+    enum { CALLS = 4 };
+    call_t calls[CALLS];
+    pthread_t t[CALLS];
+    for (int i = 0; i < CALLS; i++) {
+        calls[i] = (call_t){s->port, "{\"obx\": \"GTGGG/TGXGT/GXGXG/GGTGG/GGXGG g @0 c3\", \"movetime\": 400}", 0, {0}, 0};
+        cr_assert_eq(pthread_create(&t[i], NULL, call_main, &calls[i]), 0);
+    }
+    for (int i = 0; i < CALLS; i++)
+        pthread_join(t[i], NULL);
+    for (int i = 0; i < CALLS; i++) {
+        cJSON *j = expect_json(&calls[i].resp, 200);
+        check_answer(j, "GTGGG/TGXGT/GXGXG/GGTGG/GGXGG g @0 c3");
+        cr_assert_gt(num_field(j, "tbhits"), 0, "search %d did not reach the database: %s", i, calls[i].resp.body);
+        cJSON_Delete(j);
+        resp_free(&calls[i].resp);
+    }
+    if (!server_sanitized()) {
+        long after = rss_kb(pipe_pid(s->proc));
+        cr_assert_lt(after, file_kb * 3 / 2 + 48 * 1024, "%ld kB resident after four searches at once", after);
+    }
+    stop(s);
+}
+
 Test(server, tablebase_without_database_is_refused)
 {
     char dir[] = "/tmp/baghchal-server-tb-XXXXXX";

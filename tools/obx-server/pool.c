@@ -27,6 +27,7 @@ struct pool {
     int max_queue, queue_timeout_ms;
     int nworkers;
     worker_slot_t *slots;
+    tb_t *tb; /* the databases, loaded once and probed by every engine */
     pthread_t timer_thread;
     bool timer_started;
 };
@@ -126,7 +127,7 @@ static void *timer_main(void *arg)
     return NULL;
 }
 
-static bool engine_setup(engine_t *e, const pool_config_t *cfg, char *err, size_t errlen)
+static bool engine_setup(engine_t *e, const pool_config_t *cfg, const tb_t *tb, char *err, size_t errlen)
 {
     if (!engine_set_hash(e, cfg->hash_mb)) {
         snprintf(err, errlen, "cannot allocate %zu MB of hash", cfg->hash_mb);
@@ -136,14 +137,7 @@ static bool engine_setup(engine_t *e, const pool_config_t *cfg, char *err, size_
         snprintf(err, errlen, "cannot create %d search threads", cfg->threads);
         return false;
     }
-    if (cfg->tablebase) {
-        char msg[200] = "";
-        tb_error_t te = engine_set_tablebase(e, cfg->tablebase, msg, sizeof msg);
-        if (te != TB_OK) {
-            snprintf(err, errlen, "--tablebase %s: %s (%s)", cfg->tablebase, msg, tb_error_name(te));
-            return false;
-        }
-    }
+    engine_share_tablebase(e, tb);
     return true;
 }
 
@@ -181,6 +175,17 @@ pool_t *pool_new(const pool_config_t *cfg, char *err, size_t errlen)
         pool_free(p);
         return NULL;
     }
+    /* One copy of the files for every engine: a handle is read-only once open (tb.h), and
+     * each copy is most of a gigabyte with the placement solution. */
+    if (cfg->tablebase) {
+        char msg[200] = "";
+        tb_error_t te = tb_open_game(cfg->tablebase, &p->tb, msg, sizeof msg);
+        if (te != TB_OK) {
+            snprintf(err, errlen, "--tablebase %s: %s (%s)", cfg->tablebase, msg, tb_error_name(te));
+            pool_free(p);
+            return NULL;
+        }
+    }
     for (int i = 0; i < cfg->workers; i++) {
         worker_slot_t *w = &p->slots[i];
         w->pool = p;
@@ -190,7 +195,7 @@ pool_t *pool_new(const pool_config_t *cfg, char *err, size_t errlen)
             pool_free(p);
             return NULL;
         }
-        if (!engine_setup(w->engine, cfg, err, errlen)) {
+        if (!engine_setup(w->engine, cfg, p->tb, err, errlen)) {
             pool_free(p);
             return NULL;
         }
@@ -291,6 +296,7 @@ void pool_free(pool_t *p)
             engine_free(p->slots[i].engine);
         free(p->slots);
     }
+    tb_close(p->tb); /* after the engines that probe it */
     pthread_cond_destroy(&p->timer);
     pthread_cond_destroy(&p->work);
     pthread_mutex_destroy(&p->lock);
