@@ -1705,6 +1705,76 @@ Test(referee, openings_file_in_order_with_comments)
     scratch_free(&s);
 }
 
+static void write_bytes(const char *path, const char *bytes, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(bytes, 1, n, f), n);
+    cr_assert_eq(fclose(f), 0);
+}
+
+Test(referee, openings_file_any_line_end_a_bom_and_no_nul)
+{
+    /* CR-only line ends made one line of the whole file (every round took the first
+     * opening), a NUL cut a line without a word and a byte order mark was refused. */
+    scratch_t s;
+    scratch_init(&s);
+    static const char *const ends[] = {"\n", "\r\n", "\r"};
+    static const char *const want[] = {"[Opening \"TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t @19 c0 mC3 #g1\"]",
+                                       "[Opening \"TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g @20 c0 - #\"]",
+                                       "[Opening \"TXXXT/XXXXX/XXXXX/XGXXX/TXXXT t @19 c0 mB2 #g1\"]"};
+    for (int bom = 0; bom < 2; bom++)
+        for (int k = 0; k < 3; k++) {
+            const char *e = ends[k];
+            char text[600];
+            snprintf(text, sizeof text,
+                     "%s# three openings%sTXXXT/XXXXX/XXGXX/XXXXX/TXXXT t @19 c0 mC3 #g1 ; after C3%s%s"
+                     "T3T/5/5/5/T3T g g20 c0 - 0%sTXXXT/XXXXX/XXXXX/XGXXX/TXXXT t @19 c0 mB2 #g1%s",
+                     bom ? "\xEF\xBB\xBF" : "", e, e, e, e, k == 2 ? "" : e);
+            write_file(path_in(&s, "openings.obx"), text);
+            args_t a = {0};
+            add_list(&a, REFEREE, "-engine", "cmd=" BIN "/fake_good", "-engine", "cmd=" BIN "/fake_good", "-each",
+                     "depth=1", "-openings", NULL);
+            add(&a, "file=%s", path_in(&s, "openings.obx"));
+            add_list(&a, "-rounds", "3", "-progress", "0", "-records", path_in(&s, "records.txt"), NULL);
+            run_t r = run_args_merged(&a);
+            args_free(&a);
+            cr_assert(r.exit.exited && r.exit.code == 0, "line end %d, bom %d:\n%s", k, bom, r.out);
+            char *rec = read_file(path_in(&s, "records.txt"));
+            for (int o = 0; o < 3; o++) {
+                const char *from, *to, *game2;
+                game_span(rec, 2 * o + 1, &from, &to);
+                game_span(rec, 2 * o + 2, &game2, &to);
+                const char *at = strstr(from, want[o]);
+                cr_assert(at && at < game2 && strstr(game2, want[o]) && strstr(game2, want[o]) < to,
+                          "line end %d, bom %d: round %d must start from %s:\n%s", k, bom, o + 1, want[o], rec);
+            }
+            free(rec);
+            run_free(&r);
+        }
+
+    /* A NUL byte is refused with its line, whatever the line ends. */
+    static const char nul_lf[] = "TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t @19 c0 mC3 #g1\nT3T/5/5/5/T3T g g20 c0 - 0\0junk\n";
+    static const char nul_cr[] = "# openings\rT3T/5/5/5/T3T g g20 c0 - 0\r\r; a\0comment\r";
+    const struct {
+        const char *bytes;
+        size_t n;
+        const char *say;
+    } nuls[] = {{nul_lf, sizeof nul_lf - 1, "nul.obx:2: a NUL byte"}, {nul_cr, sizeof nul_cr - 1, "nul.obx:4: a NUL byte"}};
+    for (size_t k = 0; k < sizeof nuls / sizeof nuls[0]; k++) {
+        write_bytes(path_in(&s, "nul.obx"), nuls[k].bytes, nuls[k].n);
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, "%s -engine cmd=%s/fake_good -engine cmd=%s/fake_good -depth 1 -openings file=%s 2>&1",
+                 REFEREE, BIN, BIN, path_in(&s, "nul.obx"));
+        run_t r = run_shell(cmd);
+        cr_assert(r.exit.exited && r.exit.code == 1, "%s", r.out);
+        cr_assert(strstr(r.out, nuls[k].say), "expected '%s' in:\n%s", nuls[k].say, r.out);
+        cr_assert_eq(count_of(r.out, "\n"), 1, "one line expected:\n%s", r.out);
+        run_free(&r);
+    }
+    scratch_free(&s);
+}
+
 Test(referee, mixed_openings_start_position_every_n_rounds)
 {
     scratch_t s;

@@ -68,6 +68,11 @@ typedef struct {
 } api_config_t;
 void api_limits(const api_params_t *p, const api_config_t *cfg, const game_t *g, search_limits_t *out);
 
+/* Makes a JSON text valid UTF-8: each byte that is not part of a valid UTF-8 sequence (only
+ * strings can hold one) is written as the escape \ufffd. Takes text over and returns it or
+ * its copy; NULL (text freed) when memory runs out. Every builder below applies it. */
+char *api_json_utf8(char *text);
+
 /* Every builder returns a JSON text to free(), or NULL when memory runs out. */
 char *api_error_json(const api_error_t *err);
 /* /obx when the game is already over: no move, the result. */

@@ -58,6 +58,33 @@ static bool is_blank_or_comment(const char *s)
     return *s == '\0' || *s == '\n' || *s == '\r' || *s == ';' || *s == '#';
 }
 
+/* The next line of f into *line (without its end), whichever end it has: LF, CRLF or CR
+ * alone. 1: a line, 0: the end of the file, -1: a NUL byte in the line (a text file holds
+ * none), -2: out of memory. */
+static int read_line(FILE *f, sbuf_t *line)
+{
+    line->len = 0;
+    if (line->s)
+        line->s[0] = '\0';
+    int c = getc(f);
+    if (c == EOF)
+        return 0;
+    for (; c != EOF && c != '\n'; c = getc(f)) {
+        if (c == '\r') {
+            int next = getc(f);
+            if (next != '\n' && next != EOF)
+                ungetc(next, f);
+            break;
+        }
+        if (c == '\0')
+            return -1;
+        char ch = (char)c;
+        sb_addn(line, &ch, 1);
+    }
+    sb_addn(line, "", 0);
+    return line->failed ? -2 : 1;
+}
+
 static bool load_file(openings_t *o, const char *path, char *msg, size_t msglen)
 {
     FILE *f = fopen(path, "r");
@@ -65,12 +92,27 @@ static bool load_file(openings_t *o, const char *path, char *msg, size_t msglen)
         snprintf(msg, msglen, "cannot open %s: %s", path, strerror(errno));
         return false;
     }
-    char *line = NULL;
-    size_t cap = 0, lineno = 0, room = 0;
+    sbuf_t line = {0};
+    size_t lineno = 0, room = 0;
     bool ok = true;
-    while (ok && getline(&line, &cap, f) >= 0) {
+    int got;
+    while (ok && (got = read_line(f, &line)) != 0) {
         lineno++;
-        if (is_blank_or_comment(line))
+        if (got == -1) {
+            snprintf(msg, msglen, "%s:%zu: a NUL byte: an openings file is text", path, lineno);
+            ok = false;
+            break;
+        }
+        if (got == -2) {
+            snprintf(msg, msglen, "out of memory");
+            ok = false;
+            break;
+        }
+        /* A UTF-8 byte order mark at the start of the file is no part of the text. */
+        const char *text = line.s;
+        if (lineno == 1 && strncmp(text, "\xEF\xBB\xBF", 3) == 0)
+            text += 3;
+        if (is_blank_or_comment(text))
             continue;
         if (o->count == room) {
             room = room ? room * 2 : 64;
@@ -83,7 +125,7 @@ static bool load_file(openings_t *o, const char *path, char *msg, size_t msglen)
             o->list = l;
         }
         char why[300];
-        if (!opening_parse(line, &o->list[o->count], why, sizeof why)) {
+        if (!opening_parse(text, &o->list[o->count], why, sizeof why)) {
             snprintf(msg, msglen, "%s:%zu: %s", path, lineno, why);
             ok = false;
             break;
@@ -94,7 +136,7 @@ static bool load_file(openings_t *o, const char *path, char *msg, size_t msglen)
         snprintf(msg, msglen, "cannot read %s: %s", path, strerror(errno));
         ok = false;
     }
-    free(line);
+    sb_free(&line);
     fclose(f);
     if (ok && o->count == 0) {
         snprintf(msg, msglen, "%s holds no openings", path);
