@@ -2276,4 +2276,96 @@ Test(server, error_answers_are_valid_utf8_whatever_the_request_holds)
     stop(s);
 }
 
+/* ---- hostile requests (issue 28): bytes, NULs, half-closed clients, long games ------ */
+
+/* Strict UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing past U+10FFFF. */
+static bool utf8_valid(const char *text, size_t n, size_t *at)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    for (size_t i = 0; i < n;) {
+        unsigned char c = s[i];
+        size_t len = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+        bool ok = len && i + len <= n;
+        if (ok && len > 1) {
+            unsigned char lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80, hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+            ok = s[i + 1] >= lo && s[i + 1] <= hi;
+            for (size_t k = 2; ok && k < len; k++)
+                ok = s[i + k] >= 0x80 && s[i + k] <= 0xBF;
+        }
+        if (!ok) {
+            *at = i;
+            return false;
+        }
+        i += len;
+    }
+    return true;
+}
+
+/* An answer of the status and code, whose body is valid UTF-8 throughout; returns its detail
+ * (to free). */
+static char *expect_utf8_error(const resp_t *r, int status, const char *code)
+{
+    size_t at;
+    cr_assert_not_null(r->body, "no answer");
+    cr_assert(utf8_valid(r->body, r->body_len, &at), "byte %zu of the answer is not UTF-8: %s", at, r->body);
+    cJSON *j = expect_json(r, status);
+    cr_assert_str_eq(str_field(j, "code") ? str_field(j, "code") : "(none)", code, "body: %s", r->body);
+    char *detail = strdup(str_field(j, "detail") ? str_field(j, "detail") : "");
+    cJSON_Delete(j);
+    return detail;
+}
+
+#define REPLACEMENT "\xEF\xBF\xBD" /* U+FFFD, as \ufffd decodes */
+
+Test(server, error_answers_are_valid_utf8_whatever_the_request_holds)
+{
+    srv_t *s = start(NULL);
+    char enc[256], path[600];
+    url_encode(START_OBX, enc, sizeof enc);
+    /* A move of one byte 0xFF: the detail names it. */
+    snprintf(path, sizeof path, "/obx?obx=%s&move=%%ff", enc);
+    resp_t r = get(s->port, path);
+    char *d = expect_utf8_error(&r, 422, "move-syntax");
+    cr_assert_not_null(strstr(d, "'" REPLACEMENT "'"), "the byte is shown as U+FFFD: %s", d);
+    free(d);
+    resp_free(&r);
+    /* The path. */
+    r = get(s->port, "/%ff%fe");
+    d = expect_utf8_error(&r, 404, "not-found");
+    cr_assert_not_null(strstr(d, "/" REPLACEMENT REPLACEMENT), "%s", d);
+    free(d);
+    resp_free(&r);
+    /* The OBX fields of /legal: the last move, the board, a truncated sequence, a surrogate
+     * and an overlong form. */
+    const char *bad[] = {"%20%ff", "%20m%c3", "%20%ed%a0%80", "%20%c0%af"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(path, sizeof path, "/legal?obx=%s%s", enc, bad[i]);
+        r = get(s->port, path);
+        cr_assert_eq(r.status, 400, "%s: %s", bad[i], r.body);
+        size_t at;
+        cr_assert(utf8_valid(r.body, r.body_len, &at), "%s: byte %zu is not UTF-8: %s", bad[i], at, r.body);
+        cJSON *j = json_parse(&r);
+        cr_assert_not_null(strstr(str_field(j, "detail"), REPLACEMENT), "%s: %s", bad[i], r.body);
+        cJSON_Delete(j);
+        resp_free(&r);
+    }
+    r = get(s->port, "/legal?obx=TXXXT/XXXXX/XX%ffXX/XXXXX/TXXXT%20g%20@20%20c0");
+    d = expect_utf8_error(&r, 400, "board-char");
+    free(d);
+    resp_free(&r);
+    /* Raw bytes in a JSON body. */
+    r = post(s->port, "/obx", "{\"obx\": \"" START_OBX "\", \"move\": \"\xff\xfe\"}");
+    d = expect_utf8_error(&r, 422, "move-syntax");
+    cr_assert_not_null(strstr(d, REPLACEMENT), "%s", d);
+    free(d);
+    resp_free(&r);
+    /* Valid UTF-8 passes unchanged. */
+    r = post(s->port, "/obx", "{\"obx\": \"" START_OBX "\", \"move\": \"\xc3\xa9\"}");
+    d = expect_utf8_error(&r, 422, "move-syntax");
+    cr_assert(strstr(d, "'\xc3\xa9'") && !strstr(d, REPLACEMENT), "%s", d);
+    free(d);
+    resp_free(&r);
+    stop(s);
+}
+
 #endif

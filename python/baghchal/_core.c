@@ -1,0 +1,1752 @@
+/* baghchal._core: the CPython binding of libbaghchal. Moves, boards (a game_t with its
+ * history), the databases and the in-process engine; every rule, notation and search is the
+ * library's. Long calls (perft, searches, database loads and probes) run without the GIL; a
+ * board or handle in use by such a call refuses changes from other threads with BusyError. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <pythread.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "baghchal.h"
+#include "tb.h"
+#include "tb_build.h"
+
+/* The module's exception classes and tables: made once at import, read-only afterwards. */
+static PyObject *BaghchalError, *InvalidPositionError, *IllegalMoveError, *TablebaseError, *EngineError, *BusyError;
+static PyTypeObject MoveType, BoardType, TablebaseType, EngineType;
+enum { MOVE_CODES = 1 << 12 };
+static PyObject *move_cache[MOVE_CODES]; /* the Move object of each valid code, made at import */
+static tb_index_t *sym_index;           /* the board's symmetries (tb_transform) */
+
+/* ---- moves ------------------------------------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    move_t code;
+} MoveObject;
+
+/* Whether code is a move of the board's geometry: its text reads back as the same code. */
+static bool code_is_move(long code)
+{
+    if (code <= 0 || code >= MOVE_CODES || move_kind((move_t)code) == MOVE_KIND_NONE)
+        return false;
+    if (move_from((move_t)code) >= SQUARE_NB || move_to((move_t)code) >= SQUARE_NB)
+        return false;
+    char text[MOVE_TEXT_LEN];
+    move_t back;
+    move_format((move_t)code, text);
+    return move_parse_text(text, &back, NULL, 0) == BC_OK && back == (move_t)code;
+}
+
+/* A new reference to the Move of m (m must be a move of the board's geometry). */
+static PyObject *move_object(move_t m)
+{
+    PyObject *o = move_cache[m & (MOVE_CODES - 1)];
+    if (!o) {
+        PyErr_Format(PyExc_SystemError, "no move object for code %d", (int)m);
+        return NULL;
+    }
+    Py_INCREF(o);
+    return o;
+}
+
+static PyObject *move_from_text(const char *text, Py_ssize_t len)
+{
+    char msg[160] = "";
+    move_t m;
+    if ((size_t)len != strlen(text)) {
+        PyErr_SetString(IllegalMoveError, "move text contains a NUL character");
+        return NULL;
+    }
+    if (move_parse_text(text, &m, msg, sizeof msg) != BC_OK) {
+        PyErr_SetString(IllegalMoveError, msg);
+        return NULL;
+    }
+    return move_object(m);
+}
+
+static PyObject *Move_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    (void)type;
+    static char *kwlist[] = {"text", NULL};
+    const char *text;
+    Py_ssize_t len;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "s#:Move", kwlist, &text, &len))
+        return NULL;
+    return move_from_text(text, len);
+}
+
+static PyObject *Move_from_code(PyObject *cls, PyObject *arg)
+{
+    (void)cls;
+    long code = PyLong_AsLong(arg);
+    if (code == -1 && PyErr_Occurred())
+        return NULL;
+    if (!code_is_move(code))
+        return PyErr_Format(PyExc_ValueError, "%ld is not the code of a move", code);
+    return move_object((move_t)code);
+}
+
+static PyObject *Move_str(PyObject *self)
+{
+    char text[MOVE_TEXT_LEN];
+    move_format(((MoveObject *)self)->code, text);
+    return PyUnicode_FromString(text);
+}
+
+static PyObject *Move_repr(PyObject *self)
+{
+    char text[MOVE_TEXT_LEN];
+    move_format(((MoveObject *)self)->code, text);
+    return PyUnicode_FromFormat("Move('%s')", text);
+}
+
+static Py_hash_t Move_hash(PyObject *self) { return (Py_hash_t)((MoveObject *)self)->code; }
+
+static PyObject *Move_richcompare(PyObject *a, PyObject *b, int op)
+{
+    if (!PyObject_TypeCheck(b, &MoveType) || (op != Py_EQ && op != Py_NE))
+        Py_RETURN_NOTIMPLEMENTED;
+    bool eq = ((MoveObject *)a)->code == ((MoveObject *)b)->code;
+    return PyBool_FromLong(op == Py_EQ ? eq : !eq);
+}
+
+static PyObject *Move_get_from(PyObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromLong(move_from(((MoveObject *)self)->code));
+}
+
+static PyObject *Move_get_to(PyObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromLong(move_to(((MoveObject *)self)->code));
+}
+
+static PyObject *Move_get_code(PyObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromLong(((MoveObject *)self)->code);
+}
+
+static PyObject *Move_get_kind(PyObject *self, void *c)
+{
+    (void)c;
+    static const char *const KIND[] = {"none", "place", "step", "capture"};
+    return PyUnicode_FromString(KIND[move_kind(((MoveObject *)self)->code)]);
+}
+
+static PyObject *Move_get_captured(PyObject *self, void *c)
+{
+    (void)c;
+    move_t m = ((MoveObject *)self)->code;
+    if (move_kind(m) != MOVE_JUMP)
+        Py_RETURN_NONE;
+    return PyLong_FromLong(move_over(m));
+}
+
+static PyObject *Move_obx(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    char text[MOVE_TEXT_LEN + 8];
+    move_format_obx(((MoveObject *)self)->code, text);
+    return PyUnicode_FromString(text);
+}
+
+static int square_image(int s, int sq) { return bb_first(tb_transform(sym_index, s, bb_square(sq))); }
+
+static move_t move_image(int s, move_t m)
+{
+    if (m == MOVE_NONE)
+        return m;
+    return move_make(move_kind(m), square_image(s, move_from(m)), square_image(s, move_to(m)));
+}
+
+static bool parse_symmetry(PyObject *arg, int *s)
+{
+    long v = PyLong_AsLong(arg);
+    if (v == -1 && PyErr_Occurred())
+        return false;
+    if (v < 0 || v >= TB_SYM_NB) {
+        PyErr_Format(PyExc_ValueError, "symmetry %ld is not one of 0..7", v);
+        return false;
+    }
+    *s = (int)v;
+    return true;
+}
+
+static PyObject *Move_transform(PyObject *self, PyObject *arg)
+{
+    int s;
+    if (!parse_symmetry(arg, &s))
+        return NULL;
+    return move_object(move_image(s, ((MoveObject *)self)->code));
+}
+
+static PyObject *Move_reduce(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    char text[MOVE_TEXT_LEN];
+    move_format(((MoveObject *)self)->code, text);
+    return Py_BuildValue("(O(s))", (PyObject *)&MoveType, text);
+}
+
+static PyGetSetDef Move_getset[] = {
+    {"from_square", Move_get_from, NULL, "The point the piece leaves (0 = A1 .. 24 = E5); a placement's is its target.", NULL},
+    {"to_square", Move_get_to, NULL, "The point the piece reaches (0 = A1 .. 24 = E5).", NULL},
+    {"kind", Move_get_kind, NULL, "``'place'``, ``'step'`` or ``'capture'``.", NULL},
+    {"captured", Move_get_captured, NULL, "The point of the goat a capture jumps over, else None.", NULL},
+    {"code", Move_get_code, NULL, "The library's 16-bit move code (to | from << 5 | kind << 10).", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef Move_methods[] = {
+    {"from_code", Move_from_code, METH_O | METH_CLASS,
+     "from_code(code)\n--\n\nThe move of a library move code (ValueError for a code no move has).\n\n"
+     ">>> Move.from_code(Move('C3').code)\nMove('C3')"},
+    {"obx", Move_obx, METH_NOARGS,
+     "obx()\n--\n\nThe move in OBX form: ``'mC3'``, ``'mA1B2'``, ``'mA1C3(B2)'``.\n\n"
+     ">>> Move('A1C3').obx()\n'mA1C3(B2)'"},
+    {"transform", Move_transform, METH_O,
+     "transform(symmetry)\n--\n\nThe move mapped by one of the board's 8 symmetries (0 is the identity; "
+     "see :data:`baghchal.SYMMETRIES`).\n\n>>> Move('A1B2').transform(1)\nMove('E1D2')"},
+    {"__reduce__", Move_reduce, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject MoveType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "baghchal.Move",
+    .tp_basicsize = sizeof(MoveObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Move(text)\n--\n\n"
+              "A move: a placement, a step or a capture. ``str(move)`` is the protocol's move text "
+              "(``'C3'``, ``'A1B2'``, ``'A1C3'``); the text may also be written ``'a1b2'``, "
+              "``'mA1C3(B2)'`` or ``'nC3'``. Moves are immutable and compare and hash by their code. "
+              "Parsing checks the board's lines, not a position: use :meth:`Board.parse_move` for that.\n\n"
+              ">>> m = Move('a1c3')\n>>> str(m), m.kind, m.captured\n('A1C3', 'capture', 6)\n"
+              ">>> m == Move('mA1C3(B2)')\nTrue",
+    .tp_new = Move_new,
+    .tp_str = Move_str,
+    .tp_repr = Move_repr,
+    .tp_hash = Move_hash,
+    .tp_richcompare = Move_richcompare,
+    .tp_getset = Move_getset,
+    .tp_methods = Move_methods,
+};
+
+/* ---- boards ------------------------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    game_t game;
+    bool ready; /* game holds a game (game_init succeeded) */
+    int busy;   /* calls running without the GIL that read this board */
+} BoardObject;
+
+static bool board_ready(BoardObject *b)
+{
+    if (!b->ready)
+        PyErr_SetString(PyExc_RuntimeError, "the board was not initialised (Board.__init__ was not called)");
+    return b->ready;
+}
+
+/* Changes are refused while another thread reads the board without the GIL. */
+static bool board_writable(BoardObject *b)
+{
+    if (!board_ready(b))
+        return false;
+    if (b->busy) {
+        PyErr_SetString(BusyError, "the board is in use by a search or probe in another thread");
+        return false;
+    }
+    return true;
+}
+
+static bool parse_rule(const char *text, rep_rule_t *rule)
+{
+    if (strcmp(text, "forbid") == 0)
+        *rule = REP_FORBID;
+    else if (strcmp(text, "draw") == 0)
+        *rule = REP_DRAW;
+    else {
+        PyErr_Format(PyExc_ValueError, "repetition must be 'forbid' or 'draw', not '%s'", text);
+        return false;
+    }
+    return true;
+}
+
+/* Parses OBX as the protocol's `position obx` does. */
+static bool parse_obx(const char *text, Py_ssize_t len, position_t *p, obx_meta_t *meta)
+{
+    char msg[256] = "";
+    if ((size_t)len != strlen(text)) {
+        PyErr_SetString(InvalidPositionError, "invalid OBX: the text contains a NUL character");
+        return false;
+    }
+    if (obx_parse(text, p, meta, msg, sizeof msg) != BC_OK) {
+        PyErr_Format(InvalidPositionError, "invalid OBX: %s", msg);
+        return false;
+    }
+    if (p->side == TIGERS && p->captured >= BC_CAPTURES_TO_WIN) {
+        PyErr_SetString(InvalidPositionError, "invalid OBX: tigers to move with five goats captured cannot occur "
+                                              "(the fifth capture ends the game with the goats to move)");
+        return false;
+    }
+    return true;
+}
+
+static void Board_dealloc(PyObject *self)
+{
+    BoardObject *b = (BoardObject *)self;
+    if (b->ready)
+        game_free(&b->game);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static int Board_init(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"obx", "repetition", NULL};
+    BoardObject *b = (BoardObject *)self;
+    const char *text = NULL, *rule_text = "forbid";
+    Py_ssize_t len = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|z#$s:Board", kwlist, &text, &len, &rule_text))
+        return -1;
+    if (b->busy) {
+        PyErr_SetString(BusyError, "the board is in use by a search or probe in another thread");
+        return -1;
+    }
+    rep_rule_t rule;
+    position_t p;
+    obx_meta_t meta = {MOVE_NONE, 0};
+    if (!parse_rule(rule_text, &rule))
+        return -1;
+    if (text)
+        if (!parse_obx(text, len, &p, &meta))
+            return -1;
+    if (!text)
+        position_set_start(&p);
+    game_t g;
+    if (!game_init(&g, &p, &meta, rule)) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (b->ready)
+        game_free(&b->game);
+    b->game = g;
+    b->ready = true;
+    return 0;
+}
+
+/* A new board of type, owning g (freed on failure). */
+static PyObject *board_wrap(PyTypeObject *type, game_t *g)
+{
+    BoardObject *b = (BoardObject *)type->tp_alloc(type, 0);
+    if (!b) {
+        game_free(g);
+        return NULL;
+    }
+    b->game = *g;
+    b->ready = true;
+    return (PyObject *)b;
+}
+
+static PyObject *Board_get_legal_moves(PyObject *self, void *c)
+{
+    (void)c;
+    BoardObject *b = (BoardObject *)self;
+    if (!board_ready(b))
+        return NULL;
+    move_t list[MAX_MOVES];
+    int n = game_legal_moves(&b->game, list);
+    PyObject *out = PyList_New(n);
+    if (!out)
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        PyObject *m = move_cache[list[i] & (MOVE_CODES - 1)];
+        Py_INCREF(m);
+        PyList_SET_ITEM(out, i, m);
+    }
+    return out;
+}
+
+static PyObject *Board_push(PyObject *self, PyObject *arg)
+{
+    BoardObject *b = (BoardObject *)self;
+    char msg[256] = "";
+    bc_error_t e;
+    if (!board_writable(b))
+        return NULL;
+    if (Py_IS_TYPE(arg, &MoveType)) {
+        e = game_play(&b->game, ((MoveObject *)arg)->code, msg, sizeof msg);
+    } else if (PyUnicode_Check(arg)) {
+        Py_ssize_t len;
+        const char *text = PyUnicode_AsUTF8AndSize(arg, &len);
+        if (!text)
+            return NULL;
+        if ((size_t)len != strlen(text)) {
+            PyErr_SetString(IllegalMoveError, "move text contains a NUL character");
+            return NULL;
+        }
+        e = game_play_text(&b->game, text, msg, sizeof msg);
+    } else {
+        return PyErr_Format(PyExc_TypeError, "push() takes a Move or move text, not %.80s", Py_TYPE(arg)->tp_name);
+    }
+    if (e == BC_ERR_NO_MEMORY)
+        return PyErr_NoMemory();
+    if (e != BC_OK) {
+        PyErr_SetString(IllegalMoveError, msg);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *Board_pop(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    BoardObject *b = (BoardObject *)self;
+    if (!board_writable(b))
+        return NULL;
+    if (b->game.count == 0) {
+        PyErr_SetString(PyExc_IndexError, "pop from an empty move stack");
+        return NULL;
+    }
+    return move_object(game_pop(&b->game));
+}
+
+static PyObject *Board_peek(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    BoardObject *b = (BoardObject *)self;
+    if (!board_ready(b))
+        return NULL;
+    if (b->game.count == 0) {
+        PyErr_SetString(PyExc_IndexError, "peek at an empty move stack");
+        return NULL;
+    }
+    return move_object(b->game.moves[b->game.count - 1]);
+}
+
+static PyObject *Board_get_move_stack(PyObject *self, void *c)
+{
+    (void)c;
+    BoardObject *b = (BoardObject *)self;
+    if (!board_ready(b))
+        return NULL;
+    PyObject *out = PyList_New((Py_ssize_t)b->game.count);
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < b->game.count; i++)
+        PyList_SET_ITEM(out, (Py_ssize_t)i, move_object(b->game.moves[i]));
+    return out;
+}
+
+enum { PERFT_MAX_DEPTH = 64 };
+
+static PyObject *Board_perft(PyObject *self, PyObject *arg)
+{
+    BoardObject *b = (BoardObject *)self;
+    if (!board_ready(b))
+        return NULL;
+    long depth = PyLong_AsLong(arg);
+    if (depth == -1 && PyErr_Occurred())
+        return NULL;
+    if (depth < 0 || depth > PERFT_MAX_DEPTH)
+        return PyErr_Format(PyExc_ValueError, "perft depth must be from 0 to %d, not %ld", PERFT_MAX_DEPTH, depth);
+    position_t p = *game_position(&b->game); /* a copy: other threads may play on */
+    uint64_t n;
+    Py_BEGIN_ALLOW_THREADS
+    n = perft(&p, (int)depth);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromUnsignedLongLong(n);
+}
+
+static const char *const REASON_NAMES[] = {"", "five_captured", "tigers_trapped", "goats_stuck",
+                                           "repetition_blocked", "repetition_draw"};
+
+static PyObject *Board_outcome_raw(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    BoardObject *b = (BoardObject *)self;
+    if (!board_ready(b))
+        return NULL;
+    game_result_t r = game_result(&b->game);
+    if (r.reason == RESULT_NONE)
+        Py_RETURN_NONE;
+    PyObject *winner = r.winner < 0 ? Py_None : PyLong_FromLong(r.winner);
+    if (!winner)
+        return NULL;
+    if (winner == Py_None)
+        Py_INCREF(winner);
+    return Py_BuildValue("(Nss)", winner, REASON_NAMES[r.reason], result_describe(r));
+}
+
+static PyObject *Board_result(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    BoardObject *b = (BoardObject *)self;
+    if (!board_ready(b))
+        return NULL;
+    game_result_t r = game_result(&b->game);
+    if (r.reason == RESULT_NONE)
+        return PyUnicode_FromString("*");
+    return PyUnicode_FromString(r.winner < 0 ? "draw" : r.winner == GOATS ? "goats" : "tigers");
+}
+
+static PyObject *Board_is_game_over(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    BoardObject *b = (BoardObject *)self;
+    if (!board_ready(b))
+        return NULL;
+    return PyBool_FromLong(game_result(&b->game).reason != RESULT_NONE);
+}
+
+static PyObject *Board_obx(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"version", NULL};
+    BoardObject *b = (BoardObject *)self;
+    int version = OBX_V2;
+    if (!board_ready(b) || !PyArg_ParseTupleAndKeywords(args, kwds, "|i:obx", kwlist, &version))
+        return NULL;
+    if (version != OBX_V1 && version != OBX_V2)
+        return PyErr_Format(PyExc_ValueError, "OBX version must be 1 or 2, not %d", version);
+    char buf[OBX_MAX_LEN];
+    obx_meta_t meta = game_meta(&b->game);
+    obx_format(game_position(&b->game), &meta, version, buf, sizeof buf);
+    return PyUnicode_FromString(buf);
+}
+
+static PyObject *Board_root(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    BoardObject *b = (BoardObject *)self;
+    if (!board_ready(b))
+        return NULL;
+    game_t g;
+    if (!game_init(&g, &b->game.history[0], &b->game.start_meta, b->game.rule))
+        return PyErr_NoMemory();
+    return board_wrap(Py_TYPE(self), &g);
+}
+
+static PyObject *Board_copy(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"stack", NULL};
+    BoardObject *b = (BoardObject *)self;
+    int stack = 1;
+    if (!board_ready(b) || !PyArg_ParseTupleAndKeywords(args, kwds, "|p:copy", kwlist, &stack))
+        return NULL;
+    game_t g;
+    bool ok;
+    if (stack) {
+        ok = game_copy(&g, &b->game);
+    } else {
+        obx_meta_t meta = game_meta(&b->game);
+        ok = game_init(&g, game_position(&b->game), &meta, b->game.rule);
+    }
+    if (!ok)
+        return PyErr_NoMemory();
+    return board_wrap(Py_TYPE(self), &g);
+}
+
+static PyObject *Board_deepcopy(PyObject *self, PyObject *memo)
+{
+    (void)memo;
+    PyObject *none = PyTuple_New(0);
+    if (!none)
+        return NULL;
+    PyObject *r = Board_copy(self, none, NULL);
+    Py_DECREF(none);
+    return r;
+}
+
+static PyObject *Board_transform(PyObject *self, PyObject *arg)
+{
+    BoardObject *b = (BoardObject *)self;
+    int s;
+    if (!board_ready(b) || !parse_symmetry(arg, &s))
+        return NULL;
+    position_t p = b->game.history[0];
+    p.tigers = tb_transform(sym_index, s, p.tigers);
+    p.goats = tb_transform(sym_index, s, p.goats);
+    p.key = position_compute_key(&p);
+    obx_meta_t meta = b->game.start_meta;
+    meta.last_move = move_image(s, meta.last_move);
+    game_t g;
+    if (!game_init(&g, &p, &meta, b->game.rule))
+        return PyErr_NoMemory();
+    for (size_t i = 0; i < b->game.count; i++) {
+        char msg[256] = "";
+        bc_error_t e = game_play(&g, move_image(s, b->game.moves[i]), msg, sizeof msg);
+        if (e != BC_OK) {
+            game_free(&g);
+            if (e == BC_ERR_NO_MEMORY)
+                return PyErr_NoMemory();
+            return PyErr_Format(PyExc_SystemError, "the image of move %zu was refused: %s", i + 1, msg);
+        }
+    }
+    return board_wrap(Py_TYPE(self), &g);
+}
+
+static PyObject *Board_parse_move(PyObject *self, PyObject *arg)
+{
+    BoardObject *b = (BoardObject *)self;
+    if (!board_ready(b))
+        return NULL;
+    move_t m;
+    char msg[256] = "";
+    if (Py_IS_TYPE(arg, &MoveType)) {
+        m = ((MoveObject *)arg)->code;
+        if (!move_is_pseudo_legal(game_position(&b->game), m)) {
+            char t[MOVE_TEXT_LEN];
+            move_format(m, t);
+            snprintf(msg, sizeof msg, "%s is not a legal move for the %s in this position", t,
+                     game_position(&b->game)->side == GOATS ? "goats" : "tigers");
+            PyErr_SetString(IllegalMoveError, msg);
+            return NULL;
+        }
+    } else if (PyUnicode_Check(arg)) {
+        Py_ssize_t len;
+        const char *text = PyUnicode_AsUTF8AndSize(arg, &len);
+        if (!text)
+            return NULL;
+        if ((size_t)len != strlen(text)) {
+            PyErr_SetString(IllegalMoveError, "move text contains a NUL character");
+            return NULL;
+        }
+        if (move_parse(game_position(&b->game), text, &m, msg, sizeof msg) != BC_OK) {
+            PyErr_SetString(IllegalMoveError, msg);
+            return NULL;
+        }
+    } else {
+        return PyErr_Format(PyExc_TypeError, "parse_move() takes a Move or move text, not %.80s",
+                            Py_TYPE(arg)->tp_name);
+    }
+    char t[MOVE_TEXT_LEN];
+    move_format(m, t);
+    game_result_t r = game_result(&b->game);
+    if (r.reason != RESULT_NONE)
+        return PyErr_Format(IllegalMoveError, "%s: the game is over (%s)", t, result_describe(r));
+    if (game_move_repeats(&b->game, m))
+        return PyErr_Format(IllegalMoveError, "%s recreates an earlier position (Repetition forbid)", t);
+    return move_object(m);
+}
+
+static PyObject *Board_is_legal(PyObject *self, PyObject *arg)
+{
+    BoardObject *b = (BoardObject *)self;
+    if (!board_ready(b))
+        return NULL;
+    if (!Py_IS_TYPE(arg, &MoveType))
+        return PyErr_Format(PyExc_TypeError, "is_legal() takes a Move, not %.80s", Py_TYPE(arg)->tp_name);
+    move_t list[MAX_MOVES], m = ((MoveObject *)arg)->code;
+    int n = game_legal_moves(&b->game, list);
+    for (int i = 0; i < n; i++)
+        if (list[i] == m)
+            Py_RETURN_TRUE;
+    Py_RETURN_FALSE;
+}
+
+static PyObject *Board_piece_at(PyObject *self, PyObject *arg)
+{
+    BoardObject *b = (BoardObject *)self;
+    if (!board_ready(b))
+        return NULL;
+    long sq = PyLong_AsLong(arg);
+    if (sq == -1 && PyErr_Occurred())
+        return NULL;
+    if (sq < 0 || sq >= SQUARE_NB)
+        return PyErr_Format(PyExc_ValueError, "square %ld is not one of 0..24", sq);
+    const position_t *p = game_position(&b->game);
+    if (p->tigers & bb_square((int)sq))
+        return PyUnicode_FromString("T");
+    if (p->goats & bb_square((int)sq))
+        return PyUnicode_FromString("G");
+    Py_RETURN_NONE;
+}
+
+static PyObject *Board_occurrences(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    BoardObject *b = (BoardObject *)self;
+    if (!board_ready(b))
+        return NULL;
+    return PyLong_FromLong(game_occurrences(&b->game));
+}
+
+static PyObject *Board_get_int(PyObject *self, void *which)
+{
+    BoardObject *b = (BoardObject *)self;
+    if (!board_ready(b))
+        return NULL;
+    const position_t *p = game_position(&b->game);
+    switch ((int)(intptr_t)which) {
+    case 0: return PyLong_FromLong(p->side);
+    case 1: return PyLong_FromLong(p->in_hand);
+    case 2: return PyLong_FromLong(p->captured);
+    case 3: return PyLong_FromUnsignedLong(p->tigers);
+    case 4: return PyLong_FromUnsignedLong(p->goats);
+    case 5: return PyLong_FromUnsignedLongLong(position_hash(p));
+    default: return PyLong_FromLong(game_meta(&b->game).ply);
+    }
+}
+
+static PyObject *Board_get_repetition(PyObject *self, void *c)
+{
+    (void)c;
+    BoardObject *b = (BoardObject *)self;
+    if (!board_ready(b))
+        return NULL;
+    return PyUnicode_FromString(b->game.rule == REP_DRAW ? "draw" : "forbid");
+}
+
+static int Board_set_repetition(PyObject *self, PyObject *value, void *c)
+{
+    (void)c;
+    BoardObject *b = (BoardObject *)self;
+    if (!value) {
+        PyErr_SetString(PyExc_AttributeError, "cannot delete repetition");
+        return -1;
+    }
+    if (!board_writable(b))
+        return -1;
+    if (!PyUnicode_Check(value)) {
+        PyErr_SetString(PyExc_TypeError, "repetition must be 'forbid' or 'draw'");
+        return -1;
+    }
+    const char *text = PyUnicode_AsUTF8(value);
+    rep_rule_t rule;
+    if (!text || !parse_rule(text, &rule))
+        return -1;
+    b->game.rule = rule;
+    return 0;
+}
+
+static PyGetSetDef Board_getset[] = {
+    {"legal_moves", Board_get_legal_moves, NULL,
+     "The moves legal now, as a new list of :class:`Move`: the rules of the position, minus under "
+     "``forbid`` the moves that recreate an earlier position; empty once the game is over.", NULL},
+    {"move_stack", Board_get_move_stack, NULL, "The moves played since the root, as a new list.", NULL},
+    {"repetition", Board_get_repetition, Board_set_repetition,
+     "The repetition rule, ``'forbid'`` (no position may be recreated once every goat is placed; the "
+     "default) or ``'draw'`` (the third occurrence draws). Setting it applies from the next move on, as "
+     "the protocol's ``Repetition`` option does.", NULL},
+    {"turn", Board_get_int, NULL, "The side to move: :data:`GOATS` (0) or :data:`TIGERS` (1).", (void *)0},
+    {"goats_in_hand", Board_get_int, NULL, "Goats still to place (0..20).", (void *)1},
+    {"goats_captured", Board_get_int, NULL, "Goats captured so far (0..5).", (void *)2},
+    {"tigers", Board_get_int, NULL, "The tigers' points as a bit set (bit 0 = A1 .. bit 24 = E5).", (void *)3},
+    {"goats", Board_get_int, NULL, "The goats' points as a bit set (bit 0 = A1 .. bit 24 = E5).", (void *)4},
+    {"key", Board_get_int, NULL, "A 64-bit Zobrist key of the position (board, side to move, goats in hand).",
+     (void *)5},
+    {"ply", Board_get_int, NULL, "Half-moves since the start of the game (the OBX move number; -1 unknown).",
+     (void *)6},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef Board_methods[] = {
+    {"push", Board_push, METH_O,
+     "push(move)\n--\n\nPlays a :class:`Move` or move text (``'C3'``, ``'a1b2'``, ``'mA1C3(B2)'``). "
+     "Raises :class:`IllegalMoveError` with the engine's reason, the board unchanged, when the move is "
+     "not legal (by the rules, after the end of the game, or recreating a position under ``forbid``).\n\n"
+     ">>> b = Board()\n>>> b.push('C3')\n>>> b.push(Move('A1B2'))\n>>> b.obx()\n"
+     "'XXXXT/XTXXX/XXGXX/XXXXX/TXXXT g @19 c0 mA1B2 #t1'"},
+    {"pop", Board_pop, METH_NOARGS,
+     "pop()\n--\n\nTakes back the last move and returns it (IndexError when none was played).\n\n"
+     ">>> b = Board()\n>>> b.push('C3')\n>>> b.pop()\nMove('C3')"},
+    {"peek", Board_peek, METH_NOARGS, "peek()\n--\n\nThe last move played (IndexError when none was played)."},
+    {"perft", Board_perft, METH_O,
+     "perft(depth)\n--\n\nThe number of leaves of the move tree to depth (the rules of this position; "
+     "the repetition rule, which depends on the history, is not applied: the protocol's ``go perft``). "
+     "Runs without the GIL.\n\n>>> Board().perft(3)\n5052"},
+    {"result", Board_result, METH_NOARGS,
+     "result()\n--\n\n``'goats'`` or ``'tigers'`` (the winner), ``'draw'``, or ``'*'`` while the game "
+     "goes on.\n\n>>> Board().result()\n'*'"},
+    {"_outcome", Board_outcome_raw, METH_NOARGS, NULL},
+    {"is_game_over", Board_is_game_over, METH_NOARGS,
+     "is_game_over()\n--\n\nWhether the game has ended (by the rules or by the repetition rule)."},
+    {"obx", (PyCFunction)(void (*)(void))Board_obx, METH_VARARGS | METH_KEYWORDS,
+     "obx(version=2)\n--\n\nThe position in OBX 2.0 (or 1.0) notation, with the last move and the move "
+     "number.\n\n>>> Board().obx()\n'TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g @20 c0 - #'\n>>> Board().obx(1)\n"
+     "'T3T/5/5/5/T3T g g20 c0 - 0'"},
+    {"root", Board_root, METH_NOARGS,
+     "root()\n--\n\nA new board at the position the game started from (no moves played)."},
+    {"copy", (PyCFunction)(void (*)(void))Board_copy, METH_VARARGS | METH_KEYWORDS,
+     "copy(stack=True)\n--\n\nAn independent copy; with ``stack=False`` the copy starts at the current "
+     "position without the history (so repetitions of earlier positions are no longer seen)."},
+    {"__copy__", (PyCFunction)(void (*)(void))Board_copy, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"__deepcopy__", Board_deepcopy, METH_O, NULL},
+    {"transform", Board_transform, METH_O,
+     "transform(symmetry)\n--\n\nThe game (its start and every move) mapped by one of the board's 8 "
+     "symmetries (0 is the identity; :data:`SYMMETRIES` names them), as a new board: its history, and so its "
+     "repetitions, are the image of this one's.\n\n>>> b = Board()\n>>> b.push('A2')\n"
+     ">>> b.transform(4).move_stack\n[Move('B1')]"},
+    {"parse_move", Board_parse_move, METH_O,
+     "parse_move(move)\n--\n\nThe :class:`Move` of move text (or a Move) if it is legal here; else "
+     ":class:`IllegalMoveError` with the reason.\n\n>>> Board().parse_move('c3')\nMove('C3')"},
+    {"is_legal", Board_is_legal, METH_O, "is_legal(move)\n--\n\nWhether the :class:`Move` is legal now."},
+    {"piece_at", Board_piece_at, METH_O,
+     "piece_at(square)\n--\n\n``'T'``, ``'G'`` or None for a point 0 (A1) .. 24 (E5).\n\n"
+     ">>> Board().piece_at(0)\n'T'"},
+    {"occurrences", Board_occurrences, METH_NOARGS,
+     "occurrences()\n--\n\nHow often the current position (board and side to move) occurred in the game, "
+     "itself included."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject BoardType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "baghchal._core.Board",
+    .tp_basicsize = sizeof(BoardObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "The C part of :class:`baghchal.Board`.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = Board_init,
+    .tp_dealloc = Board_dealloc,
+    .tp_getset = Board_getset,
+    .tp_methods = Board_methods,
+};
+
+/* Takes a board for a call that runs without the GIL: it refuses changes until released. */
+static BoardObject *board_borrow(PyObject *arg)
+{
+    if (!PyObject_TypeCheck(arg, &BoardType)) {
+        PyErr_Format(PyExc_TypeError, "expected a Board, not %.80s", Py_TYPE(arg)->tp_name);
+        return NULL;
+    }
+    BoardObject *b = (BoardObject *)arg;
+    if (!board_ready(b))
+        return NULL;
+    b->busy++;
+    return b;
+}
+
+static void board_release(BoardObject *b) { b->busy--; }
+
+/* ---- the databases ---------------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    tb_t *tb;
+    fb_prover_t *prover; /* the forbid settler's, made at its first use */
+    PyThread_type_lock prover_lock;
+    int users; /* calls running without the GIL */
+    PyObject *path;
+} TablebaseObject;
+
+static void Tablebase_dealloc(PyObject *self)
+{
+    TablebaseObject *t = (TablebaseObject *)self;
+    tb_close(t->tb);
+    fb_prover_free(t->prover);
+    if (t->prover_lock)
+        PyThread_free_lock(t->prover_lock);
+    Py_XDECREF(t->path);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static int Tablebase_init(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"path", NULL};
+    TablebaseObject *t = (TablebaseObject *)self;
+    PyObject *path_arg = Py_None, *bytes = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:Tablebase", kwlist, &path_arg))
+        return -1;
+    if (t->tb || t->users) {
+        PyErr_SetString(BusyError, "the database is open already");
+        return -1;
+    }
+    char dir[TB_PATH_MAX];
+    if (path_arg == Py_None) {
+        if (!tb_default_dir(dir, sizeof dir)) {
+            PyErr_SetString(TablebaseError, "no standard folder: " TB_PATH_ENV " turns it off, or there is no home");
+            return -1;
+        }
+    } else {
+        if (!PyUnicode_FSConverter(path_arg, &bytes))
+            return -1;
+        const char *s = PyBytes_AS_STRING(bytes);
+        size_t len = (size_t)PyBytes_GET_SIZE(bytes);
+        if (len == 0 || len >= sizeof dir || strlen(s) != len) {
+            Py_DECREF(bytes);
+            PyErr_SetString(TablebaseError, len == 0 ? "empty database path" : "bad database path");
+            return -1;
+        }
+        memcpy(dir, s, len + 1);
+        Py_DECREF(bytes);
+    }
+    if (!t->prover_lock && !(t->prover_lock = PyThread_allocate_lock())) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    char msg[512] = "";
+    tb_t *tb = NULL;
+    tb_error_t e;
+    Py_BEGIN_ALLOW_THREADS
+    e = tb_open_game(dir, &tb, msg, sizeof msg);
+    Py_END_ALLOW_THREADS
+    if (e == TB_ERR_NO_MEMORY) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (e != TB_OK) {
+        PyErr_Format(TablebaseError, "tablebase not loaded: %s", msg);
+        return -1;
+    }
+    PyObject *path = PyUnicode_DecodeFSDefault(dir);
+    if (!path) {
+        tb_close(tb);
+        return -1;
+    }
+    t->tb = tb;
+    Py_XSETREF(t->path, path);
+    return 0;
+}
+
+/* Takes the handle for a call without the GIL; NULL (an exception set) when closed. */
+static TablebaseObject *tb_borrow(PyObject *self)
+{
+    TablebaseObject *t = (TablebaseObject *)self;
+    if (!t->tb) {
+        PyErr_SetString(TablebaseError, "the database is closed");
+        return NULL;
+    }
+    t->users++;
+    return t;
+}
+
+static PyObject *tb_value_tuple(const char *result, int distance, bool proved, const char *text)
+{
+    if (distance == TB_DISTANCE_UNKNOWN)
+        return Py_BuildValue("(sOOs)", result, Py_None, proved ? Py_True : Py_False, text);
+    return Py_BuildValue("(siOs)", result, distance, proved ? Py_True : Py_False, text);
+}
+
+static void format_tb_value(char *buf, size_t len, tb_value_t v)
+{
+    if (v.wdl == TB_DRAW)
+        snprintf(buf, len, "draw");
+    else if (v.distance == TB_DISTANCE_UNKNOWN)
+        snprintf(buf, len, "%s", v.wdl == TB_WIN ? "win" : "loss");
+    else
+        snprintf(buf, len, "%s in %d", v.wdl == TB_WIN ? "win" : "loss", v.distance);
+}
+
+static const char *wdl_name(int wdl) { return wdl > 0 ? "win" : wdl < 0 ? "loss" : "draw"; }
+
+/* The prover is one per handle: one forbid probe at a time takes it, without the GIL. */
+static bool tb_prover_take(TablebaseObject *t)
+{
+    Py_BEGIN_ALLOW_THREADS
+    PyThread_acquire_lock(t->prover_lock, WAIT_LOCK);
+    Py_END_ALLOW_THREADS
+    if (!t->prover && !(t->prover = fb_prover_new(FB_SETTLE_MB))) {
+        PyThread_release_lock(t->prover_lock);
+        PyErr_NoMemory();
+        return false;
+    }
+    return true;
+}
+
+/* What the protocol's tbprobe says of the position: (result, distance, proved, text). */
+static PyObject *Tablebase_probe(PyObject *self, PyObject *arg)
+{
+    TablebaseObject *t = tb_borrow(self);
+    if (!t)
+        return NULL;
+    BoardObject *b = board_borrow(arg);
+    if (!b) {
+        t->users--;
+        return NULL;
+    }
+    PyObject *out = NULL;
+    const game_t *g = &b->game;
+    const position_t *p = game_position(g);
+    game_result_t r = game_result(g);
+    tb_value_t v;
+    bool covered;
+    char text[64];
+    if (r.reason != RESULT_NONE) {
+        /* Over by the rules or by the game's history: no database needed. */
+        out = r.winner < 0 ? tb_value_tuple("draw", 0, false, "draw")
+              : r.winner == p->side ? tb_value_tuple("win", 0, false, "win in 0")
+                                    : tb_value_tuple("loss", 0, false, "loss in 0");
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    covered = tb_probe(t->tb, p, &v);
+    Py_END_ALLOW_THREADS
+    if (!covered) {
+        PyErr_SetString(PyExc_KeyError, "not covered (goats in hand, and no placement file)");
+        goto done;
+    }
+    if (g->rule == REP_FORBID) {
+        fb_settled_t s;
+        if (!tb_prover_take(t))
+            goto done;
+        Py_BEGIN_ALLOW_THREADS
+        fb_settle(t->prover, t->tb, g, MOVE_NONE, FB_SETTLE_NODES, &s);
+        Py_END_ALLOW_THREADS
+        PyThread_release_lock(t->prover_lock);
+        fb_settled_text(&s, false, text, sizeof text);
+        const char *res = s.result == FB_WIN ? "win" : s.result == FB_LOSS ? "loss" : "open";
+        out = tb_value_tuple(res, s.result == FB_OPEN ? TB_DISTANCE_UNKNOWN : s.distance, s.proved, text);
+    } else {
+        format_tb_value(text, sizeof text, v);
+        out = tb_value_tuple(wdl_name(v.wdl), v.distance, false, text);
+    }
+done:
+    board_release(b);
+    t->users--;
+    return out;
+}
+
+/* The database's own value of the position alone (the draw rule, no history): (wdl, distance). */
+static PyObject *Tablebase_probe_wdl(PyObject *self, PyObject *arg)
+{
+    TablebaseObject *t = tb_borrow(self);
+    if (!t)
+        return NULL;
+    BoardObject *b = board_borrow(arg);
+    if (!b) {
+        t->users--;
+        return NULL;
+    }
+    position_t p = *game_position(&b->game);
+    board_release(b);
+    tb_value_t v;
+    bool covered;
+    Py_BEGIN_ALLOW_THREADS
+    covered = tb_probe(t->tb, &p, &v);
+    Py_END_ALLOW_THREADS
+    t->users--;
+    if (!covered) {
+        PyErr_SetString(PyExc_KeyError, "not covered (goats in hand, and no placement file)");
+        return NULL;
+    }
+    if (v.distance == TB_DISTANCE_UNKNOWN)
+        return Py_BuildValue("(iO)", (int)v.wdl, Py_None);
+    return Py_BuildValue("(ii)", (int)v.wdl, (int)v.distance);
+}
+
+/* Every legal move with its value for the side that makes it, best first, as tbprobe lists them. */
+static PyObject *Tablebase_rank_moves(PyObject *self, PyObject *arg)
+{
+    TablebaseObject *t = tb_borrow(self);
+    if (!t)
+        return NULL;
+    BoardObject *b = board_borrow(arg);
+    if (!b) {
+        t->users--;
+        return NULL;
+    }
+    PyObject *out = NULL;
+    const game_t *g = &b->game;
+    move_t moves[MAX_MOVES];
+    int n = game_legal_moves(g, moves), ranked_n = 0;
+    tb_value_t v;
+    bool covered;
+    Py_BEGIN_ALLOW_THREADS
+    covered = n == 0 || tb_probe(t->tb, game_position(g), &v);
+    Py_END_ALLOW_THREADS
+    if (!covered) {
+        PyErr_SetString(PyExc_KeyError, "not covered (goats in hand, and no placement file)");
+        goto done;
+    }
+    out = PyList_New(0);
+    if (!out || n == 0)
+        goto done;
+    if (g->rule == REP_FORBID) {
+        fb_settled_t vals[MAX_MOVES];
+        if (!tb_prover_take(t)) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        fb_settle_moves(t->prover, t->tb, g, moves, n, FB_SETTLE_NODES, vals);
+        Py_END_ALLOW_THREADS
+        PyThread_release_lock(t->prover_lock);
+        for (int i = 0; i < n; i++) {
+            char text[64];
+            fb_settled_text(&vals[i], true, text, sizeof text);
+            /* For the side that makes the move: the child's result turned round. */
+            const char *res = vals[i].result == FB_WIN ? "loss" : vals[i].result == FB_LOSS ? "win" : "open";
+            int d = vals[i].result == FB_OPEN || vals[i].distance == TB_DISTANCE_UNKNOWN ? TB_DISTANCE_UNKNOWN
+                                                                                         : vals[i].distance + 1;
+            PyObject *item = Py_BuildValue("(NN)", move_object(moves[i]), tb_value_tuple(res, d, vals[i].proved, text));
+            if (!item || PyList_Append(out, item) < 0) {
+                Py_XDECREF(item);
+                Py_CLEAR(out);
+                goto done;
+            }
+            Py_DECREF(item);
+        }
+    } else {
+        tb_move_value_t ranked[MAX_MOVES];
+        Py_BEGIN_ALLOW_THREADS
+        ranked_n = search_rank_tb_moves(t->tb, g, moves, n, ranked);
+        Py_END_ALLOW_THREADS
+        if (ranked_n < 0) {
+            Py_CLEAR(out);
+            PyErr_SetString(PyExc_KeyError, "a move leads to a position the database does not cover");
+            goto done;
+        }
+        for (int i = 0; i < n; i++) {
+            char text[64];
+            format_tb_value(text, sizeof text, ranked[i].value);
+            PyObject *item = Py_BuildValue("(NN)", move_object(ranked[i].move),
+                                           tb_value_tuple(wdl_name(ranked[i].value.wdl), ranked[i].value.distance,
+                                                          false, text));
+            if (!item || PyList_Append(out, item) < 0) {
+                Py_XDECREF(item);
+                Py_CLEAR(out);
+                goto done;
+            }
+            Py_DECREF(item);
+        }
+    }
+done:
+    board_release(b);
+    t->users--;
+    return out;
+}
+
+static PyObject *Tablebase_close(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    TablebaseObject *t = (TablebaseObject *)self;
+    if (t->users) {
+        PyErr_SetString(BusyError, "the database is in use by another thread");
+        return NULL;
+    }
+    tb_close(t->tb);
+    t->tb = NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *Tablebase_get_closed(PyObject *self, void *c)
+{
+    (void)c;
+    return PyBool_FromLong(((TablebaseObject *)self)->tb == NULL);
+}
+
+static PyObject *Tablebase_get_path(PyObject *self, void *c)
+{
+    (void)c;
+    TablebaseObject *t = (TablebaseObject *)self;
+    if (!t->path)
+        Py_RETURN_NONE;
+    Py_INCREF(t->path);
+    return t->path;
+}
+
+static PyObject *Tablebase_get_has_placement(PyObject *self, void *c)
+{
+    (void)c;
+    TablebaseObject *t = (TablebaseObject *)self;
+    if (!t->tb) {
+        PyErr_SetString(TablebaseError, "the database is closed");
+        return NULL;
+    }
+    return PyBool_FromLong(tb_has_placement(t->tb));
+}
+
+static PyGetSetDef Tablebase_getset[] = {
+    {"closed", Tablebase_get_closed, NULL, "Whether :meth:`close` was called (or opening failed).", NULL},
+    {"path", Tablebase_get_path, NULL, "The folder the files were read from.", NULL},
+    {"has_placement", Tablebase_get_has_placement, NULL,
+     "Whether the placement-phase file was found too (then positions with goats in hand are answered).",
+     NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef Tablebase_methods[] = {
+    {"_probe", Tablebase_probe, METH_O, NULL},
+    {"probe_wdl", Tablebase_probe_wdl, METH_O,
+     "probe_wdl(board)\n--\n\nThe database's own value of the current position alone, under the draw rule "
+     "and without the game's history: ``(wdl, distance)`` with wdl 1 (win), 0 (draw) or -1 (loss) for the "
+     "side to move and the distance in plies (None where the placement file stores none). KeyError when "
+     "not covered. The fastest probe."},
+    {"_rank_moves", Tablebase_rank_moves, METH_O, NULL},
+    {"close", Tablebase_close, METH_NOARGS,
+     "close()\n--\n\nReleases the files (BusyError while another thread probes). Probing afterwards "
+     "raises :class:`TablebaseError`; closing twice is harmless."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject TablebaseType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "baghchal._core.Tablebase",
+    .tp_basicsize = sizeof(TablebaseObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "The C part of :class:`baghchal.Tablebase`.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = Tablebase_init,
+    .tp_dealloc = Tablebase_dealloc,
+    .tp_getset = Tablebase_getset,
+    .tp_methods = Tablebase_methods,
+};
+
+/* ---- the engine ------------------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    engine_t *e;
+    bool busy; /* a call runs without the GIL */
+    /* What the search reported, written on the searching thread without the GIL. */
+    search_info_t lines[MAX_MULTIPV];
+    bool have[MAX_MULTIPV];
+    move_t best, ponder;
+    search_info_t final;
+} EngineObject;
+
+static void Engine_dealloc(PyObject *self)
+{
+    EngineObject *o = (EngineObject *)self;
+    if (o->e) {
+        Py_BEGIN_ALLOW_THREADS
+        engine_free(o->e);
+        Py_END_ALLOW_THREADS
+    }
+    Py_TYPE(self)->tp_free(self);
+}
+
+static EngineObject *engine_take(PyObject *self)
+{
+    EngineObject *o = (EngineObject *)self;
+    if (!o->e) {
+        PyErr_SetString(EngineError, "the engine is closed");
+        return NULL;
+    }
+    if (o->busy) {
+        PyErr_SetString(BusyError, "the engine is searching in another thread");
+        return NULL;
+    }
+    o->busy = true;
+    return o;
+}
+
+/* Opens dir (NULL: the standard folder when it holds a database; "": none). */
+static bool engine_open_tb(EngineObject *o, const char *dir)
+{
+    char def[TB_PATH_MAX], msg[512] = "";
+    if (!dir) {
+        if (!tb_default_dir(def, sizeof def) || !tb_dir_has_database(def))
+            return true;
+        dir = def;
+    }
+    tb_error_t e;
+    Py_BEGIN_ALLOW_THREADS
+    e = engine_set_tablebase(o->e, dir, msg, sizeof msg);
+    Py_END_ALLOW_THREADS
+    if (e != TB_OK) {
+        PyErr_Format(TablebaseError, "tablebase not loaded: %s", msg);
+        return false;
+    }
+    return true;
+}
+
+static int Engine_init(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"tablebase_path", NULL};
+    EngineObject *o = (EngineObject *)self;
+    PyObject *path_arg = Py_None, *bytes = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:Engine", kwlist, &path_arg))
+        return -1;
+    if (o->e) {
+        PyErr_SetString(BusyError, "the engine is made already");
+        return -1;
+    }
+    if (path_arg != Py_None && !PyUnicode_FSConverter(path_arg, &bytes))
+        return -1;
+    if (bytes && strlen(PyBytes_AS_STRING(bytes)) != (size_t)PyBytes_GET_SIZE(bytes)) {
+        Py_DECREF(bytes);
+        PyErr_SetString(TablebaseError, "bad database path");
+        return -1;
+    }
+    engine_t *e;
+    Py_BEGIN_ALLOW_THREADS
+    e = engine_new();
+    Py_END_ALLOW_THREADS
+    if (!e) {
+        Py_XDECREF(bytes);
+        PyErr_NoMemory();
+        return -1;
+    }
+    o->e = e;
+    o->busy = true;
+    bool ok = engine_open_tb(o, bytes ? PyBytes_AS_STRING(bytes) : NULL);
+    o->busy = false;
+    Py_XDECREF(bytes);
+    if (!ok) {
+        engine_free(o->e);
+        o->e = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static void on_info(void *ctx, const search_info_t *info)
+{
+    EngineObject *o = ctx;
+    if (info->multipv >= 1 && info->multipv <= MAX_MULTIPV) {
+        o->lines[info->multipv - 1] = *info;
+        o->have[info->multipv - 1] = true;
+    }
+}
+
+static void on_bestmove(void *ctx, move_t best, move_t ponder, const search_info_t *final)
+{
+    EngineObject *o = ctx;
+    o->best = best;
+    o->ponder = ponder;
+    o->final = *final;
+}
+
+static PyObject *info_tuple(const search_info_t *i)
+{
+    PyObject *pv = PyList_New(i->pv_len);
+    if (!pv)
+        return NULL;
+    for (int k = 0; k < i->pv_len; k++)
+        PyList_SET_ITEM(pv, k, move_object(i->pv[k]));
+    int mate = score_is_mate(i->score) ? score_mate_moves(i->score) : 0;
+    return Py_BuildValue("{s:i,s:i,s:i,s:i,s:O,s:i,s:K,s:K,s:K,s:i,s:L,s:N}", "depth", i->depth, "seldepth",
+                         i->seldepth, "multipv", i->multipv, "score", i->score, "mate",
+                         score_is_mate(i->score) ? PyLong_FromLong(mate) : (Py_INCREF(Py_None), Py_None), "bound",
+                         i->bound, "nodes", (unsigned long long)i->nodes, "nps", (unsigned long long)i->nps,
+                         "tbhits", (unsigned long long)i->tbhits, "hashfull", i->hashfull, "time",
+                         (long long)i->time_ms, "pv", pv);
+}
+
+/* _search(board, depth, nodes, movetime, multipv, searchmoves) -> (best, ponder, final, lines) */
+static PyObject *Engine_search(PyObject *self, PyObject *args)
+{
+    PyObject *board_arg, *searchmoves;
+    int depth, multipv;
+    unsigned long long nodes;
+    long long movetime;
+    if (!PyArg_ParseTuple(args, "OiKLiO:_search", &board_arg, &depth, &nodes, &movetime, &multipv, &searchmoves))
+        return NULL;
+    if (!PyObject_TypeCheck(board_arg, &BoardType))
+        return PyErr_Format(PyExc_TypeError, "expected a Board, not %.80s", Py_TYPE(board_arg)->tp_name);
+    BoardObject *b = (BoardObject *)board_arg;
+    if (!board_ready(b))
+        return NULL;
+    if (depth <= 0 && nodes == 0 && movetime <= 0)
+        return PyErr_Format(PyExc_ValueError, "a search needs a limit that ends it: depth, nodes or movetime");
+    search_limits_t l;
+    search_limits_init(&l);
+    l.depth = depth <= 0 ? 0 : depth > MAX_PLY - 1 ? MAX_PLY - 1 : depth;
+    l.nodes = nodes;
+    l.movetime = movetime <= 0 ? 0 : movetime;
+    if (searchmoves != Py_None) {
+        PyObject *seq = PySequence_Fast(searchmoves, "searchmoves must be a sequence of moves");
+        if (!seq)
+            return NULL;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *m = PySequence_Fast_GET_ITEM(seq, i);
+            if (!Py_IS_TYPE(m, &MoveType)) {
+                Py_DECREF(seq);
+                return PyErr_Format(PyExc_TypeError, "searchmoves must hold Move objects");
+            }
+            if (l.searchmoves_nb < MAX_MOVES)
+                l.searchmoves[l.searchmoves_nb++] = ((MoveObject *)m)->code;
+        }
+        Py_DECREF(seq);
+        move_t legal[MAX_MOVES];
+        int nl = game_legal_moves(&b->game, legal);
+        for (int i = 0; i < l.searchmoves_nb; i++) {
+            bool found = false;
+            for (int k = 0; k < nl && !found; k++)
+                found = legal[k] == l.searchmoves[i];
+            if (!found) {
+                char t[MOVE_TEXT_LEN];
+                move_format(l.searchmoves[i], t);
+                return PyErr_Format(IllegalMoveError, "searchmoves: %s is not legal here", t);
+            }
+        }
+    }
+    EngineObject *o = engine_take(self);
+    if (!o)
+        return NULL;
+    /* The engine copies the game: the board is free again once the search starts. */
+    if (!engine_set_game(o->e, &b->game)) {
+        o->busy = false;
+        return PyErr_NoMemory();
+    }
+    engine_set_multipv(o->e, multipv);
+    memset(o->have, 0, sizeof o->have);
+    o->best = o->ponder = MOVE_NONE;
+    memset(&o->final, 0, sizeof o->final);
+    search_report_t report = {on_info, on_bestmove, o};
+    Py_BEGIN_ALLOW_THREADS
+    engine_search_sync(o->e, &l, &report);
+    Py_END_ALLOW_THREADS
+    o->busy = false;
+    PyObject *lines = PyList_New(0);
+    if (!lines)
+        return NULL;
+    for (int i = 0; i < MAX_MULTIPV; i++) {
+        if (!o->have[i])
+            continue;
+        PyObject *t = info_tuple(&o->lines[i]);
+        if (!t || PyList_Append(lines, t) < 0) {
+            Py_XDECREF(t);
+            Py_DECREF(lines);
+            return NULL;
+        }
+        Py_DECREF(t);
+    }
+    PyObject *best = o->best == MOVE_NONE ? (Py_INCREF(Py_None), Py_None) : move_object(o->best);
+    PyObject *ponder = o->ponder == MOVE_NONE ? (Py_INCREF(Py_None), Py_None) : move_object(o->ponder);
+    return Py_BuildValue("(NNNN)", best, ponder, info_tuple(&o->final), lines);
+}
+
+static PyObject *Engine_stop(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    EngineObject *o = (EngineObject *)self;
+    if (o->e)
+        engine_abort(o->e);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Engine_clear(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    EngineObject *o = engine_take(self);
+    if (!o)
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    engine_clear(o->e);
+    Py_END_ALLOW_THREADS
+    o->busy = false;
+    Py_RETURN_NONE;
+}
+
+static PyObject *Engine_set_option(PyObject *self, PyObject *args)
+{
+    const char *name;
+    long long v1 = 0, v2 = 0, v3 = 0;
+    if (!PyArg_ParseTuple(args, "s|LLL:_set", &name, &v1, &v2, &v3))
+        return NULL;
+    EngineObject *o = engine_take(self);
+    if (!o)
+        return NULL;
+    bool ok = true;
+    if (strcmp(name, "hash") == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        ok = engine_set_hash(o->e, (size_t)v1);
+        Py_END_ALLOW_THREADS
+    } else if (strcmp(name, "threads") == 0) {
+        ok = engine_set_threads(o->e, (int)v1);
+    } else if (strcmp(name, "skill") == 0) {
+        engine_set_skill(o->e, (int)v1, v2 != 0, (int)v3);
+    } else if (strcmp(name, "overhead") == 0) {
+        engine_set_move_overhead(o->e, (int)v1);
+    } else {
+        o->busy = false;
+        return PyErr_Format(PyExc_ValueError, "unknown engine setting '%s'", name);
+    }
+    o->busy = false;
+    if (!ok)
+        return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+static PyObject *Engine_set_tablebase(PyObject *self, PyObject *arg)
+{
+    PyObject *bytes = NULL;
+    if (arg != Py_None && !PyUnicode_FSConverter(arg, &bytes))
+        return NULL;
+    if (bytes && strlen(PyBytes_AS_STRING(bytes)) != (size_t)PyBytes_GET_SIZE(bytes)) {
+        Py_DECREF(bytes);
+        PyErr_SetString(TablebaseError, "bad database path");
+        return NULL;
+    }
+    EngineObject *o = engine_take(self);
+    if (!o) {
+        Py_XDECREF(bytes);
+        return NULL;
+    }
+    bool ok = engine_open_tb(o, bytes ? PyBytes_AS_STRING(bytes) : NULL);
+    o->busy = false;
+    Py_XDECREF(bytes);
+    if (!ok)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *Engine_info(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    EngineObject *o = engine_take(self);
+    if (!o)
+        return NULL;
+    const tb_t *tb = engine_tablebase(o->e);
+    PyObject *r = Py_BuildValue("{s:n,s:i,s:O,s:O}", "hash_mb", (Py_ssize_t)engine_hash_mb(o->e), "threads",
+                                engine_search_threads(o->e), "tablebase", tb ? Py_True : Py_False, "placement",
+                                tb && tb_has_placement(tb) ? Py_True : Py_False);
+    o->busy = false;
+    return r;
+}
+
+static PyObject *Engine_close(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    EngineObject *o = (EngineObject *)self;
+    if (!o->e)
+        Py_RETURN_NONE;
+    if (o->busy) {
+        PyErr_SetString(BusyError, "the engine is searching in another thread");
+        return NULL;
+    }
+    engine_t *e = o->e;
+    o->e = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    engine_free(e);
+    Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
+}
+
+static PyObject *Engine_get_closed(PyObject *self, void *c)
+{
+    (void)c;
+    return PyBool_FromLong(((EngineObject *)self)->e == NULL);
+}
+
+static PyGetSetDef Engine_getset[] = {
+    {"closed", Engine_get_closed, NULL, "Whether :meth:`close` was called.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef Engine_methods[] = {
+    {"_search", Engine_search, METH_VARARGS, NULL},
+    {"_set", Engine_set_option, METH_VARARGS, NULL},
+    {"_set_tablebase", Engine_set_tablebase, METH_O, NULL},
+    {"_info", Engine_info, METH_NOARGS, NULL},
+    {"stop", Engine_stop, METH_NOARGS,
+     "stop()\n--\n\nEnds the running search (from any thread): it returns at once with its best move so far. "
+     "Harmless when idle."},
+    {"clear", Engine_clear, METH_NOARGS,
+     "clear()\n--\n\nA new game (the protocol's ``ucinewgame``): clears the hash table, the move-ordering "
+     "statistics and the skill generator's seed, so the next search repeats exactly."},
+    {"close", Engine_close, METH_NOARGS,
+     "close()\n--\n\nFrees the engine (BusyError while it searches); later calls raise :class:`EngineError`."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject EngineType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "baghchal._core.Engine",
+    .tp_basicsize = sizeof(EngineObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "The C part of :class:`baghchal.Engine`.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = Engine_init,
+    .tp_dealloc = Engine_dealloc,
+    .tp_getset = Engine_getset,
+    .tp_methods = Engine_methods,
+};
+
+/* ---- module functions ------------------------------------------------------------- */
+
+static PyObject *mod_square_name(PyObject *m, PyObject *arg)
+{
+    (void)m;
+    long sq = PyLong_AsLong(arg);
+    if (sq == -1 && PyErr_Occurred())
+        return NULL;
+    if (sq < 0 || sq >= SQUARE_NB)
+        return PyErr_Format(PyExc_ValueError, "square %ld is not one of 0..24", sq);
+    char name[3];
+    square_name((int)sq, name);
+    return PyUnicode_FromString(name);
+}
+
+static PyObject *mod_parse_square(PyObject *m, PyObject *arg)
+{
+    (void)m;
+    Py_ssize_t len;
+    const char *text = PyUnicode_Check(arg) ? PyUnicode_AsUTF8AndSize(arg, &len) : NULL;
+    if (!text) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "parse_square() takes a str");
+        return NULL;
+    }
+    int sq = len == 2 ? square_parse(text) : -1;
+    if (sq < 0)
+        return PyErr_Format(PyExc_ValueError, "'%.20s' is not a point (A1 .. E5)", text);
+    return PyLong_FromLong(sq);
+}
+
+static PyObject *mod_transform_squares(PyObject *m, PyObject *args)
+{
+    (void)m;
+    int s;
+    unsigned long bb;
+    PyObject *sym;
+    if (!PyArg_ParseTuple(args, "Ok:transform_squares", &sym, &bb) || !parse_symmetry(sym, &s))
+        return NULL;
+    if (bb & ~(unsigned long)BB_ALL)
+        return PyErr_Format(PyExc_ValueError, "not a set of the 25 points: %lu", bb);
+    return PyLong_FromUnsignedLong(tb_transform(sym_index, s, (bb_t)bb));
+}
+
+/* The benchmark's playouts in C: random legal moves from the start until the game ends,
+ * the same loop the Python benchmark runs through the package. (playouts, plies). */
+static PyObject *mod_c_playouts(PyObject *m, PyObject *args)
+{
+    (void)m;
+    long count;
+    unsigned long long seed;
+    const char *rule_text = "forbid";
+    if (!PyArg_ParseTuple(args, "lK|s:_c_playouts", &count, &seed, &rule_text))
+        return NULL;
+    rep_rule_t rule;
+    if (!parse_rule(rule_text, &rule))
+        return NULL;
+    uint64_t rng = seed ? seed : 1, plies = 0;
+    bool ok = true;
+    Py_BEGIN_ALLOW_THREADS
+    position_t start;
+    position_set_start(&start);
+    for (long i = 0; i < count && ok; i++) {
+        game_t g;
+        if (!game_init(&g, &start, NULL, rule)) {
+            ok = false;
+            break;
+        }
+        for (;;) {
+            move_t list[MAX_MOVES];
+            int n = game_legal_moves(&g, list);
+            if (n == 0)
+                break;
+            rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
+            uint64_t r = rng * UINT64_C(0x2545F4914F6CDD1D);
+            if (game_play(&g, list[(r >> 32) % (uint64_t)n], NULL, 0) != BC_OK) {
+                ok = false;
+                break;
+            }
+            plies++;
+        }
+        game_free(&g);
+    }
+    Py_END_ALLOW_THREADS
+    if (!ok)
+        return PyErr_NoMemory();
+    return Py_BuildValue("(lK)", count, (unsigned long long)plies);
+}
+
+static PyMethodDef module_methods[] = {
+    {"square_name", mod_square_name, METH_O,
+     "square_name(square)\n--\n\nThe name of a point: 0 -> ``'A1'`` .. 24 -> ``'E5'``.\n\n"
+     ">>> square_name(12)\n'C3'"},
+    {"parse_square", mod_parse_square, METH_O,
+     "parse_square(name)\n--\n\nThe point of a name (any case): ``'c3'`` -> 12; ValueError otherwise."},
+    {"transform_squares", mod_transform_squares, METH_VARARGS,
+     "transform_squares(symmetry, squares)\n--\n\nThe image of a set of points (a bit set) under one of "
+     "the 8 symmetries.\n\n>>> transform_squares(1, 1)  # A1 mirrored left-right is E1\n16"},
+    {"_c_playouts", mod_c_playouts, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT, .m_name = "baghchal._core",
+    .m_doc = "The C binding of libbaghchal (use the baghchal package, not this module).", .m_size = -1,
+    .m_methods = module_methods,
+};
+
+static PyObject *new_error(PyObject *mod, const char *name, PyObject *bases, const char *doc)
+{
+    char full[64];
+    snprintf(full, sizeof full, "baghchal.%s", name);
+    PyObject *e = PyErr_NewExceptionWithDoc(full, doc, bases, NULL);
+    if (!e)
+        return NULL;
+    Py_INCREF(e);
+    if (PyModule_AddObject(mod, name, e) < 0) {
+        Py_DECREF(e);
+        Py_DECREF(e);
+        return NULL;
+    }
+    return e;
+}
+
+PyMODINIT_FUNC PyInit__core(void)
+{
+    if (!sym_index && !(sym_index = tb_index_new()))
+        return PyErr_NoMemory();
+    PyObject *mod = PyModule_Create(&core_module);
+    if (!mod)
+        return NULL;
+    if (PyType_Ready(&MoveType) < 0 || PyType_Ready(&BoardType) < 0 || PyType_Ready(&TablebaseType) < 0 ||
+        PyType_Ready(&EngineType) < 0)
+        goto fail;
+    for (int code = 0; code < MOVE_CODES; code++) {
+        if (move_cache[code] || !code_is_move(code))
+            continue;
+        MoveObject *m = PyObject_New(MoveObject, &MoveType);
+        if (!m)
+            goto fail;
+        m->code = (move_t)code;
+        move_cache[code] = (PyObject *)m;
+    }
+    PyObject *ve_bases = NULL;
+    if (!(BaghchalError = new_error(mod, "BaghchalError", NULL, "The base of every error the package raises.")))
+        goto fail;
+    if (!(ve_bases = PyTuple_Pack(2, BaghchalError, PyExc_ValueError)))
+        goto fail;
+    InvalidPositionError = new_error(mod, "InvalidPositionError", ve_bases,
+                                     "A position's text (OBX, FEN) is not valid; the message says which rule it breaks.");
+    IllegalMoveError = new_error(mod, "IllegalMoveError", ve_bases,
+                                 "Move text that cannot be read, or a move that is not legal; the board is unchanged.");
+    Py_DECREF(ve_bases);
+    if (!InvalidPositionError || !IllegalMoveError)
+        goto fail;
+    PyObject *rt = PyTuple_Pack(2, BaghchalError, PyExc_RuntimeError);
+    if (!rt)
+        goto fail;
+    TablebaseError = new_error(mod, "TablebaseError", BaghchalError,
+                               "A database could not be opened (the reason is the engine's), or is closed.");
+    EngineError = new_error(mod, "EngineError", rt, "The engine failed, is closed, or broke the protocol.");
+    BusyError = new_error(mod, "BusyError", rt,
+                          "An object is in use by a call running in another thread; retry when it is done.");
+    Py_DECREF(rt);
+    if (!TablebaseError || !EngineError || !BusyError)
+        goto fail;
+    Py_INCREF(&MoveType);
+    if (PyModule_AddObject(mod, "Move", (PyObject *)&MoveType) < 0) {
+        Py_DECREF(&MoveType);
+        goto fail;
+    }
+    Py_INCREF(&BoardType);
+    if (PyModule_AddObject(mod, "Board", (PyObject *)&BoardType) < 0) {
+        Py_DECREF(&BoardType);
+        goto fail;
+    }
+    Py_INCREF(&TablebaseType);
+    if (PyModule_AddObject(mod, "Tablebase", (PyObject *)&TablebaseType) < 0) {
+        Py_DECREF(&TablebaseType);
+        goto fail;
+    }
+    Py_INCREF(&EngineType);
+    if (PyModule_AddObject(mod, "Engine", (PyObject *)&EngineType) < 0) {
+        Py_DECREF(&EngineType);
+        goto fail;
+    }
+    if (PyModule_AddStringConstant(mod, "VERSION", BAGHCHAL_VERSION) < 0 ||
+        PyModule_AddIntConstant(mod, "GOATS", GOATS) < 0 || PyModule_AddIntConstant(mod, "TIGERS", TIGERS) < 0 ||
+        PyModule_AddIntConstant(mod, "MAX_MULTIPV", MAX_MULTIPV) < 0 ||
+        PyModule_AddIntConstant(mod, "MAX_DEPTH", MAX_PLY - 1) < 0 ||
+        PyModule_AddIntConstant(mod, "SCORE_MATE", SCORE_MATE) < 0 ||
+        PyModule_AddIntConstant(mod, "SKILL_MAX", SKILL_MAX) < 0 ||
+        PyModule_AddIntConstant(mod, "SKILL_MIN_ELO", SKILL_MIN_ELO) < 0 ||
+        PyModule_AddIntConstant(mod, "SKILL_MAX_ELO", SKILL_MAX_ELO) < 0 ||
+        PyModule_AddIntConstant(mod, "MAX_HASH_MB", ENGINE_MAX_HASH_MB) < 0 ||
+        PyModule_AddIntConstant(mod, "MAX_THREADS", MAX_THREADS) < 0)
+        goto fail;
+    return mod;
+fail:
+    Py_DECREF(mod);
+    return NULL;
+}

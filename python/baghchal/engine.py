@@ -1,0 +1,548 @@
+"""Engines: the search in process (:class:`Engine`) and the protocol executable as a subprocess
+(:func:`popen`, :class:`SimpleEngine`), with the same results: :class:`PlayResult` and info
+dicts holding a :class:`Score` and the line (``pv``) as :class:`~baghchal.Move` objects.
+
+>>> import baghchal
+>>> engine = baghchal.Engine(tablebase_path="")
+>>> result = engine.play(baghchal.Board(), depth=6)
+>>> result.move in baghchal.Board().legal_moves
+True
+>>> engine.close()
+
+Scores are from the side to move's point of view, as the protocol prints them: centi-goats
+(``cp``) or a forced end in N moves (``mate``).
+"""
+from __future__ import annotations
+
+import os
+import selectors
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union, overload
+
+from . import _core
+from ._core import BusyError, EngineError, IllegalMoveError, Move
+
+__all__ = ["Score", "Limit", "PlayResult", "Info", "Engine", "SimpleEngine", "popen"]
+
+Info = Dict[str, Any]
+"""One line of a search: ``depth``, ``seldepth``, ``multipv``, ``score`` (:class:`Score`),
+``nodes``, ``nps``, ``tbhits``, ``hashfull``, ``time`` (seconds) and ``pv`` (a list of moves)."""
+
+
+@dataclass(frozen=True)
+class Score:
+    """A search score for the side to move: ``cp`` (centi-goats) or ``mate`` (moves to a forced
+    end, negative when losing), and ``bound`` (``'lowerbound'``, ``'upperbound'`` or None for an
+    exact score). ``str()`` is the protocol's form.
+
+    >>> str(Score(cp=-35)), str(Score(mate=3)), str(Score(cp=12, bound="lowerbound"))
+    ('cp -35', 'mate 3', 'cp 12 lowerbound')
+    """
+
+    cp: Optional[int] = None
+    mate: Optional[int] = None
+    bound: Optional[str] = None
+
+    def is_mate(self) -> bool:
+        """Whether the score is a forced end."""
+        return self.mate is not None
+
+    def __str__(self) -> str:
+        text = f"mate {self.mate}" if self.mate is not None else f"cp {self.cp}"
+        return f"{text} {self.bound}" if self.bound else text
+
+    @classmethod
+    def parse(cls, text: str) -> "Score":
+        """Reads the protocol's form (``'cp 35'``, ``'mate -2 upperbound'``)."""
+        words = text.split()
+        if len(words) < 2 or words[0] not in ("cp", "mate"):
+            raise ValueError(f"not a score: {text!r}")
+        value = int(words[1])
+        bound = words[2] if len(words) > 2 and words[2] in ("lowerbound", "upperbound") else None
+        return cls(cp=value, bound=bound) if words[0] == "cp" else cls(mate=value, bound=bound)
+
+
+@dataclass(frozen=True)
+class Limit:
+    """When a search ends: at ``depth`` plies, after ``nodes`` nodes, or after ``movetime``
+    milliseconds (the protocol's units), whichever comes first. At least one is needed.
+
+    >>> Limit(depth=8)
+    Limit(depth=8, nodes=None, movetime=None)
+    """
+
+    depth: Optional[int] = None
+    nodes: Optional[int] = None
+    movetime: Optional[int] = None
+
+    def check(self) -> None:
+        """ValueError unless a limit is set and every limit is positive."""
+        if self.depth is None and self.nodes is None and self.movetime is None:
+            raise ValueError("a search needs a limit that ends it: depth, nodes or movetime")
+        for name in ("depth", "nodes", "movetime"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+                raise ValueError(f"{name} must be a positive integer, not {value!r}")
+
+
+@dataclass(frozen=True)
+class PlayResult:
+    """The move an engine chose (None when the game is over), the reply it expects (or None),
+    and the information of its final line."""
+
+    move: Optional[Move]
+    ponder: Optional[Move]
+    info: Info
+
+
+_BOUNDS = {1: "upperbound", 2: "lowerbound"}
+
+
+def _info(raw: Dict[str, Any]) -> Info:
+    info = dict(raw)
+    mate = info.pop("mate")
+    score = info.pop("score")
+    bound = _BOUNDS.get(info.pop("bound"))
+    info["score"] = Score(mate=mate, bound=bound) if mate is not None else Score(cp=score, bound=bound)
+    info["time"] = info["time"] / 1000.0
+    return info
+
+
+def _limit(limit: Optional[Limit], depth: Optional[int], nodes: Optional[int], movetime: Optional[int]) -> Limit:
+    if limit is None:
+        limit = Limit(depth=depth, nodes=nodes, movetime=movetime)
+    elif depth is not None or nodes is not None or movetime is not None:
+        raise ValueError("give either a Limit or depth/nodes/movetime, not both")
+    limit.check()
+    return limit
+
+
+class Engine(_core.Engine):
+    """The engine in this process: the same search as the protocol's ``go``, on the calling
+    thread without the GIL, so other threads run meanwhile (one search at a time per engine:
+    a second one raises :class:`BusyError`; :meth:`stop` ends a search from another thread).
+
+    ``tablebase_path`` is the folder of the databases: None loads the standard folder when it
+    holds them (as the protocol does at its first ``isready``), ``""`` loads none.
+    ``hash_mb``, ``threads``, ``skill_level`` (0..20; 20 is full strength), ``limit_strength``
+    with ``elo`` (600..2400) and ``move_overhead`` are the protocol's options.
+
+    >>> engine = Engine(tablebase_path="")
+    >>> board = Board()
+    >>> board.push("C3")
+    >>> lines = engine.analyse(board, depth=5, multipv=2)
+    >>> [line["multipv"] for line in lines]
+    [1, 2]
+    >>> engine.close()
+    """
+
+    def __init__(
+        self,
+        tablebase_path: Optional[str] = None,
+        *,
+        hash_mb: int = 64,
+        threads: int = 1,
+        skill_level: int = 20,
+        limit_strength: bool = False,
+        elo: int = 2400,
+        move_overhead: int = 30,
+    ) -> None:
+        super().__init__(tablebase_path)
+        self._skill = (20, False, 2400)
+        self.configure(hash_mb=hash_mb, threads=threads, skill_level=skill_level, limit_strength=limit_strength,
+                       elo=elo, move_overhead=move_overhead)
+
+    def configure(
+        self,
+        *,
+        hash_mb: Optional[int] = None,
+        threads: Optional[int] = None,
+        skill_level: Optional[int] = None,
+        limit_strength: Optional[bool] = None,
+        elo: Optional[int] = None,
+        move_overhead: Optional[int] = None,
+        tablebase_path: Optional[str] = None,
+    ) -> None:
+        """Changes options (those not given stay). Values out of range are refused with
+        ValueError; ``tablebase_path`` opens another folder (``""`` unloads the database).
+
+        >>> engine = Engine(tablebase_path="")
+        >>> engine.configure(skill_level=5, hash_mb=16)
+        >>> engine.options["hash_mb"], engine.options["skill_level"]
+        (16, 5)
+        >>> engine.close()
+        """
+        def check(name: str, value: Optional[int], lo: int, hi: int) -> None:
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi):
+                raise ValueError(f"{name} must be an integer from {lo} to {hi}, not {value!r}")
+
+        check("hash_mb", hash_mb, 1, _core.MAX_HASH_MB)
+        check("threads", threads, 1, _core.MAX_THREADS)
+        check("skill_level", skill_level, 0, _core.SKILL_MAX)
+        check("elo", elo, _core.SKILL_MIN_ELO, _core.SKILL_MAX_ELO)
+        check("move_overhead", move_overhead, 0, 5000)
+        if hash_mb is not None:
+            self._set("hash", hash_mb)
+        if threads is not None:
+            self._set("threads", threads)
+        if move_overhead is not None:
+            self._set("overhead", move_overhead)
+        if skill_level is not None or limit_strength is not None or elo is not None:
+            level, limit, rating = self._skill
+            level = level if skill_level is None else skill_level
+            limit = limit if limit_strength is None else bool(limit_strength)
+            rating = rating if elo is None else elo
+            self._set("skill", level, int(limit), rating)
+            self._skill = (level, limit, rating)
+        if tablebase_path is not None:
+            self._set_tablebase(tablebase_path)
+
+    @property
+    def options(self) -> Dict[str, Any]:
+        """The settings in force: ``hash_mb`` (rounded down to a power of two), ``threads``
+        (at most the processors available), ``skill_level``, ``limit_strength``, ``elo``,
+        ``tablebase`` and ``placement`` (whether the databases are loaded)."""
+        info = self._info()
+        level, limit, rating = self._skill
+        info.update(skill_level=level, limit_strength=limit, elo=rating)
+        return info
+
+    def play(
+        self,
+        board: "Board",
+        limit: Optional[Limit] = None,
+        *,
+        depth: Optional[int] = None,
+        nodes: Optional[int] = None,
+        movetime: Optional[int] = None,
+        searchmoves: Optional[Sequence[Move]] = None,
+    ) -> PlayResult:
+        """Searches the board's game (its history decides repetitions) and returns the move to
+        play. ``movetime`` is in milliseconds.
+
+        >>> engine = Engine(tablebase_path="")
+        >>> engine.play(Board(), depth=4).move is not None
+        True
+        >>> engine.close()
+        """
+        lim = _limit(limit, depth, nodes, movetime)
+        best, ponder, final, _ = self._search(board, lim.depth or 0, lim.nodes or 0, lim.movetime or 0, 1,
+                                              None if searchmoves is None else list(searchmoves))
+        return PlayResult(best, ponder, _info(final))
+
+    @overload
+    def analyse(self, board: "Board", limit: Optional[Limit] = None, *, multipv: None = None,
+                depth: Optional[int] = None, nodes: Optional[int] = None, movetime: Optional[int] = None,
+                searchmoves: Optional[Sequence[Move]] = None) -> Info: ...
+
+    @overload
+    def analyse(self, board: "Board", limit: Optional[Limit] = None, *, multipv: int,
+                depth: Optional[int] = None, nodes: Optional[int] = None, movetime: Optional[int] = None,
+                searchmoves: Optional[Sequence[Move]] = None) -> List[Info]: ...
+
+    def analyse(
+        self,
+        board: "Board",
+        limit: Optional[Limit] = None,
+        *,
+        multipv: Optional[int] = None,
+        depth: Optional[int] = None,
+        nodes: Optional[int] = None,
+        movetime: Optional[int] = None,
+        searchmoves: Optional[Sequence[Move]] = None,
+    ) -> Union[Info, List[Info]]:
+        """Searches and returns the final information: one info dict, or with ``multipv=N`` a
+        list of the N best lines (best first; fewer when there are fewer moves), as the
+        protocol's last ``info`` lines give them."""
+        lim = _limit(limit, depth, nodes, movetime)
+        n = 1 if multipv is None else multipv
+        if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= _core.MAX_MULTIPV:
+            raise ValueError(f"multipv must be an integer from 1 to {_core.MAX_MULTIPV}, not {multipv!r}")
+        best, _, final, lines = self._search(board, lim.depth or 0, lim.nodes or 0, lim.movetime or 0, n,
+                                             None if searchmoves is None else list(searchmoves))
+        infos = [_info(line) for line in lines]
+        # The best line as the search reported it last (the protocol's info before bestmove).
+        if best is not None and infos:
+            infos[0] = _info(final)
+        if multipv is None:
+            return infos[0] if infos else _info(final)
+        return infos
+
+    def __enter__(self) -> "Engine":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return "Engine(closed)" if self.closed else "Engine()"
+
+
+class SimpleEngine:
+    """The protocol executable (``baghchal``) as a subprocess, driven over pipes the way
+    python-chess's ``SimpleEngine`` drives UCI engines. Made by :func:`popen`.
+
+    Each call sends the game as ``position obx <root> moves ...`` with the board's repetition
+    rule and waits for the answer; ``timeout`` (seconds) bounds every wait, after which
+    :class:`EngineError` is raised and the process is killed. Not for several threads at
+    once (:class:`BusyError`).
+
+    >>> with popen("./build/bin/baghchal") as engine:                 # doctest: +SKIP
+    ...     result = engine.play(Board(), Limit(movetime=100))
+    ...     print(result.move, result.info["score"])
+    """
+
+    def __init__(self, command: Union[str, Sequence[str]], *, timeout: Optional[float] = 30.0,
+                 env: Optional[Mapping[str, str]] = None) -> None:
+        args = [command] if isinstance(command, (str, os.PathLike)) else list(command)
+        self.timeout = timeout
+        self._lock = threading.Lock()
+        self._buffer = b""
+        self._rule: Optional[str] = None
+        self._multipv = 1
+        try:
+            self.process = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                            stderr=subprocess.DEVNULL, env=None if env is None else dict(env))
+        except OSError as e:
+            raise EngineError(f"cannot start {args[0]}: {e.strerror or e}") from None
+        assert self.process.stdout is not None
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self.process.stdout, selectors.EVENT_READ)
+        self.id: Dict[str, str] = {}
+        self.options: Dict[str, str] = {}
+        try:
+            self._send("uci")
+            for line in self._read_until(lambda l: l == "uciok"):
+                if line.startswith("id "):
+                    key, _, value = line[3:].partition(" ")
+                    self.id[key] = value
+                elif line.startswith("option name "):
+                    name = line[len("option name "):].split(" type ")[0]
+                    self.options[name] = line
+            self._ready()
+        except BaseException:
+            self._kill()
+            raise
+
+    # -- pipes --------------------------------------------------------------------------
+
+    def _send(self, line: str) -> None:
+        if "\n" in line or "\r" in line:
+            raise ValueError("a command is one line")
+        assert self.process.stdin is not None
+        try:
+            self.process.stdin.write(line.encode() + b"\n")
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise EngineError("the engine has exited") from None
+
+    def _readline(self, deadline: Optional[float]) -> str:
+        assert self.process.stdout is not None
+        fd = self.process.stdout.fileno()
+        while b"\n" not in self._buffer:
+            wait = None if deadline is None else deadline - time.monotonic()
+            if wait is not None and wait <= 0:
+                self._kill()
+                raise EngineError(f"no answer from the engine within {self.timeout} s")
+            if not self._selector.select(wait):
+                continue
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                raise EngineError("the engine has exited")
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line.decode("utf-8", "replace").rstrip("\r")
+
+    def _read_until(self, last: Any) -> List[str]:
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        lines = []
+        while True:
+            line = self._readline(deadline)
+            lines.append(line)
+            if last(line):
+                return lines
+
+    def _ready(self) -> List[str]:
+        """isready; the lines before readyok (errors among them raise EngineError)."""
+        self._send("isready")
+        lines = self._read_until(lambda l: l == "readyok")[:-1]
+        for line in lines:
+            if line.startswith("info string error: "):
+                raise EngineError(line[len("info string error: "):])
+        return lines
+
+    def _kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        self._selector.close()
+
+    def _command(self, line: str) -> None:
+        """Sends a command that prints nothing when it works, and checks that."""
+        self._send(line)
+        self._ready()
+
+    # -- the API --------------------------------------------------------------------------
+
+    def configure(self, options: Mapping[str, Union[str, int, bool, None]]) -> None:
+        """Sets protocol options (``{"Hash": 16, "Repetition": "draw", "TablebasePath": dir}``);
+        EngineError with the engine's message when one is refused."""
+        with self._guard():
+            for name, value in options.items():
+                text = "<empty>" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+                self._command(f"setoption name {name} value {text}")
+                if name.lower() == "repetition":
+                    self._rule = text
+                if name.lower() == "multipv":
+                    self._multipv = int(text)
+
+    def new_game(self) -> None:
+        """``ucinewgame``: clears the engine's tables so the next search repeats exactly."""
+        with self._guard():
+            self._command("ucinewgame")
+
+    def _position(self, board: "Board") -> None:
+        if board.repetition != self._rule:
+            self._command(f"setoption name Repetition value {board.repetition}")
+            self._rule = board.repetition
+        moves = " ".join(str(m) for m in board.move_stack)
+        self._command(f"position obx {board.root().obx()}" + (f" moves {moves}" if moves else ""))
+
+    def _go(self, limit: Limit, searchmoves: Optional[Sequence[Move]]) -> List[str]:
+        words = ["go"]
+        for name in ("depth", "nodes", "movetime"):
+            if getattr(limit, name) is not None:
+                words += [name, str(getattr(limit, name))]
+        if searchmoves:
+            words += ["searchmoves"] + [str(m) for m in searchmoves]
+        self._send(" ".join(words))
+        lines = self._read_until(lambda l: l.startswith("bestmove") or l.startswith("info string error: "))
+        if lines[-1].startswith("info string error: "):
+            raise EngineError(lines[-1][len("info string error: "):])
+        return lines
+
+    def _guard(self) -> Any:
+        engine = self
+
+        class Guard:
+            def __enter__(self) -> None:
+                if not engine._lock.acquire(blocking=False):
+                    raise BusyError("the engine is in use by another thread")
+                if engine.process.poll() is not None:
+                    engine._lock.release()
+                    raise EngineError("the engine has exited")
+
+            def __exit__(self, *exc: object) -> None:
+                engine._lock.release()
+
+        return Guard()
+
+    def play(self, board: "Board", limit: Limit, *, searchmoves: Optional[Sequence[Move]] = None) -> PlayResult:
+        """The engine's move for the board's game (``go`` with the limit)."""
+        limit.check()
+        with self._guard():
+            if self._multipv != 1:
+                self._command("setoption name MultiPV value 1")
+                self._multipv = 1
+            self._position(board)
+            lines = self._go(limit, searchmoves)
+        infos = [parse_info(l) for l in lines if l.startswith("info ") and " pv" in l]
+        words = lines[-1].split()
+        move = None if words[1] == "(none)" else Move(words[1])
+        ponder = Move(words[3]) if len(words) >= 4 and words[2] == "ponder" else None
+        return PlayResult(move, ponder, infos[-1] if infos else {})
+
+    def analyse(self, board: "Board", limit: Limit, *, multipv: Optional[int] = None,
+                searchmoves: Optional[Sequence[Move]] = None) -> Union[Info, List[Info]]:
+        """The final info of a search (a list of the best lines with ``multipv``), as
+        :meth:`Engine.analyse` returns it."""
+        limit.check()
+        n = 1 if multipv is None else multipv
+        with self._guard():
+            if self._multipv != n:
+                self._command(f"setoption name MultiPV value {n}")
+                self._multipv = n
+            self._position(board)
+            lines = self._go(limit, searchmoves)
+        last: Dict[int, Info] = {}
+        for line in lines:
+            if line.startswith("info ") and " pv" in line:
+                info = parse_info(line)
+                last[info["multipv"]] = info
+        infos = [last[k] for k in sorted(last)]
+        if multipv is None:
+            return infos[0] if infos else {}
+        return infos
+
+    def tbprobe(self, board: "Board") -> List[str]:
+        """The lines of the protocol's ``tbprobe`` for the board's game (``Value: ...``,
+        ``Moves (N):`` and one line a move)."""
+        with self._guard():
+            self._position(board)
+            self._send("tbprobe")
+            self._send("isready")
+            lines = self._read_until(lambda l: l == "readyok")[:-1]
+        for line in lines:
+            if line.startswith("info string error: "):
+                raise EngineError(line[len("info string error: "):])
+        return [l for l in lines if not l.startswith("info string")]
+
+    def quit(self) -> None:
+        """Ends the engine (``quit``, then a kill if it does not exit within the timeout)."""
+        if self.process.poll() is None:
+            try:
+                self._send("quit")
+                self.process.wait(self.timeout)
+            except (EngineError, subprocess.TimeoutExpired):
+                pass
+        self._kill()
+
+    def __enter__(self) -> "SimpleEngine":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.quit()
+
+
+def parse_info(line: str) -> Info:
+    """Reads an ``info`` line of the protocol into an info dict (the keys of :data:`Info`)."""
+    words = line.split()
+    info: Info = {}
+    i = 1
+    while i < len(words):
+        key = words[i]
+        if key == "score" and i + 2 < len(words):
+            end = i + 4 if i + 3 < len(words) and words[i + 3] in ("lowerbound", "upperbound") else i + 3
+            info["score"] = Score.parse(" ".join(words[i + 1:end]))
+            i = end
+        elif key == "pv":
+            info["pv"] = [Move(w) for w in words[i + 1:]]
+            break
+        elif key == "string":
+            info["string"] = " ".join(words[i + 1:])
+            break
+        elif key == "time" and i + 1 < len(words):
+            info["time"] = int(words[i + 1]) / 1000.0
+            i += 2
+        elif i + 1 < len(words):
+            try:
+                info[key] = int(words[i + 1])
+            except ValueError:
+                info[key] = words[i + 1]
+            i += 2
+        else:
+            i += 1
+    return info
+
+
+def popen(command: Union[str, Sequence[str]], *, timeout: Optional[float] = 30.0,
+          env: Optional[Mapping[str, str]] = None) -> SimpleEngine:
+    """Starts the protocol executable (a path, or a command and its arguments) and returns a
+    :class:`SimpleEngine` once it has answered ``uci`` and ``isready``."""
+    return SimpleEngine(command, timeout=timeout, env=env)
+
+
+from . import Board  # noqa: E402  (for the annotations; the package imports this module last)
