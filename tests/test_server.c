@@ -2278,4 +2278,41 @@ Test(server, error_answers_are_valid_utf8_whatever_the_request_holds)
     stop(s);
 }
 
+Test(server, a_half_closed_client_gets_no_cut_short_move)
+{
+    srv_t *s = start("--workers", "1", "--max-movetime", "20000", NULL);
+    const char *body = "{\"obx\": \"" START_OBX "\", \"movetime\": 3000}";
+    char req[512];
+    int n = snprintf(req, sizeof req, "POST /obx HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n%s",
+                     strlen(body), body);
+    int fd = connect_to(s->port);
+    cr_assert_geq(fd, 0);
+    cr_assert(send_all(fd, req, (size_t)n));
+    double t0 = pipe_now_ms();
+    /* The client says it sends no more and waits for its answer: the server takes it for gone
+     * and stops the search, so the move it would give is not the one asked for. */
+    cr_assert_eq(shutdown(fd, SHUT_WR), 0);
+    size_t len;
+    char *raw = read_all(fd, &len, REPLY_MS);
+    double ms = pipe_now_ms() - t0;
+    close(fd);
+    resp_t r;
+    parse_response(raw, len, &r);
+    free(raw);
+    if (r.status != 0) {
+        cJSON *j = expect_json(&r, 499);
+        cr_assert_str_eq(str_field(j, "code"), "client-gone", "%s", r.body);
+        cr_assert_null(cJSON_GetObjectItem(j, "move"), "a cut-short search's move was sent: %s", r.body);
+        cJSON_Delete(j);
+    }
+    cr_assert_lt(ms, 2500, "the search was not stopped: the answer took %g ms", ms);
+    resp_free(&r);
+    r = get(s->port, "/health");
+    cJSON *j = expect_json(&r, 200);
+    cr_assert_eq(num_field(j, "cancelled"), 1);
+    cJSON_Delete(j);
+    resp_free(&r);
+    stop(s);
+}
+
 #endif

@@ -211,8 +211,17 @@ static void job_run(pool_job_t *j, engine_t *e)
                              : api_search_json(e, r->input, &r->game, &r->limits, r->multipv, r->skill, r->elo, &err);
     pthread_mutex_lock(&r->srv->answers);
     r->engine = NULL;
+    gone = r->gone;
     pthread_mutex_unlock(&r->srv->answers);
-    if (text)
+    if (gone) {
+        /* Stopped short of its limits when the client left: a client that only shut its
+         * sending side still reads, and must not take the cut-short move for the answer. */
+        free(text);
+        api_error_set(&err, 499, "Client gone.", "client-gone",
+                      "the client closed the connection (or its sending side) during the search, which was "
+                      "stopped before its limits: no move is given");
+        set_answer(r, 499, api_error_json(&err));
+    } else if (text)
         set_answer(r, MHD_HTTP_OK, text);
     else
         set_answer(r, err.status ? err.status : 500, api_error_json(&err));
