@@ -2013,6 +2013,11 @@ Test(server, analysis_values_every_move_from_the_database)
         cJSON_ArrayForEach(x, md) if (strcmp(str_field(x, "move"), str_field(m, "move")) == 0) o = x;
         cr_assert_not_null(o);
         cr_assert_str_eq(str_field(o, "wdl"), strcmp(wdl, "open") == 0 || v->proved ? "draw" : wdl, "%s", text);
+        /* A draw has no distance: null, as an open move's under forbid. */
+        if (strcmp(str_field(o, "wdl"), "draw") == 0)
+            cr_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "distance")), "%s under draw: %s", text, rd.body);
+        else
+            cr_assert_eq(num_field(o, "distance"), num_field(m, "distance"), "%s", text);
         open += strcmp(wdl, "open") == 0;
         proven += v->proved;
         k++;
@@ -2274,6 +2279,37 @@ Test(server, error_answers_are_valid_utf8_whatever_the_request_holds)
     d = expect_utf8_error(&r, 422, "move-syntax");
     cr_assert(strstr(d, "'\xc3\xa9'") && !strstr(d, REPLACEMENT), "%s", d);
     free(d);
+    resp_free(&r);
+    stop(s);
+}
+
+Test(server, a_nul_in_the_path_is_refused)
+{
+    srv_t *s = start(NULL);
+    const char *paths[] = {"/style.css%00.js", "/obx%00?obx=x", "/%00"};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        char req[256];
+        int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", paths[i]);
+        expect_one_answer(s->port, req, (size_t)n, 400, "bad-path");
+    }
+    /* Not a NUL: %000 is a NUL too, %100 and %0A are not. */
+    resp_t r = get(s->port, "/style.css%000");
+    expect_error(&r, 400, "Bad request.");
+    resp_free(&r);
+    r = get(s->port, "/style.css%100");
+    expect_error(&r, 404, "Not found.");
+    resp_free(&r);
+    r = get(s->port, "/style.css");
+    cr_assert_eq(r.status, 200);
+    resp_free(&r);
+    /* A %00 after the '?' is a query value's NUL, refused by its field. */
+    char enc[256], path[400];
+    url_encode(START_OBX, enc, sizeof enc);
+    snprintf(path, sizeof path, "/legal?obx=%s&move=C3%%00", enc);
+    r = get(s->port, path);
+    cJSON *j = expect_json(&r, 400);
+    cr_assert_str_eq(str_field(j, "code"), "bad-parameter");
+    cJSON_Delete(j);
     resp_free(&r);
     stop(s);
 }

@@ -873,9 +873,9 @@ static char *analysis_answer(const char *input, const game_t *g, const tb_move_v
             settled_entry(o, &fb[i], &ok);
         } else if (db) {
             add(o, "wdl", cJSON_CreateString(wdl_name(db[i].value.wdl)), &ok);
-            /* Placement-phase values carry no distance. */
+            /* A draw has no end to count to, and placement-phase values carry no distance. */
             add(o, "distance",
-                db[i].value.distance == TB_DISTANCE_UNKNOWN
+                db[i].value.wdl == TB_DRAW || db[i].value.distance == TB_DISTANCE_UNKNOWN
                     ? cJSON_CreateNull()
                     : cJSON_CreateNumber(db[i].value.distance),
                 &ok);

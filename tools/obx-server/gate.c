@@ -160,6 +160,11 @@ static int check_request_line(const char *s, const char *e, const char **code, c
         REFUSE(400, "bad-request", "the request line is not METHOD TARGET HTTP/1.1");
     }
     const char *q = memchr(target, '?', tlen);
+    /* A %00 would cut the path where it is decoded (/style.css%00.js would serve style.css):
+     * refused as a NUL in a query value is. */
+    for (const char *c = target; c + 2 < (q ? q : target + tlen); c++)
+        if (c[0] == '%' && c[1] == '0' && c[2] == '0')
+            REFUSE(400, "bad-path", "the path holds %%00, a NUL character, at byte %zu", (size_t)(c - target));
     if (q) {
         int params = 1;
         for (const char *c = q + 1; c < target + tlen; c++)
