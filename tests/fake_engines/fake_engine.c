@@ -25,7 +25,8 @@
  *               own and runs sleep(1) with "sleep-<tag>" as its argv[0]; takes a second
  *               to quit (so that a run can be interrupted again while it quits)
  * --think MS makes every answer take MS and report it as the search's "time"; --score CP
- * makes it report that score (default 0).
+ * makes it report that score (default 0); --score "mate N" (any text after "score ") reports
+ * that instead.
  * --tag WORD is otherwise ignored: tests use it to find their processes. */
 #include <pthread.h>
 #include <signal.h>
@@ -176,7 +177,8 @@ static void illegal_move(const game_t *g, char *out)
 
 int main(int argc, char **argv)
 {
-    long at = 3, sleep = 2000, think = 0, score = 0;
+    long at = 3, sleep = 2000, think = 0;
+    const char *score = "0";
     int code = 0;
     const char *tag = "untagged";
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -189,7 +191,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--think") == 0)
             think = atol(argv[i + 1]);
         else if (strcmp(argv[i], "--score") == 0)
-            score = atol(argv[i + 1]);
+            score = argv[i + 1];
         else if (strcmp(argv[i], "--tag") == 0)
             tag = argv[i + 1];
     }
@@ -277,8 +279,9 @@ int main(int argc, char **argv)
             }
             if (think > 0)
                 sleep_ms(think);
-            char info[64];
-            snprintf(info, sizeof info, "%ld score cp %ld pv", (long)(now_ms() - t0), score);
+            char info[160];
+            snprintf(info, sizeof info, "%ld score %s%s pv", (long)(now_ms() - t0),
+                     strncmp(score, "mate ", 5) == 0 ? "" : "cp ", score);
             flockfile(stdout);
             printf("info depth 1 time %s %s\n", info, text);
             if (moves == at && mode("double")) /* both in one write: they arrive together */

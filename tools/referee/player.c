@@ -170,6 +170,23 @@ static bool info_value(const char *line, const char *word, const char **value)
     return false;
 }
 
+/* The score of "score cp X" or "score mate N" for -resign and -draw. A cp beyond the
+ * largest threshold (1,000,000) counts as that threshold, so it still adjudicates. A mate
+ * counts 30000 - N (N > 0: a win in N moves) or -30000 - N (N <= 0: a loss in -N moves;
+ * mate 0, the mover has lost, is -30000), with |N| at most 10,000 so that a mate stays
+ * 20,000 or more from zero, on its own side. */
+static int score_value(bool mate, long x)
+{
+    enum { CP_LIMIT = 1000000, MATE_LIMIT = 10000 };
+    if (!mate)
+        return x > CP_LIMIT ? CP_LIMIT : x < -CP_LIMIT ? -CP_LIMIT : (int)x;
+    if (x > MATE_LIMIT)
+        x = MATE_LIMIT;
+    else if (x < -MATE_LIMIT)
+        x = -MATE_LIMIT;
+    return x > 0 ? 30000 - (int)x : -30000 - (int)x;
+}
+
 static void read_info(const char *line, go_result_t *res)
 {
     const char *v;
@@ -183,10 +200,10 @@ static void read_info(const char *line, go_result_t *res)
         bool mate = strncmp(v, "mate ", 5) == 0;
         if (mate || strncmp(v, "cp ", 3) == 0) {
             const char *num = v + (mate ? 5 : 3);
-            long x = strtol(num, &end, 10);
-            if (end != num && x > -1000000 && x < 1000000) {
+            long x = strtol(num, &end, 10); /* beyond a long: LONG_MIN or LONG_MAX, clamped */
+            if (end != num) {
                 res->has_score = true;
-                res->score = !mate ? (int)x : x > 0 ? 30000 - (int)x : -30000 - (int)x;
+                res->score = score_value(mate, x);
             }
         }
     }

@@ -50,7 +50,8 @@ typedef struct {
     int64_t elapsed_us; /* charged: from just before the write of go to the arrival of bestmove */
     int64_t engine_ms;  /* the last "time" of its info lines, -1: none */
     bool has_score;
-    int score;          /* the last "score" of its info lines, for the mover: cp, or +-(30000 - N) for mate N */
+    int score;          /* the last "score" of its info lines, for the mover: cp (within +-1,000,000), or
+                         * 30000 - N for mate N > 0, -30000 - N for mate N <= 0 (|N| <= 10,000) */
 } go_result_t;
 
 /* Sends cmds (position and go lines) and waits for bestmove until allowed_us after the

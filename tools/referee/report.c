@@ -40,6 +40,11 @@ void report_progress(const summary_t *s, char *buf, size_t len)
     }
     const pairing_t *p = &s->pairings[0];
     wld_t t = pair_total(&s->pairs[0]);
+    if (games_of(t) == 0) {
+        snprintf(buf + n, len - (size_t)n, ": %s vs %s, no games counted", s->cfg->engines[p->a].name,
+                 s->cfg->engines[p->b].name);
+        return;
+    }
     elo_t e = elo_estimate(t);
     char elo[64];
     fmt_elo(elo, sizeof elo, e);
@@ -56,9 +61,12 @@ void report_progress(const summary_t *s, char *buf, size_t len)
 static void print_row(FILE *out, const char *label, wld_t r)
 {
     int64_t n = games_of(r);
-    double score = n ? ((double)r.wins + 0.5 * (double)r.draws) / (double)n * 100.0 : 0.0;
-    fprintf(out, "  %-28s %7lld %7lld %7lld %7.1f%%\n", label, (long long)r.wins, (long long)r.losses,
-            (long long)r.draws, score);
+    fprintf(out, "  %-28s %7lld %7lld %7lld", label, (long long)r.wins, (long long)r.losses, (long long)r.draws);
+    /* No games, no score (not 0%, which would be a score). */
+    if (n)
+        fprintf(out, " %7.1f%%\n", ((double)r.wins + 0.5 * (double)r.draws) / (double)n * 100.0);
+    else
+        fprintf(out, " %8s\n", "-");
 }
 
 void report_print(const summary_t *s, FILE *out)
@@ -81,7 +89,10 @@ void report_print(const summary_t *s, FILE *out)
         elo_t e = elo_estimate(t);
         char elo[64];
         fmt_elo(elo, sizeof elo, e);
-        fprintf(out, "  Elo %s (95%%, games), LOS %.1f%%\n", elo, e.los * 100.0);
+        if (games_of(t))
+            fprintf(out, "  Elo %s (95%%, games), LOS %.1f%%\n", elo, e.los * 100.0);
+        else
+            fprintf(out, "  Elo -, LOS - (no games)\n");
         const penta_t *pn = &s->pairs[i].penta;
         penta_elo_t pe = penta_estimate(*pn);
         fmt_elo(elo, sizeof elo, (elo_t){pe.score, pe.elo, pe.error, pe.los});
@@ -90,7 +101,10 @@ void report_print(const summary_t *s, FILE *out)
                 (long long)pe.pairs);
         char nelo[64];
         fmt_elo(nelo, sizeof nelo, (elo_t){pe.score, pe.nelo, pe.nelo_error, pe.los});
-        fprintf(out, "  Elo %s (95%%, pairs), nElo %s, LOS %.1f%%\n", elo, nelo, pe.los * 100.0);
+        if (pe.pairs)
+            fprintf(out, "  Elo %s (95%%, pairs), nElo %s, LOS %.1f%%\n", elo, nelo, pe.los * 100.0);
+        else
+            fprintf(out, "  Elo -, nElo -, LOS - (no pairs)\n");
     }
     if (cfg->sprt.on)
         fprintf(out, "\nSPRT (%s) elo0=%g elo1=%g alpha=%g beta=%g: LLR %.3f [%.3f, %.3f], %s\n",
@@ -203,16 +217,21 @@ bool report_json(const summary_t *s, const char *path, char *msg, size_t msglen)
         json_wld(&b, s->pairs[i].as[GOATS]);
         sb_add(&b, ",\n     \"as_tigers\": ");
         json_wld(&b, s->pairs[i].as[TIGERS]);
+        /* Without games (pairs) there is no score and no estimate: null, as the text's "-". */
+        double none = NAN;
+        bool games = games_of(t) > 0;
         sb_add(&b, ",\n     \"score\": ");
-        json_num(&b, e.score);
+        json_num(&b, games ? e.score : none);
         sb_add(&b, ", \"elo\": ");
-        json_num(&b, e.elo);
+        json_num(&b, games ? e.elo : none);
         sb_add(&b, ", \"elo_error\": ");
-        json_num(&b, e.error);
+        json_num(&b, games ? e.error : none);
         sb_add(&b, ", \"los\": ");
-        json_num(&b, e.los);
+        json_num(&b, games ? e.los : none);
         const penta_t *pn = &s->pairs[i].penta;
         penta_elo_t pe = penta_estimate(*pn);
+        if (pe.pairs == 0)
+            pe.elo = pe.error = pe.nelo = pe.nelo_error = pe.los = none;
         sb_addf(&b, ",\n     \"pentanomial\": [%lld, %lld, %lld, %lld, %lld], \"pairs\": %lld, \"penta_elo\": ",
                 (long long)pn->n[0], (long long)pn->n[1], (long long)pn->n[2], (long long)pn->n[3],
                 (long long)pn->n[4], (long long)pe.pairs);

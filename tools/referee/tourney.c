@@ -386,8 +386,10 @@ static bool drop_check(run_t *r, int64_t index, outcome_t *o)
     for (int side = 0; side < SIDE_NB; side++) {
         engine_state_t *st = &r->engines[s.engine[side]];
         const char *name = r->cfg->engines[s.engine[side]].name;
-        /* Counted with the game, so a game not counted brings no restart either. */
-        st->restarts += o->restarted[side];
+        /* Counted with the game, so a game not counted (nor one not played because an engine
+         * failed to start or get ready for it) brings no restart either. */
+        if (!o->start_failed)
+            st->restarts += o->restarted[side];
         if (!o->failed[side]) {
             st->failures = 0;
             continue;
