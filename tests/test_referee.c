@@ -1738,7 +1738,7 @@ Test(referee, openings_file_any_line_end_a_bom_and_no_nul)
             const char *e = ends[k];
             char text[600];
             snprintf(text, sizeof text,
-                     "%s# three openings%sTXXXT/XXXXX/XXGXX/XXXXX/TXXXT t @19 c0 mC3 #g1 ; after C3%s%s"
+                     "%sTXXXT/XXXXX/XXGXX/XXXXX/TXXXT t @19 c0 mC3 #g1 ; after C3%s%s# the start, OBX 1.0%s"
                      "T3T/5/5/5/T3T g g20 c0 - 0%sTXXXT/XXXXX/XXXXX/XGXXX/TXXXT t @19 c0 mB2 #g1%s",
                      bom ? "\xEF\xBB\xBF" : "", e, e, e, e, k == 2 ? "" : e);
             write_file(path_in(&s, "openings.obx"), text);
