@@ -2115,6 +2115,9 @@ Test(referee, names_and_event_with_control_characters_are_refused)
         {"-engine cmd=" BIN "/fake_good -engine cmd=" BIN "/fake_good -depth 1 -event \"$(printf 'cup\\177')\"",
          "-event holds a control character (byte 0x7F)"},
         {"-engine cmd=" BIN "/fake_good name=a\\\"b -engine cmd=" BIN "/fake_good -depth 1", "name= holds a quote"},
+        /* A CR ends a protocol line for an engine that takes CRLF: it would split the setoption. */
+        {"-engine cmd=" BIN "/fake_good \"option.Hash=$(printf '1\\rquit')\" -engine cmd=" BIN "/fake_good -depth 1",
+         "option Hash has a line break"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char cmd[1024];

@@ -293,7 +293,7 @@ static bool engine_key(engine_conf_t *en, const kv_t *kv, const char *where, err
             return fail(e, "%s: option. needs a name", where);
         if (strcasecmp(k + 7, "Repetition") == 0)
             return fail(e, "%s: the Repetition option is set by -repetition for both engines", where);
-        if (strchr(k + 7, '\n') || strchr(v, '\n'))
+        if (strpbrk(k + 7, "\n\r") || strpbrk(v, "\n\r"))
             return fail(e, "%s: option %s has a line break", where, k + 7);
         return option_set(en, k + 7, v, e);
     }
