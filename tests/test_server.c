@@ -2351,4 +2351,131 @@ Test(server, a_half_closed_client_gets_no_cut_short_move)
     stop(s);
 }
 
+/* How well m keeps a forbid game going (as tools/longgame walks): 0 ends it, 1 captures, 2
+ * leaves a goat to be captured or the opponent only captures, 3 is quiet. */
+static int keeps_going(const game_t *g, move_t m)
+{
+    position_t next = *game_position(g);
+    position_make(&next, m);
+    if (next.captured >= BC_CAPTURES_TO_WIN)
+        return 0;
+    move_t replies[MAX_MOVES];
+    int n = gen_moves(&next, replies), legal = 0, quiet = 0;
+    for (int i = 0; i < n; i++) {
+        position_t after = next;
+        position_make(&after, replies[i]);
+        if (next.in_hand || game_count_position(g, &after) == 0) {
+            legal++;
+            quiet += move_kind(replies[i]) != MOVE_JUMP;
+        }
+    }
+    if (!legal)
+        return 0;
+    if (move_kind(m) == MOVE_JUMP)
+        return 1;
+    return capturable_goats(next.tigers, next.goats) || !quiet ? 2 : 3;
+}
+
+/* A legal game of n plies from the start under forbid, no position repeated, never over: a
+ * seeded walk that keeps the game quiet where it can and steps back from dead ends. */
+static void long_game(game_t *g, int n)
+{
+    position_t start;
+    position_set_start(&start);
+    cr_assert(game_init(g, &start, NULL, REP_FORBID));
+    unsigned long long rng = 0x9E3779B97F4A7C15ull;
+    int restarts = 0;
+    while ((int)g->count < n) {
+        move_t list[MAX_MOVES], best[MAX_MOVES];
+        int k = game_result(g).reason == RESULT_NONE ? game_legal_moves(g, list) : 0, nb = 0, top = 0;
+        for (int i = 0; i < k; i++) {
+            int q = keeps_going(g, list[i]);
+            if (q > top)
+                top = q, nb = 0;
+            if (q == top && q > 0)
+                best[nb++] = list[i];
+        }
+        if (!nb) {
+            cr_assert_lt(restarts++, 10000, "no long game found");
+            for (int back = 0; back < 8 && g->count > 0; back++)
+                game_pop(g);
+            continue;
+        }
+        rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+        cr_assert_eq(game_play(g, best[rng % (unsigned)nb], NULL, 0), BC_OK);
+    }
+}
+
+Test(server, a_game_longer_than_1024_plies_goes_on)
+{
+    enum { PLIES = 1500 };
+    srv_t *s = start(NULL);
+    game_t g;
+    long_game(&g, PLIES);
+    /* The whole game as a JSON body: 1,500 moves of 4 to 6 bytes fit the 16 KB body limit. */
+    size_t cap = 32768, n = 0;
+    char *body = malloc(cap);
+    cr_assert_not_null(body);
+    n += (size_t)snprintf(body, cap, "{\"obx\": \"" START_OBX "\", \"moves\": [");
+    for (int i = 0; i < PLIES; i++) {
+        char text[MOVE_TEXT_LEN];
+        move_format(g.moves[i], text);
+        n += (size_t)snprintf(body + n, cap - n, "%s\"%s\"", i ? "," : "", text);
+    }
+    snprintf(body + n, cap - n, "], \"depth\": 2}");
+    cr_assert_lt(strlen(body), 16384);
+    char want[OBX_MAX_LEN];
+    obx_meta_t meta = game_meta(&g);
+    obx_format(game_position(&g), &meta, OBX_V2, want, sizeof want);
+    resp_t r = post(s->port, "/legal", body);
+    cJSON *j = expect_json(&r, 200);
+    cr_assert_str_eq(str_field(j, "obx"), want);
+    move_t legal[MAX_MOVES];
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "legal")), game_legal_moves(&g, legal));
+    cJSON_Delete(j);
+    resp_free(&r);
+    r = post(s->port, "/obx", body);
+    j = expect_json(&r, 200);
+    cr_assert_str_eq(str_field(j, "position"), want);
+    check_answer(j, want);
+    /* The engine's move is legal in the game, repetitions included. */
+    move_t m;
+    char msg[200];
+    cr_assert_eq(move_parse(game_position(&g), str_field(j, "move"), &m, msg, sizeof msg), BC_OK, "%s", msg);
+    cr_assert(!game_move_repeats(&g, m), "%s repeats a position of the game", str_field(j, "move"));
+    cJSON_Delete(j);
+    resp_free(&r);
+    /* Every position of the game counts for forbid: a move back to one of them is refused,
+     * found at the last ply past 1,024 that has one. */
+    move_t back = MOVE_NONE;
+    while (g.count > 1100 && back == MOVE_NONE) {
+        move_t list[MAX_MOVES];
+        int k = gen_moves(game_position(&g), list);
+        for (int i = 0; i < k && back == MOVE_NONE; i++)
+            if (game_move_repeats(&g, list[i]))
+                back = list[i];
+        if (back == MOVE_NONE)
+            game_pop(&g);
+    }
+    cr_assert_neq(back, MOVE_NONE, "no move back to an earlier position in the game's last 400 plies");
+    char *cut = strstr(body, "], \"depth\"");
+    n = (size_t)(cut - body);
+    for (int i = 0, seen = 0; body[i]; i++)
+        if (body[i] == ',' && i > (int)strlen("{\"obx\": \"" START_OBX "\", \"moves\": [") && ++seen == (int)g.count) {
+            n = (size_t)i;
+            break;
+        }
+    char text[MOVE_TEXT_LEN];
+    move_format(back, text);
+    snprintf(body + n, cap - n, "], \"move\": \"%s\"}", text);
+    r = post(s->port, "/legal", body);
+    j = expect_json(&r, 422);
+    cr_assert_str_eq(str_field(j, "code"), "move-repetition", "%s after %zu plies: %s", text, g.count, r.body);
+    cJSON_Delete(j);
+    resp_free(&r);
+    free(body);
+    game_free(&g);
+    stop(s);
+}
+
 #endif

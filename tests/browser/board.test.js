@@ -4,7 +4,7 @@
 // element boxes), analysis of every move, the engine's lines with their arrows, undo, the
 // move list and the arrow keys, side lines (made, promoted, deleted), a flipped board,
 // keyboard play, a failed request retried by itself, a reload, /?obx= and the address
-// following the game, PGN export and import (the graph rebuilt), pause, a game on the clock
+// following the game, a 1,500-ply game going on with short requests, PGN export and import (the graph rebuilt), pause, a game on the clock
 // to its flag fall, the position editor, Elo strength, sound and the light theme, recovery
 // after the server restarts, and a whole game played by clicking to its result. Every
 // request must stay on the loopback servers.
@@ -454,6 +454,46 @@ async function main() {
     await other.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length === 1, null, { timeout: STEP_MS });
     check(at(await other.inputValue('#obx'), 'B1') === 'T', 'a shared link opens the game');
     await other.close();
+
+    // ---- a game of 1,500 plies goes on: requests start at the last placement or capture ----
+    const long = process.env.BOARD_LONGGAME.trim().split(/\s+/);
+    await page.evaluate(([moves, start]) => {
+      const s = JSON.parse(localStorage.getItem('baghchal.board.v2'));
+      let tree = [];
+      for (let i = moves.length - 1; i >= 0; i--) tree = [{ m: moves[i], c: tree }];
+      Object.assign(s, { startObx: start, rule: 'forbid', tree, path: moves.map(() => 0), rootEval: null, clock: null,
+        mode: 'human', tc: 'move' });
+      localStorage.setItem('baghchal.board.v2', JSON.stringify(s));
+    }, [long, START]);
+    const legalBodies = [];
+    const onLegal = (r) => {
+      if (new URL(r.url()).pathname === '/legal' && r.method() === 'POST') legalBodies.push(JSON.parse(r.postData() || '{}'));
+    };
+    page.on('request', onLegal);
+    await page.goto(URL_);
+    const wholeLong = await legalOf(START, long);
+    await page.waitForFunction((want) => document.querySelector('#obx').value === want &&
+      document.querySelectorAll('#board .hit.clickable').length > 0, wholeLong.obx, { timeout: STEP_MS });
+    check(await movesShown() === long.length, `the ${long.length}-ply game is restored`);
+    const step = wholeLong.legal.find((m) => m.kind === 'step');
+    legalBodies.length = 0;
+    await page.click(`[data-point="${step.from}"]`);
+    await page.click(`[data-point="${step.to}"]`);
+    await settled(long.length + 1);
+    const lastBody = legalBodies[legalBodies.length - 1]; // before the test's own requests below
+    const afterLong = await legalOf(START, [...long, step.move]);
+    check(await page.inputValue('#obx') === afterLong.obx, `a move is played at ply ${long.length + 1} (${afterLong.obx})`);
+    check(lastBody && lastBody.obx !== START && lastBody.moves.length < 200 &&
+      lastBody.moves.every((m) => /^m?[A-E][1-5][A-E][1-5]$/i.test(m)),
+      `the board sent the position after the last placement or capture and the steps since (${JSON.stringify(lastBody)})`);
+    check(new URL(page.url()).search === '', `no address too long to reload (${page.url().length} characters)`);
+    legalBodies.length = 0;
+    await page.reload();
+    await page.waitForFunction((want) => document.querySelector('#obx').value === want &&
+      document.querySelectorAll('#board .hit.clickable').length > 0, afterLong.obx, { timeout: STEP_MS });
+    check(legalBodies.length > 0 && legalBodies.every((b) => b.obx !== START && b.moves.length < 200),
+      'after a reload the requests start at the last placement or capture too');
+    page.off('request', onLegal);
 
     // ---- with the database: every move's value; "Open" under forbid, "Draw" under draw ----
     if (process.env.BOARD_TB && process.env.BOARD_TB !== '0') {

@@ -2,12 +2,13 @@
 # The web board in a real browser: starts baghchal-server on a free loopback port, installs
 # playwright-core (npm ci, into the work directory) and runs board.test.js in Debian's
 # headless Chromium. Fails loudly when node, npm or Chromium is missing.
-# Usage: tests/browser/run.sh <baghchal-server binary> <work dir>
+# Usage: tests/browser/run.sh <baghchal-server binary> <work dir> <longgame binary>
 # Environment: CHROMIUM (default /usr/bin/chromium).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 server=${1:?usage: run.sh <baghchal-server> <work dir>}
 work=${2:?usage: run.sh <baghchal-server> <work dir>}
+longgame=${3:?usage: run.sh <baghchal-server> <work dir> <longgame>}
 chromium=${CHROMIUM:-/usr/bin/chromium}
 
 missing=()
@@ -69,8 +70,15 @@ if [ -z "$port" ]; then
   exit 1
 fi
 
+# A legal game of 1,500 plies (more than a request once took) for the board to go on with.
+long=$("$longgame" plies 1500 forbid 5 2>/dev/null | sed 's/^position startpos moves //')
+if [ -z "$long" ]; then
+  echo "FAIL: $longgame wrote no game" >&2
+  exit 1
+fi
+
 status=0
-BOARD_URL="http://127.0.0.1:$port/" BOARD_SERVER="$server" BOARD_TB=${#tb[@]} CHROMIUM="$chromium" SHOT_DIR="$work" node "$work/board.test.js" || status=$?
+BOARD_LONGGAME="$long" BOARD_URL="http://127.0.0.1:$port/" BOARD_SERVER="$server" BOARD_TB=${#tb[@]} CHROMIUM="$chromium" SHOT_DIR="$work" node "$work/board.test.js" || status=$?
 
 kill -TERM "$pid"
 server_status=0

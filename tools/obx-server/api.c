@@ -101,16 +101,15 @@ static bool number_from_json(const num_field_t *f, const cJSON *item, int64_t *o
 
 static bool add_move_text(api_params_t *p, const char *s, size_t n, api_error_t *err)
 {
-    if (p->moves_nb >= API_MAX_MOVES) {
-        api_error_set(err, 400, API_ERR_PARAM, "bad-parameter", "at most %d moves in one request", API_MAX_MOVES);
-        return false;
-    }
-    if (!p->moves) {
-        p->moves = malloc(API_MAX_MOVES * sizeof *p->moves);
-        if (!p->moves) {
+    if (p->moves_nb == p->moves_cap) {
+        int cap = p->moves_cap ? 2 * p->moves_cap : 64;
+        char **grown = realloc(p->moves, (size_t)cap * sizeof *grown);
+        if (!grown) {
             no_memory(err);
             return false;
         }
+        p->moves = grown;
+        p->moves_cap = cap;
     }
     char *m = dup_text(s, n);
     if (!m) {

@@ -9,10 +9,9 @@
 
 #include "baghchal.h"
 
-enum {
-    API_MAX_MOVES = 1024, /* moves in one request's "moves" list */
-    API_MAX_DEPTH = MAX_PLY - 1
-};
+/* A request's "moves" have no count limit of their own: the body (--max-body) or the request
+ * target (2048 bytes) bounds them. */
+enum { API_MAX_DEPTH = MAX_PLY - 1 };
 
 /* The error strings of the API; "error" is fixed per kind, "detail" says what was wrong. */
 #define API_ERR_OBX "Invalid OBX format."
@@ -34,7 +33,7 @@ typedef struct {
     char *obx;
     char *move;
     char **moves;
-    int moves_nb;
+    int moves_nb, moves_cap;
     int64_t movetime;
     int depth, multipv;
     int skill; /* Skill Level 0..20; SKILL_MAX when not given */

@@ -16,6 +16,8 @@
   const COLS = 'ABCDE';
   const STORE = 'baghchal.board.v2';
   const OLD_STORE = 'baghchal.board.v1';
+  const ADDRESS_MAX = 2000; // the longest address kept (the server reads targets of 2,048 bytes)
+  const LONG_LINE = 256;    // plies from which a request without its early history is worth one more
   const OPEN_TEXT = "A draw only under the draw-by-repetition rule; under this game's no-repetition rule its value is not known";
   const PROVEN_TEXT = 'Proven under the no-repetition rule';
 
@@ -227,6 +229,27 @@
     return path.reverse();
   }
   function movesTo(node) { return pathTo(node).map((n) => n.move); }
+  // The game of a node as a request gives it: the position after the line's last placement or
+  // capture, as the server reported it, and the moves since; the start and every move when no
+  // such position is known. No position before a placement or a capture can come back (the
+  // goats in hand or the captured count differ), so under either rule that is all the history
+  // that counts, and a game of any length stays a short request.
+  function gameOf(node) {
+    const path = pathTo(node);
+    for (let i = path.length - 1; i >= 0; i--) {
+      const n = path[i];
+      if (n.entry.kind !== 'step' && n.obx) return { obx: n.obx, moves: path.slice(i + 1).map((x) => x.move) };
+    }
+    return { obx: state.startObx, moves: path.map((x) => x.move) };
+  }
+  // A long line whose last placement or capture the server has not reported yet (a game
+  // restored or imported) asks for that position once, so that the requests after it are short.
+  async function learnBase(node) {
+    let base = node;
+    while (base.parent && base.entry.kind === 'step') base = base.parent;
+    if (!base.parent || base === node || base.obx || plyOf(node) <= LONG_LINE) return;
+    base.obx = (await api('/legal', { ...gameOf(base), repetition: state.rule })).obx;
+  }
   function plyOf(node) { let k = 0; for (let n = node; n.parent; n = n.parent) k++; return k; }
   function lineEnd(node) { let n = node; while (n.children.length) n = n.children[0]; return n; }
   function mainLeaf() { return lineEnd(state.root); }
@@ -1105,12 +1128,14 @@
   function serialise(node) {
     const o = { m: node.move, c: node.children.map(serialise) };
     if (node.eval) o.e = node.eval;
+    if (node.obx && node.entry.kind !== 'step') o.o = node.obx; // where requests start (gameOf)
     return o;
   }
 
   function build(parent, o, side) {
     const n = newNode(parent, entryOf(o.m), side);
     if (o.e && typeof o.e === 'object') n.eval = o.e;
+    if (typeof o.o === 'string' && n.entry.kind !== 'step') n.obx = o.o;
     for (const c of o.c || []) n.children.push(build(n, c, other(side)));
     return n;
   }
@@ -1146,6 +1171,10 @@
       if (end !== state.cur) url += `&ply=${plyOf(state.cur)}`;
       if (state.rule !== 'forbid') url += `&rule=${state.rule}`;
     }
+    // The server reads request targets of up to 2,048 bytes: a longer address could not even
+    // be reloaded. A game that long is named by the page's storage alone (and Export).
+    state.addressTooLong = url.length > ADDRESS_MAX;
+    if (state.addressTooLong) url = location.pathname;
     if (url !== location.pathname + location.search) history.replaceState(null, '', url);
   }
 
@@ -1269,6 +1298,7 @@
       for (const o of g.tree) state.root.children.push(build(state.root, o, side));
       const leaf = mainLeaf();
       leaf.pos = mainPos;
+      leaf.obx = mainPos.obx;
       state.cur = leaf;
       showError(`Game imported: ${movesTo(leaf).length} moves${leaves.length > 1 ? `, ${leaves.length - 1} side lines` : ''}.`, true);
       save();
@@ -1292,7 +1322,7 @@
       if (gen !== state.gen) return;
       if (!line[i + 1].eval) {
         try {
-          const data = await api('/obx', { obx: state.startObx, moves: movesTo(n), movetime: Math.min(state.movetime, 200),
+          const data = await api('/obx', { ...gameOf(n), movetime: Math.min(state.movetime, 200),
             repetition: state.rule });
           if (gen !== state.gen) return;
           if (data.score) line[i + 1].eval = scoreForGoats(data.score, posOf(n).turn);
@@ -1348,9 +1378,11 @@
   // Asks for the position and legal moves of a node; true when they came.
   async function fetchPos(node) {
     try {
-      const data = await api('/legal', { obx: state.startObx, moves: movesTo(node), repetition: state.rule });
+      await learnBase(node);
+      const data = await api('/legal', { ...gameOf(node), repetition: state.rule });
       if (!inTree(node)) return false;
       node.pos = data;
+      node.obx = data.obx;
       node.local = null;
       recovered();
       return true;
@@ -1480,7 +1512,7 @@
   }
 
   function engineParams(node) {
-    const p = { obx: state.startObx, moves: movesTo(node), repetition: state.rule };
+    const p = { ...gameOf(node), repetition: state.rule };
     const c = state.clock;
     if (c && node === mainLeaf()) {
       p.gtime = Math.round(timeLeft('goats'));
@@ -1706,7 +1738,7 @@
     state.thinking = node;
     renderAll();
     try {
-      const data = await api('/obx', strengthParams({ obx: state.startObx, moves: movesTo(node), movetime: state.movetime,
+      const data = await api('/obx', strengthParams({ ...gameOf(node), movetime: state.movetime,
         repetition: state.rule }));
       if (gen !== state.gen) return;
       state.analysis = { nodeId: node.id, score: data.score, depth: data.depth, pv: data.pv, side, nodes: data.nodes, time_ms: data.time_ms };
@@ -1725,7 +1757,7 @@
     state.analysing = true;
     renderAnalysis();
     try {
-      const data = await api('/analysis', { obx: state.startObx, moves: movesTo(node), movetime: state.movetime,
+      const data = await api('/analysis', { ...gameOf(node), movetime: state.movetime,
         repetition: state.rule });
       if (inTree(node)) state.an = { nodeId: node.id, data };
     } catch (e) {
@@ -1750,7 +1782,7 @@
       state.mpv = null;
       renderLines();
       try {
-        const data = await api('/obx', { obx: state.startObx, moves: movesTo(node), multipv: state.multipv,
+        const data = await api('/obx', { ...gameOf(node), multipv: state.multipv,
           movetime: Math.max(state.movetime, 300), repetition: state.rule }, ctrl.signal);
         if (ctrl.signal.aborted || state.cur !== node) return;
         state.mpv = { nodeId: node.id, n: state.multipv, rule: state.rule, data };
@@ -2161,7 +2193,10 @@
     $('sound').addEventListener('click', () => { state.sound = !state.sound; save(); renderControls(); });
     $('theme').addEventListener('click', () => { state.theme = state.theme === 'light' ? 'dark' : 'light'; applyTheme(); save(); renderControls(); });
     $('copy-obx').addEventListener('click', () => copyText(posOf(state.cur).obx, 'OBX copied.'));
-    $('copy-link').addEventListener('click', () => copyText(location.href, 'Link copied.'));
+    $('copy-link').addEventListener('click', () => {
+      if (state.addressTooLong) showError('The game is too long for an address: use Export PGN or Export OBX + moves.');
+      else copyText(location.href, 'Link copied.');
+    });
     $('load-obx').addEventListener('click', () => loadObx());
     $('obx').addEventListener('input', () => { state.obxEdited = true; });
     $('obx').addEventListener('keydown', (e) => {
