@@ -35,10 +35,23 @@ def read_version():
 ENGINE_SOURCES = sorted(glob.glob(os.path.join(ENGINE, "*.c"))) + sorted(glob.glob(os.path.join(ENGINE, "tb", "*.c")))
 
 
+ENGINE_HEADERS = sorted(glob.glob(os.path.join(ENGINE, "*.h"))) + sorted(glob.glob(os.path.join(ENGINE, "tb", "*.h")))
+
+
 class BuildExt(build_ext):
     def build_extension(self, ext):
         ext.sources = list(ext.sources) + [s for s in ENGINE_SOURCES if s not in ext.sources]
+        ext.depends = list(ext.depends) + ENGINE_HEADERS
+        # Objects of a build with other flags (a sanitized one) are not reused.
+        flags = " ".join(ext.extra_compile_args + ext.extra_link_args)
+        stamp = os.path.join(self.build_temp, "baghchal-flags.txt")
+        old = open(stamp, encoding="utf-8").read() if os.path.isfile(stamp) else None
+        if old != flags:
+            self.force = True
         super().build_extension(ext)
+        os.makedirs(self.build_temp, exist_ok=True)
+        with open(stamp, "w", encoding="utf-8") as f:
+            f.write(flags)
 
 
 compile_args = ["-std=c11", "-O3", "-Wall", "-Wextra"]

@@ -20,6 +20,10 @@ pkg-config --exists libmicrohttpd 2>/dev/null || need+=(libmicrohttpd-dev)
 pkg-config --exists libcjson 2>/dev/null || need+=(libcjson-dev)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 command -v node >/dev/null || need+=(nodejs npm)
+# The Python package (python/): Debian's python3 with its headers, venv, setuptools and pytest.
+for p in python3-dev python3-venv python3-setuptools python3-wheel python3-pytest; do
+  dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
+done
 if ((${#need[@]})); then
   echo "== installing: ${need[*]}"
   sudo=""
@@ -48,6 +52,13 @@ build/bin/baghchal-tbgen build/tb --threads "$jobs" 2>/dev/null | tail -n 1
 export BAGHCHAL_TB_DIR="$PWD/build/tb"
 
 run_suite build -DCMAKE_BUILD_TYPE=Release
+
+# The Python package, built from engine/ into a venv of Debian's python3 (no package index),
+# its suites checked against this build's executable and database.
+echo "== python: build/venv"
+/usr/bin/python3 -m venv --system-site-packages build/venv
+build/venv/bin/pip install -q --no-index --no-build-isolation ./python
+(cd build && BAGHCHAL_BIN="$PWD/bin" BAGHCHAL_TABLEBASE_PATH= venv/bin/python -m pytest -q -p no:cacheprovider ../python/tests)
 # Sanitized builds run the same suites; timing-sensitive conformance checks are skipped there
 # (they are measured on the release build above). AddressSanitizer's build keeps the
 # assertions (Debug) at -O1, as sanitizer builds usually are: -O0 only made it slower. The

@@ -111,8 +111,8 @@ class Board(_core.Board):
     4 .---.---.---.---.
       | / | \\ | / | \\ |
     5 T---.---.---.---T
-    >>> Board("T3T/5/2G2/5/T3T t t19 c0").obx()
-    'TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t @19 c0 - #'
+    >>> Board("T3T/5/2G2/5/T3T t g19 c0").obx()
+    'TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t @19 c0 - -'
     """
 
     def __init__(self, obx: Optional[str] = None, *, repetition: str = "forbid") -> None:

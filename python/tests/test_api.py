@@ -1,0 +1,100 @@
+"""The package's promises about itself: every public name documented, the examples in the
+docstrings true, the stubs naming what the extension has, the files a type checker needs."""
+import ast
+import doctest
+import inspect
+import os
+
+import baghchal
+import baghchal.engine
+from baghchal import _core
+
+PUBLIC_CLASSES = [baghchal.Board, baghchal.Move, baghchal.Tablebase, baghchal.Engine, baghchal.Outcome,
+                  baghchal.TablebaseValue, baghchal.engine.SimpleEngine, baghchal.engine.Score,
+                  baghchal.engine.Limit, baghchal.engine.PlayResult]
+
+
+def public_members(cls):
+    for name in dir(cls):
+        if name.startswith("_"):
+            continue
+        yield name, inspect.getattr_static(cls, name)
+
+
+def test_every_public_name_has_a_docstring():
+    missing = []
+    for name in baghchal.__all__:
+        obj = getattr(baghchal, name)
+        if (inspect.isclass(obj) or callable(obj)) and not (obj.__doc__ or "").strip():
+            missing.append(name)
+    for name in baghchal.engine.__all__:
+        obj = getattr(baghchal.engine, name)
+        if (inspect.isclass(obj) or inspect.isfunction(obj)) and not (obj.__doc__ or "").strip():
+            missing.append(f"engine.{name}")
+    for cls in PUBLIC_CLASSES:
+        for name, member in public_members(cls):
+            # Fields of NamedTuples and dataclasses are described in their class's docstring.
+            fields = set(getattr(cls, "_fields", ())) | set(getattr(cls, "__dataclass_fields__", {}))
+            if name in fields or name in ("count", "index"):
+                continue
+            if not (getattr(member, "__doc__", None) or "").strip():
+                missing.append(f"{cls.__name__}.{name}")
+    assert missing == []
+
+
+def test_the_examples_in_the_docstrings_hold():
+    globs = dict(vars(baghchal))
+    globs.update(Limit=baghchal.engine.Limit, Score=baghchal.engine.Score, popen=baghchal.engine.popen)
+    finder, runner = doctest.DocTestFinder(), doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    tests = finder.find(baghchal, globs=globs) + finder.find(baghchal.engine, globs=globs)
+    parser = doctest.DocTestParser()
+    # The C classes' methods and properties, which the module finder does not reach.
+    for cls in (_core.Move, _core.Board, _core.Tablebase, _core.Engine):
+        for name, member in vars(cls).items():
+            doc = getattr(member, "__doc__", None)
+            if doc and ">>>" in doc:
+                tests.append(parser.get_doctest(doc, dict(globs), f"{cls.__name__}.{name}", None, 0))
+    for module in (_core,):
+        for name, member in vars(module).items():
+            doc = getattr(member, "__doc__", None)
+            if callable(member) and not inspect.isclass(member) and doc and ">>>" in doc:
+                tests.append(parser.get_doctest(doc, dict(globs), name, None, 0))
+    examples = 0
+    for test in tests:
+        examples += len(test.examples)
+        runner.run(test)
+    assert examples > 40
+    assert runner.summarize(verbose=False).failed == 0
+
+
+def stub_names(path):
+    tree = ast.parse(open(path, encoding="utf-8").read())
+    top, members = set(), {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            top.add(node.name)
+            members[node.name] = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
+        elif isinstance(node, ast.FunctionDef):
+            top.add(node.name)
+        elif isinstance(node, ast.AnnAssign):
+            top.add(node.target.id)
+        elif isinstance(node, ast.Assign):
+            top.update(t.id for t in node.targets)
+    return top, members
+
+
+def test_the_stubs_name_what_the_extension_has():
+    package = os.path.dirname(baghchal.__file__)
+    assert os.path.isfile(os.path.join(package, "py.typed"))
+    top, members = stub_names(os.path.join(package, "_core.pyi"))
+    real = {n for n in dir(_core) if not n.startswith("__")}
+    assert real <= top, real - top
+    for cls in (_core.Move, _core.Board, _core.Tablebase, _core.Engine):
+        own = {n for n in vars(cls) if not n.startswith("__") or n in ("__copy__", "__deepcopy__")}
+        assert own <= members[cls.__name__] | {"__new__"}, (cls.__name__, own - members[cls.__name__])
+
+
+def test_the_version_is_the_engines():
+    header = open(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                               "engine", "types.h"), encoding="utf-8").read()
+    assert f'#define BAGHCHAL_VERSION "{baghchal.VERSION}"' in header
