@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "baghchal.h"
 #include "tb.h"
@@ -1110,6 +1111,52 @@ done:
     return out;
 }
 
+/* _bench_probe(boards, rounds): the C probe alone over the boards' positions, the same loop the
+ * Python benchmark runs through probe_wdl: (probes, seconds, a checksum of the values). */
+static PyObject *Tablebase_bench_probe(PyObject *self, PyObject *args)
+{
+    PyObject *list;
+    long rounds;
+    if (!PyArg_ParseTuple(args, "O!l:_bench_probe", &PyList_Type, &list, &rounds))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    position_t *pos = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *pos);
+    if (!pos)
+        return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *b = PyList_GET_ITEM(list, i);
+        if (!PyObject_TypeCheck(b, &BoardType) || !board_ready((BoardObject *)b)) {
+            PyMem_Free(pos);
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "_bench_probe takes a list of boards");
+            return NULL;
+        }
+        pos[i] = *game_position(&((BoardObject *)b)->game);
+    }
+    TablebaseObject *t = tb_borrow(self);
+    if (!t) {
+        PyMem_Free(pos);
+        return NULL;
+    }
+    uint64_t probes = 0, sum = 0;
+    struct timespec t0, t1;
+    Py_BEGIN_ALLOW_THREADS
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (long r = 0; r < rounds; r++)
+        for (Py_ssize_t i = 0; i < n; i++) {
+            tb_value_t v;
+            if (tb_probe(t->tb, &pos[i], &v))
+                sum += (uint64_t)(v.wdl + 1) + v.distance;
+            probes++;
+        }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    Py_END_ALLOW_THREADS
+    t->users--;
+    PyMem_Free(pos);
+    double seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    return Py_BuildValue("(KdK)", (unsigned long long)probes, seconds, (unsigned long long)sum);
+}
+
 static PyObject *Tablebase_close(PyObject *self, PyObject *unused)
 {
     (void)unused;
@@ -1167,6 +1214,7 @@ static PyMethodDef Tablebase_methods[] = {
      "side to move and the distance in plies (None where the placement file stores none). KeyError when "
      "not covered. The fastest probe."},
     {"_rank_moves", Tablebase_rank_moves, METH_O, NULL},
+    {"_bench_probe", Tablebase_bench_probe, METH_VARARGS, NULL},
     {"close", Tablebase_close, METH_NOARGS,
      "close()\n--\n\nReleases the files (BusyError while another thread probes). Probing afterwards "
      "raises :class:`TablebaseError`; closing twice is harmless."},
