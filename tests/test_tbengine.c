@@ -1,5 +1,6 @@
 /* The movement-phase database in the engine, over the protocol against the real baghchal
- * executable: TablebasePath (load, refuse, unload), tbprobe against the library's probe and
+ * executable: TablebasePath (load, refuse, unload; a FIFO or a directory in a file's place
+ * refused at once), tbprobe against the library's probe and
  * ranking, value-keeping moves with mate scores and database lines at database roots
  * (depth, nodes, searchmoves, a search stopped at once, Threads 2), tbhits, legality under
  * Repetition forbid and scores under Repetition draw when the history matters, and search
@@ -1014,6 +1015,73 @@ Test(tbengine, load_refuse_and_unload)
     expect_line(cmd, want);
     expect_probe_works();
     end_engine();
+}
+
+/* Sends setoption TablebasePath dir, then isready: want is among the lines before readyok. */
+static void expect_refused_then_ready(const char *dir, const char *want)
+{
+    send_line("setoption name TablebasePath value %s", dir);
+    pipe_lines_t out = {0};
+    sync_collect(&out);
+    bool found = false;
+    for (size_t i = 0; i < out.count; i++) {
+        found |= strcmp(out.line[i], want) == 0;
+        if (!found)
+            cr_log_info("line %zu: %s", i, out.line[i]);
+    }
+    cr_assert(found, "no '%s' before readyok", want);
+    pipe_lines_free(&out);
+}
+
+/* A FIFO in a database file's place once held the engine in open() for good: no readyok,
+ * quit and the end of input never read. It is refused at once with its reason, as a
+ * directory in its place is; the movement file's name and the placement file's. */
+Test(tbengine, a_fifo_or_directory_in_a_files_place_is_refused_at_once)
+{
+    need_database();
+    char dir[64], path[256], placement[256], want[600], target[1024];
+    make_tmp_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/%s", dir, TB_FILE_NAME);
+    snprintf(placement, sizeof placement, "%s/%s", dir, TBP_FILE_NAME);
+    const char *prefix = "info string error: tablebase not loaded: ";
+
+    cr_assert_eq(mkfifo(path, 0600), 0, "%s", strerror(errno));
+    snprintf(want, sizeof want, "%s%s is a FIFO, not a regular file", prefix, path);
+    start_engine();
+    expect_refused_then_ready(dir, want);
+    end_engine(); /* quit is read and obeyed */
+    start_engine();
+    expect_refused_then_ready(dir, want);
+    pipe_close_stdin(eng); /* so is the end of input */
+    pipe_exit_t x = pipe_wait(eng, EXIT_MS);
+    cr_assert(x.exited && x.code == 0, "after the end of input: status %d, signal %d", x.code, x.signal);
+    pipe_free(eng);
+    eng = NULL;
+
+    cr_assert_eq(unlink(path), 0);
+    cr_assert_eq(mkdir(path, 0700), 0);
+    snprintf(want, sizeof want, "%s%s is a directory, not a file", prefix, path);
+    start_engine();
+    expect_refused_then_ready(dir, want);
+    end_engine();
+    cr_assert_eq(rmdir(path), 0);
+
+    /* A good movement file, and a FIFO named as the placement file beside it. */
+    snprintf(target, sizeof target, "%s/%s", tb_dir, TB_FILE_NAME);
+    if (target[0] != '/') {
+        char cwd[512];
+        cr_assert_not_null(getcwd(cwd, sizeof cwd));
+        snprintf(target, sizeof target, "%s/%s/%s", cwd, tb_dir, TB_FILE_NAME);
+    }
+    cr_assert_eq(symlink(target, path), 0, "%s", strerror(errno));
+    cr_assert_eq(mkfifo(placement, 0600), 0, "%s", strerror(errno));
+    snprintf(want, sizeof want, "%s%s is a FIFO, not a regular file", prefix, placement);
+    start_engine();
+    expect_refused_then_ready(dir, want);
+    end_engine();
+    unlink(placement);
+    unlink(path);
+    rmdir(dir);
 }
 
 /* ======================================================================================== */

@@ -4,16 +4,21 @@
  * and on a file with a wrong value under a right checksum (exit 1, the layer named);
  * --stats against counts made here from the generator's packed layers; --bench-probe; a
  * build stopped after two layers and resumed (only the others are built, the file is the
- * same byte for byte); and a file of an older version refused with the command that
- * rebuilds it. */
+ * same byte for byte); a build stopped or killed in its merge (no layer built again, the
+ * same file); one build at a time in a folder; a FIFO or a directory in a file's place;
+ * and files of an older or a newer version, each refused with what to do. */
 #include <criterion/criterion.h>
 
 #include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "baghchal.h"
@@ -51,30 +56,46 @@ typedef struct {
     pipe_lines_t out; /* standard output and standard error, merged, line by line */
 } run_t;
 
+/* Starts a shell command line (a tool with its arguments; stderr joined to stdout). */
+static pipe_proc_t *start_cmd(const char *cmd)
+{
+    size_t len = strlen(cmd) + 32;
+    char *full = malloc(len);
+    cr_assert_not_null(full);
+    snprintf(full, len, "exec %s 2>&1", cmd);
+    char *argv[] = {"/bin/sh", "-c", full, NULL};
+    pipe_proc_t *p = pipe_start(argv, 0);
+    cr_assert_not_null(p, "cannot start: %s", cmd);
+    free(full);
+    pipe_close_stdin(p);
+    return p;
+}
+
+/* Collects the output and exit status of a command start_cmd started. */
+static void finish_cmd(run_t *r, pipe_proc_t *p, const char *cmd)
+{
+    memset(r, 0, sizeof *r);
+    char *line;
+    pipe_status_t st = pipe_read_until(p, "\x01never", TOOL_MS, &r->out, &line);
+    cr_assert_eq(st, PIPE_EOF, "%.200s: %s before the end of its output", cmd, pipe_status_name(st));
+    pipe_exit_t ex = pipe_wait(p, TOOL_MS);
+    cr_assert(ex.exited, "%.200s did not exit normally (signal %d)", cmd, ex.signal);
+    r->code = ex.code;
+    pipe_free(p);
+}
+
 /* Runs a shell command line (a tool with its arguments; stderr joined to stdout) and
  * collects its output and exit status. */
 static void run(run_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void run(run_t *r, const char *fmt, ...)
 {
-    char cmd[1024];
+    char cmd[16384];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    int n = vsnprintf(cmd, sizeof cmd, fmt, ap);
     va_end(ap);
-    char full[1100];
-    snprintf(full, sizeof full, "exec %s 2>&1", cmd);
-    char *argv[] = {"/bin/sh", "-c", full, NULL};
-    memset(r, 0, sizeof *r);
-    pipe_proc_t *p = pipe_start(argv, 0);
-    cr_assert_not_null(p, "cannot start: %s", cmd);
-    pipe_close_stdin(p);
-    char *line;
-    pipe_status_t st = pipe_read_until(p, "\x01never", TOOL_MS, &r->out, &line);
-    cr_assert_eq(st, PIPE_EOF, "%s: %s before the end of its output", cmd, pipe_status_name(st));
-    pipe_exit_t ex = pipe_wait(p, TOOL_MS);
-    cr_assert(ex.exited, "%s did not exit normally (signal %d)", cmd, ex.signal);
-    r->code = ex.code;
-    pipe_free(p);
+    cr_assert(n > 0 && (size_t)n < sizeof cmd);
+    finish_cmd(r, start_cmd(cmd), cmd);
 }
 
 static void run_free(run_t *r) { pipe_lines_free(&r->out); }
@@ -673,6 +694,200 @@ Test(tbtools, an_older_file_is_refused_with_the_command_that_rebuilds_it)
     run_free(&r);
     /* The build replaces it. */
     run(&r, "%s %s --goats %d --captures-to-win %d --placement --threads 2", TBGEN, dir, GOATS_N, WIN_K);
+    cr_assert_eq(r.code, 0);
+    run_free(&r);
+    cr_assert_eq(tb_open(dir, &tb, msg, sizeof msg), TB_OK, "%s", msg);
+    tb_close(tb);
+}
+
+/* ---- What is not a regular file ----------------------------------------------------------- */
+
+/* A FIFO in a file's place once held the tools in open() for good; now each says what it is. */
+Test(tbtools, a_fifo_or_directory_in_a_files_place_is_refused)
+{
+    const char *dir = make_dir();
+    char d[256], path[300], ppath[300], work[300], want[600];
+    snprintf(d, sizeof d, "%s/d", dir);
+    cr_assert_eq(mkdir(d, 0700), 0);
+    snprintf(path, sizeof path, "%s/%s", d, TB_FILE_NAME);
+    snprintf(ppath, sizeof ppath, "%s/%s", d, TBP_FILE_NAME);
+    snprintf(work, sizeof work, "%s/placement-work", d);
+    run_t r;
+    /* The movement file: tbverify refuses it (status 2), tbgen too (status 1). */
+    cr_assert_eq(mkfifo(path, 0600), 0, "%s", strerror(errno));
+    run(&r, "%s %s", TBVERIFY, d);
+    cr_assert_eq(r.code, 2);
+    cr_assert_eq(r.out.count, 1);
+    snprintf(want, sizeof want, "baghchal-tbverify: %s is a FIFO, not a regular file", path);
+    cr_assert_str_eq(r.out.line[0], want);
+    run_free(&r);
+    run(&r, "%s %s --goats %d --captures-to-win %d", TBGEN, d, GOATS_N, WIN_K);
+    cr_assert_eq(r.code, 1);
+    snprintf(want, sizeof want, "baghchal-tbgen: %s is a FIFO, not a regular file", path);
+    cr_assert_str_eq(r.out.line[r.out.count - 1], want);
+    run_free(&r);
+    cr_assert_eq(unlink(path), 0);
+    cr_assert_eq(mkdir(path, 0700), 0);
+    run(&r, "%s %s", TBVERIFY, d);
+    cr_assert_eq(r.code, 2);
+    snprintf(want, sizeof want, "baghchal-tbverify: %s is a directory, not a file", path);
+    cr_assert_str_eq(r.out.line[0], want);
+    run_free(&r);
+    run(&r, "%s %s --goats %d --captures-to-win %d", TBGEN, d, GOATS_N, WIN_K);
+    cr_assert_eq(r.code, 1);
+    snprintf(want, sizeof want, "baghchal-tbgen: %s is a directory, not a file", path);
+    cr_assert_str_eq(r.out.line[r.out.count - 1], want);
+    run_free(&r);
+    cr_assert_eq(rmdir(path), 0);
+
+    /* The placement file beside a good movement file. */
+    build_small(d);
+    cr_assert_eq(unlink(ppath), 0);
+    cr_assert_eq(mkfifo(ppath, 0600), 0);
+    run(&r, "%s %s", TBVERIFY, d);
+    cr_assert_eq(r.code, 2);
+    snprintf(want, sizeof want, "baghchal-tbverify: %s is a FIFO, not a regular file", ppath);
+    cr_assert_str_eq(r.out.line[0], want);
+    run_free(&r);
+    /* tbgen finds it before building, not at the end. */
+    run(&r, "%s %s --goats %d --captures-to-win %d --placement", TBGEN, d, GOATS_N, WIN_K);
+    cr_assert_eq(r.code, 1);
+    snprintf(want, sizeof want, "baghchal-tbgen: %s is a FIFO, not a regular file: remove it", ppath);
+    cr_assert_str_eq(r.out.line[r.out.count - 1], want);
+    cr_assert_eq(count_lines(&r, " entries built in "), 0);
+    run_free(&r);
+    cr_assert_eq(unlink(ppath), 0);
+    cr_assert_eq(mkdir(ppath, 0700), 0);
+    run(&r, "%s %s --goats %d --captures-to-win %d --placement", TBGEN, d, GOATS_N, WIN_K);
+    cr_assert_eq(r.code, 1);
+    snprintf(want, sizeof want, "baghchal-tbgen: %s is a directory, not a file: remove it", ppath);
+    cr_assert_str_eq(r.out.line[r.out.count - 1], want);
+    run_free(&r);
+    cr_assert_eq(rmdir(ppath), 0);
+    /* A work folder that is a file; then a FIFO named as a packed layer, and as a record:
+     * not finished, built again and replaced. */
+    tree_remove(work);
+    FILE *f = fopen(work, "w");
+    cr_assert_not_null(f);
+    fclose(f);
+    run(&r, "%s %s --goats %d --captures-to-win %d --placement", TBGEN, d, GOATS_N, WIN_K);
+    cr_assert_eq(r.code, 1);
+    snprintf(want, sizeof want, "baghchal-tbgen: %s is not a directory: remove it", work);
+    cr_assert_str_eq(r.out.line[r.out.count - 1], want);
+    run_free(&r);
+    cr_assert_eq(unlink(work), 0);
+    cr_assert_eq(mkdir(work, 0700), 0);
+    char fifo[400];
+    snprintf(fifo, sizeof fifo, "%s/t01-1.pk", work);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    snprintf(fifo, sizeof fifo, "%s/array-0.rec", work);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    run(&r, "%s %s --goats %d --captures-to-win %d --placement", TBGEN, d, GOATS_N, WIN_K);
+    if (r.code != 0)
+        dump(&r);
+    cr_assert_eq(r.code, 0);
+    cr_assert_eq(count_lines(&r, " entries built in "), 5);
+    run_free(&r);
+    run(&r, "%s %s --sample 1000", TBVERIFY, d);
+    cr_assert_eq(r.code, 0);
+    run_free(&r);
+}
+
+/* ---- baghchal-tbverify's options and messages ----------------------------------------------- */
+
+Test(tbtools, verify_refuses_all_with_a_sample)
+{
+    const char *dir = make_dir();
+    build_small(dir);
+    static const char *const orders[2] = {"--all --sample 5", "--sample 5 --all"};
+    for (int i = 0; i < 2; i++) {
+        run_t r;
+        run(&r, "%s %s %s", TBVERIFY, dir, orders[i]);
+        cr_assert_eq(r.code, 2, "%s", orders[i]);
+        cr_assert_eq(r.out.count, 1);
+        cr_assert_str_eq(r.out.line[0], "baghchal-tbverify: --all and --sample go apart: --all checks every entry, "
+                                        "--sample N draws N at random");
+        run_free(&r);
+    }
+}
+
+/* A 6,000-character folder: the message keeps its reason, the path shortened around "...". */
+Test(tbtools, a_long_paths_message_keeps_its_reason)
+{
+    char *dir = malloc(6001);
+    cr_assert_not_null(dir);
+    memcpy(dir, "/tmp/", 5);
+    memset(dir + 5, 'a', 5995);
+    dir[6000] = '\0';
+    static const char *const tools[4][2] = {
+        {TBVERIFY, ""}, {TBGEN, "--stats"}, {TBGEN, "--bench-probe"}, {TBGEN, "--goats 2 --captures-to-win 2"}};
+    for (int i = 0; i < 4; i++) {
+        run_t r;
+        run(&r, "%s %s %s", tools[i][0], tools[i][1], dir);
+        cr_assert_eq(r.code, 2, "%s %s", tools[i][0], tools[i][1]);
+        cr_assert_eq(r.out.count, 1);
+        const char *l = r.out.line[0], *end = ": File name too long";
+        cr_assert_lt(strlen(l), 256, "%s", l);
+        cr_assert(strstr(l, " /tmp/aaa") || strstr(l, " '/tmp/aaa"), "%s", l);
+        cr_assert(strstr(l, "aaa...aaa"), "%s", l);
+        cr_assert(strlen(l) > strlen(end) && !strcmp(l + strlen(l) - strlen(end), end), "%s", l);
+        run_free(&r);
+    }
+    free(dir);
+    /* Cut between characters: a name of two-byte characters stays valid UTF-8. */
+    char path[400], buf[TB_PATH_SHOWN];
+    strcpy(path, "/x");
+    for (int i = 0; i < 150; i++)
+        strcat(path, "\xc3\xa9");
+    const char *shown = tb_path_shown(path, buf);
+    cr_assert_lt(strlen(shown), TB_PATH_SHOWN);
+    const char *dots = strstr(shown, "...");
+    cr_assert_not_null(dots);
+    cr_assert_eq((dots - shown) % 2, 0, "the start ends after a whole character: %s", shown);
+    cr_assert_eq(strlen(dots + 3) % 2, 0, "the end starts on a character: %s", shown);
+    cr_assert_str_eq(tb_path_shown("/short", buf), "/short");
+}
+
+/* A placement file newer than the program: the message says the program is the older one,
+ * and the build does not write over the file unless asked (--restart). */
+Test(tbtools, a_newer_file_says_the_program_is_older)
+{
+    const char *dir = make_dir();
+    build_small(dir);
+    char path[256], msg[300];
+    snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
+    FILE *f = fopen(path, "r+b");
+    cr_assert_not_null(f);
+    cr_assert_eq(fseek(f, 8, SEEK_SET), 0);
+    cr_assert_neq(fputc(TBP_FILE_VERSION + 1, f), EOF);
+    cr_assert_eq(fclose(f), 0);
+    size_t len0, len1;
+    uint8_t *before = read_file(path, &len0);
+    tb_t *tb;
+    cr_assert_eq(tb_open(dir, &tb, msg, sizeof msg), TB_ERR_FORMAT);
+    cr_assert_str_eq(msg, "placement file version 5 is newer than this program, which reads version 4: use a newer "
+                          "baghchal");
+    run_t r;
+    run(&r, "%s %s", TBVERIFY, dir);
+    cr_assert_eq(r.code, 2);
+    cr_assert_str_eq(r.out.line[0], "baghchal-tbverify: placement file version 5 is newer than this program, which "
+                                    "reads version 4: use a newer baghchal");
+    run_free(&r);
+    run(&r, "%s %s --goats %d --captures-to-win %d --placement", TBGEN, dir, GOATS_N, WIN_K);
+    cr_assert_eq(r.code, 1);
+    char want[600];
+    snprintf(want, sizeof want,
+             "baghchal-tbgen: %s is version 5, newer than this program (version 4): not built over; use the newer "
+             "program (--restart replaces it with version 4)",
+             path);
+    cr_assert_str_eq(r.out.line[r.out.count - 1], want);
+    cr_assert_eq(count_lines(&r, " entries built in "), 0);
+    run_free(&r);
+    uint8_t *after = read_file(path, &len1);
+    cr_assert(len0 == len1 && !memcmp(before, after, len0), "the newer file is kept");
+    free(before);
+    free(after);
+    run(&r, "%s %s --goats %d --captures-to-win %d --placement --restart", TBGEN, dir, GOATS_N, WIN_K);
     cr_assert_eq(r.code, 0);
     run_free(&r);
     cr_assert_eq(tb_open(dir, &tb, msg, sizeof msg), TB_OK, "%s", msg);

@@ -120,25 +120,27 @@ static tb_error_t map_file(const char *dir, const char *name, size_t min_size, b
     char *path = join_path(dir, name);
     if (!path)
         return fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
-    int fd = open(path, O_RDONLY);
+    /* A FIFO in the file's place would hold the caller (and a protocol's reader) for good. */
+    char sp[TB_PATH_SHOWN];
+    int fd = tb_open_regular(path, O_RDONLY, msg, msglen);
     if (fd < 0) {
-        tb_error_t e = optional && errno == ENOENT ? TB_OK
-                                                   : fail(TB_ERR_IO, msg, msglen, "cannot open %s: %s", path, strerror(errno));
+        tb_error_t e = optional && errno == ENOENT ? TB_OK : TB_ERR_IO;
         free(path);
         return e;
     }
     struct stat st;
     tb_error_t e = TB_OK;
     if (fstat(fd, &st) != 0)
-        e = fail(TB_ERR_IO, msg, msglen, "cannot stat %s: %s", path, strerror(errno));
+        e = fail(TB_ERR_IO, msg, msglen, "cannot stat %s: %s", tb_path_shown(path, sp), strerror(errno));
     else if ((size_t)st.st_size < min_size)
-        e = fail(TB_ERR_FORMAT, msg, msglen, "%s is too short (%lld bytes)", path, (long long)st.st_size);
+        e = fail(TB_ERR_FORMAT, msg, msglen, "%s is too short (%lld bytes)", tb_path_shown(path, sp),
+                 (long long)st.st_size);
     if (e == TB_OK && (*data = load_region(fd, (size_t)st.st_size, r))) {
         *len = (size_t)st.st_size;
     } else if (e == TB_OK) {
         void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
         if (m == MAP_FAILED)
-            e = fail(TB_ERR_IO, msg, msglen, "cannot map %s: %s", path, strerror(errno));
+            e = fail(TB_ERR_IO, msg, msglen, "cannot map %s: %s", tb_path_shown(path, sp), strerror(errno));
         else {
             *data = m, *len = (size_t)st.st_size;
             r->base = m, r->size = (size_t)st.st_size;
@@ -267,7 +269,8 @@ tb_error_t tb_open_game(const char *dir, tb_t **out, char *msg, size_t msglen)
     tb_error_t e = tb_open(dir, out, msg, msglen);
     if (e != TB_OK || tb_captures_to_win(*out) == BC_CAPTURES_TO_WIN)
         return e;
-    e = fail(TB_ERR_MISMATCH, msg, msglen, "%s holds a database for %d captures, not %d", dir,
+    char sp[TB_PATH_SHOWN];
+    e = fail(TB_ERR_MISMATCH, msg, msglen, "%s holds a database for %d captures, not %d", tb_path_shown(dir, sp),
              tb_captures_to_win(*out), BC_CAPTURES_TO_WIN);
     tb_close(*out);
     *out = NULL;

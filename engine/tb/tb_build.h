@@ -101,6 +101,18 @@ bool tb_run_threads(int threads, void *(*fn)(void *), void *const *args);
 bool tb_pread_all(int fd, void *buf, size_t len, uint64_t at);
 bool tb_pwrite_all(int fd, const void *buf, size_t len, uint64_t at);
 
+/* Opens a file of the databases (flags as open(2); with O_CREAT, mode 0644) without ever
+ * waiting: what is not a regular file in its place (a FIFO, a device, a socket, a directory)
+ * is refused at once, never read. Returns the descriptor; -1 with a one-line reason in msg
+ * ("<path> is a FIFO, not a regular file", "cannot open <path>: <reason>") and errno set
+ * (ENOENT kept for a missing file; EISDIR a directory; ENXIO anything else not regular). */
+int tb_open_regular(const char *path, int flags, char *msg, size_t msglen);
+
+/* A path as a message shows it: whole when it is short, else its start and its end around
+ * "..." (cut between characters), so that the reason after it still fits a message. */
+enum { TB_PATH_SHOWN = 120 };
+const char *tb_path_shown(const char *path, char buf[TB_PATH_SHOWN]);
+
 /* ---- Generation --------------------------------------------------------------------- */
 
 typedef enum {

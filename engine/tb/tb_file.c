@@ -121,6 +121,16 @@ tb_error_t tb_header_decode(const uint8_t *buf, size_t len, tb_header_t *h, char
         return fail(TB_ERR_FORMAT, msg, msglen, "file too short for a header (%zu bytes)", len);
     if (memcmp(buf, TB_MAGIC, sizeof TB_MAGIC) != 0)
         return fail(TB_ERR_FORMAT, msg, msglen, "not a baghchal database (bad magic)");
+    /* Another version first: its layout, and so its checksum, may differ. */
+    uint32_t version = (uint32_t)tb_get_le(buf + 8, 4);
+    if (version > TB_FILE_VERSION)
+        return fail(TB_ERR_FORMAT, msg, msglen,
+                    "movement file version %u is newer than this program, which reads version %d: use a newer "
+                    "baghchal", version, TB_FILE_VERSION);
+    if (version != TB_FILE_VERSION)
+        return fail(TB_ERR_FORMAT, msg, msglen,
+                    "movement file version %u, this program reads version %d: build it again with "
+                    "baghchal-tbgen <dir> --restart", version, TB_FILE_VERSION);
     if (tb_get_le(buf + TB_HEADER_USED - 8, 8) != header_hash(buf))
         return fail(TB_ERR_CHECKSUM, msg, msglen, "header checksum mismatch");
     tb_header_t x;
@@ -133,8 +143,6 @@ tb_error_t tb_header_decode(const uint8_t *buf, size_t len, tb_header_t *h, char
     x.header_size = (uint32_t)tb_get_le(buf + 28, 4);
     x.file_size = tb_get_le(buf + 32, 8);
     x.goats_total = (uint32_t)tb_get_le(buf + TB_HEADER_USED - 16, 4);
-    if (x.version != TB_FILE_VERSION)
-        return fail(TB_ERR_FORMAT, msg, msglen, "file version %u, expected %d", x.version, TB_FILE_VERSION);
     if (x.rule != TB_RULE_DRAW)
         return fail(TB_ERR_FORMAT, msg, msglen, "unknown repetition rule %u", x.rule);
     if (x.captures_to_win < 1 || x.captures_to_win > TB_MAX_SLICES || x.slice_count != x.captures_to_win)

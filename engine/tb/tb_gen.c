@@ -543,21 +543,30 @@ static int longest_of(const uint8_t *v, uint64_t len)
 static tb_error_t open_file(const tb_gen_options_t *o, const char *path, int *fd_out, tb_header_t *h, char *msg,
                             size_t msglen)
 {
-    int fd = open(path, O_RDWR | O_CREAT, 0644);
+    char sp[TB_PATH_SHOWN];
+    int fd = tb_open_regular(path, O_RDWR | O_CREAT, msg, msglen);
     if (fd < 0)
-        return fail(TB_ERR_IO, msg, msglen, "cannot open %s: %s", path, strerror(errno));
+        return TB_ERR_IO;
     uint8_t buf[TB_HEADER_SIZE];
     struct stat st;
-    bool fresh = true;
-    if (fstat(fd, &st) == 0 && st.st_size >= TB_HEADER_SIZE && tb_pread_all(fd, buf, sizeof buf, 0) &&
-        tb_header_decode(buf, sizeof buf, h, NULL, 0) == TB_OK) {
+    bool fresh = true, whole = fstat(fd, &st) == 0 && st.st_size >= TB_HEADER_SIZE && tb_pread_all(fd, buf, sizeof buf, 0);
+    /* A file of a newer format than this program writes is not built over unless asked. */
+    uint32_t version = whole && !memcmp(buf, "BAGHCHTB", 8) ? (uint32_t)tb_get_le(buf + 8, 4) : 0;
+    if (version > TB_FILE_VERSION && !(o->restart && o->slice < 0)) {
+        close(fd);
+        return fail(TB_ERR_FORMAT, msg, msglen,
+                    "%s is version %u, newer than this program (version %d): not built over; use the newer "
+                    "program (--restart replaces it with version %d)",
+                    tb_path_shown(path, sp), version, TB_FILE_VERSION, TB_FILE_VERSION);
+    }
+    if (whole && tb_header_decode(buf, sizeof buf, h, NULL, 0) == TB_OK) {
         fresh = false;
         if (h->captures_to_win != (uint32_t)o->captures_to_win || h->goats_total != (uint32_t)o->goats_total) {
             if (!(o->restart && o->slice < 0)) {
                 close(fd);
                 return fail(TB_ERR_MISMATCH, msg, msglen,
                             "%s holds a database for %u goats and %u captures (use --restart to replace it)",
-                            path, h->goats_total, h->captures_to_win);
+                            tb_path_shown(path, sp), h->goats_total, h->captures_to_win);
             }
             fresh = true;
         }
@@ -566,7 +575,7 @@ static tb_error_t open_file(const tb_gen_options_t *o, const char *path, int *fd
         tb_header_init(h, o->captures_to_win, o->goats_total);
     tb_error_t e = TB_OK;
     if (ftruncate(fd, (off_t)h->file_size) != 0)
-        e = fail(TB_ERR_IO, msg, msglen, "cannot size %s: %s", path, strerror(errno));
+        e = fail(TB_ERR_IO, msg, msglen, "cannot size %s: %s", tb_path_shown(path, sp), strerror(errno));
     else if (fresh)
         e = write_header(fd, h, msg, msglen);
     if (e != TB_OK) {
@@ -677,12 +686,13 @@ tb_error_t tb_generate(const tb_gen_options_t *o, char *msg, size_t msglen)
     memcpy(path + dl + 1, TB_FILE_NAME, fl + 1);
     int fd;
     tb_header_t h;
+    char sp[TB_PATH_SHOWN];
     tb_error_t e = open_file(o, path, &fd, &h, msg, msglen);
     if (e == TB_OK) {
         find_sym_steps(ix, sym_steps);
         e = generate(o, fd, &h, ix, (const bb_t(*)[SQUARE_NB])sym_steps, msg, msglen);
         if (close(fd) != 0 && e == TB_OK)
-            e = fail(TB_ERR_IO, msg, msglen, "cannot close %s: %s", path, strerror(errno));
+            e = fail(TB_ERR_IO, msg, msglen, "cannot close %s: %s", tb_path_shown(path, sp), strerror(errno));
     }
     free(path);
     free(sym_steps);

@@ -1,10 +1,18 @@
 /* The databases' byte order and whole-buffer file access, shared by both files' code. */
 #define _POSIX_C_SOURCE 200809L
 #include "tb_build.h"
+#include "message.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#define fail(e, ...) ((tb_error_t)bc_fail((e), __VA_ARGS__))
 
 void tb_put_le(uint8_t *p, uint64_t v, int n)
 {
@@ -63,4 +71,72 @@ bool tb_pwrite_all(int fd, const void *buf, size_t len, uint64_t at)
         p += r, len -= (size_t)r, at += (uint64_t)r;
     }
     return true;
+}
+
+const char *tb_path_shown(const char *path, char buf[TB_PATH_SHOWN])
+{
+    size_t n = strlen(path), head = 40, from = n - (TB_PATH_SHOWN - 1 - 40 - 3);
+    if (n < TB_PATH_SHOWN)
+        return path;
+    /* Never inside a UTF-8 sequence: its first byte starts a kept part, a continuation byte never. */
+    while (head > 0 && ((unsigned char)path[head] & 0xC0) == 0x80)
+        head--;
+    while (from < n && ((unsigned char)path[from] & 0xC0) == 0x80)
+        from++;
+    memcpy(buf, path, head);
+    memcpy(buf + head, "...", 3);
+    memcpy(buf + head + 3, path + from, n - from + 1);
+    return buf;
+}
+
+/* What a file that is not a regular one is, for its message. */
+static const char *kind_of(mode_t m)
+{
+    return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" :
+           S_ISCHR(m) || S_ISBLK(m) ? "a device" : "not a regular file";
+}
+
+static int refuse(const char *path, mode_t m, char *msg, size_t msglen)
+{
+    char sp[TB_PATH_SHOWN];
+    if (S_ISDIR(m))
+        bc_fail(TB_ERR_IO, msg, msglen, "%s is a directory, not a file", tb_path_shown(path, sp));
+    else
+        bc_fail(TB_ERR_IO, msg, msglen, "%s is %s, not a regular file", tb_path_shown(path, sp), kind_of(m));
+    errno = S_ISDIR(m) ? EISDIR : ENXIO;
+    return -1;
+}
+
+int tb_open_regular(const char *path, int flags, char *msg, size_t msglen)
+{
+    /* O_NONBLOCK: opening a FIFO would otherwise wait for a writer, for good. */
+    int fd = open(path, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        int err = errno;
+        struct stat st;
+        /* A directory opened for writing, a FIFO for writing with no reader. */
+        if ((err == EISDIR || err == ENXIO) && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+            return refuse(path, st.st_mode, msg, msglen);
+        char sp[TB_PATH_SHOWN];
+        bc_fail(TB_ERR_IO, msg, msglen, "cannot open %s: %s", tb_path_shown(path, sp), strerror(err));
+        errno = err;
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int err = errno;
+        char sp[TB_PATH_SHOWN];
+        close(fd);
+        bc_fail(TB_ERR_IO, msg, msglen, "cannot stat %s: %s", tb_path_shown(path, sp), strerror(err));
+        errno = err;
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return refuse(path, st.st_mode, msg, msglen);
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl != -1)
+        (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
 }

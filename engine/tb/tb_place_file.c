@@ -71,7 +71,12 @@ tb_error_t tbp_header_decode(const uint8_t *buf, size_t len, tbp_header_t *x, ch
         return fail(TB_ERR_FORMAT, msg, msglen, "not a baghchal placement database (bad magic)");
     memset(x, 0, sizeof *x);
     x->version = (uint32_t)tb_get_le(buf + 8, 4);
-    /* An older file: its layout differs, so its checksum is not looked at. */
+    /* Another version: its layout differs, so its checksum is not looked at. A newer file is
+     * not to be built over: this program is the older one. */
+    if (x->version > TBP_FILE_VERSION)
+        return fail(TB_ERR_FORMAT, msg, msglen,
+                    "placement file version %u is newer than this program, which reads version %d: use a newer "
+                    "baghchal", x->version, TBP_FILE_VERSION);
     if (x->version != TBP_FILE_VERSION)
         return fail(TB_ERR_FORMAT, msg, msglen,
                     "placement file version %u, this program reads version %d: build it again with "

@@ -259,14 +259,15 @@ static tb_error_t record_write(const tbp_merge_options_t *o, int c, const record
     char path[4096], tmp[4100];
     record_path(path, sizeof path, o->work, c);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int fd = tb_open_regular(tmp, O_WRONLY | O_CREAT | O_TRUNC, msg, msglen);
     if (fd < 0)
-        return fail(TB_ERR_IO, msg, msglen, "cannot create %s: %s", tmp, strerror(errno));
+        return TB_ERR_IO;
     bool ok = tb_pwrite_all(fd, b, sizeof b, 0) && fdatasync(fd) == 0;
     ok = close(fd) == 0 && ok;
     if (!ok || rename(tmp, path) != 0) {
+        char sp[TB_PATH_SHOWN];
         unlink(tmp);
-        return fail(TB_ERR_IO, msg, msglen, "cannot write %s: %s", path, strerror(errno));
+        return fail(TB_ERR_IO, msg, msglen, "cannot write %s: %s", tb_path_shown(path, sp), strerror(errno));
     }
     return TB_OK;
 }
@@ -275,7 +276,7 @@ static bool record_read(const tbp_merge_options_t *o, int c, record_t *r)
 {
     char path[4096];
     record_path(path, sizeof path, o->work, c);
-    int fd = open(path, O_RDONLY);
+    int fd = tb_open_regular(path, O_RDONLY, NULL, 0);
     if (fd < 0)
         return false;
     uint8_t b[RECORD];
@@ -389,6 +390,7 @@ static tb_error_t merge_array(merge_t *m, const tbp_merge_options_t *o, int fd, 
 {
     int threads = o->threads < 1 ? 1 : o->threads > TB_MAX_THREADS ? TB_MAX_THREADS : o->threads;
     tb_error_t e = TB_OK;
+    char sp[TB_PATH_SHOWN];
     m->table = calloc(TBP_CONTEXTS, 1);
     m->counts = calloc((size_t)threads, sizeof *m->counts);
     m->code = calloc(CHUNK, sizeof *m->code);
@@ -420,7 +422,7 @@ static tb_error_t merge_array(merge_t *m, const tbp_merge_options_t *o, int fd, 
             const tbp_bits_t *w = &m->code[k - k0];
             tb_put_le(offs + 8 * (size_t)k, code_at, 8);
             if (!tb_pwrite_all(fd, w->buf, w->bits / 8, at + TBP_ARRAY_CODE + code_at))
-                e = fail(TB_ERR_IO, msg, msglen, "cannot write %s.part: %s", o->path, strerror(errno));
+                e = fail(TB_ERR_IO, msg, msglen, "cannot write %s.part: %s", tb_path_shown(o->path, sp), strerror(errno));
             code_at += w->bits / 8;
         }
     }
@@ -431,7 +433,7 @@ static tb_error_t merge_array(merge_t *m, const tbp_merge_options_t *o, int fd, 
         if (!tb_pwrite_all(fd, m->table, TBP_CONTEXTS, at + TBP_ARRAY_TABLE) ||
             !tb_pwrite_all(fd, offs, TBP_ARRAY_CODE - TBP_ARRAY_CLASSES, at + TBP_ARRAY_CLASSES) ||
             !tb_pwrite_all(fd, zero, sizeof zero, at + TBP_ARRAY_CODE + code_at) || fdatasync(fd) != 0)
-            e = fail(TB_ERR_IO, msg, msglen, "cannot write %s.part: %s", o->path, strerror(errno));
+            e = fail(TB_ERR_IO, msg, msglen, "cannot write %s.part: %s", tb_path_shown(o->path, sp), strerror(errno));
     }
     if (e == TB_OK) {
         info->offset = at;
@@ -439,7 +441,7 @@ static tb_error_t merge_array(merge_t *m, const tbp_merge_options_t *o, int fd, 
         info->valid = m->valid;
         void *map = mmap(NULL, info->length, PROT_READ, MAP_SHARED, fd, (off_t)at);
         if (map == MAP_FAILED) {
-            e = fail(TB_ERR_IO, msg, msglen, "cannot map %s.part: %s", o->path, strerror(errno));
+            e = fail(TB_ERR_IO, msg, msglen, "cannot map %s.part: %s", tb_path_shown(o->path, sp), strerror(errno));
         } else {
             info->checksum = tb_checksum(map, info->length);
             munmap(map, info->length);
@@ -472,7 +474,7 @@ tb_error_t tbp_merge(const tbp_merge_options_t *o, char *msg, size_t msglen)
     int n = o->goats_total, K = o->captures_to_win;
     if (n < 1 || n > TBP_MAX_IN_HAND || K < 1 || K > TB_MAX_SLICES)
         return fail(TB_ERR_ARGUMENT, msg, msglen, "bad game: %d goats, %d captures", n, K);
-    char part[4200];
+    char part[4200], sp[TB_PATH_SHOWN];
     snprintf(part, sizeof part, "%s.part", o->path);
     tbp_header_t *x = malloc(sizeof *x);
     record_t *rec = calloc(TB_MAX_SLICES, sizeof *rec);
@@ -485,9 +487,9 @@ tb_error_t tbp_merge(const tbp_merge_options_t *o, char *msg, size_t msglen)
     tbp_order_init(ord, ix);
     tbp_header_init(x, n, K);
     tb_error_t e = TB_OK;
-    int fd = open(part, O_RDWR | O_CREAT, 0644);
+    int fd = tb_open_regular(part, O_RDWR | O_CREAT, msg, msglen);
     if (fd < 0)
-        e = fail(TB_ERR_IO, msg, msglen, "cannot create %s: %s", part, strerror(errno));
+        e = TB_ERR_IO;
     uint64_t at = TBP_HEADER_SIZE;
     for (int c = 0; c < K && e == TB_OK; c++) {
         merge_t m = {.c = c, .ix = ix, .ord = ord};
@@ -519,7 +521,7 @@ tb_error_t tbp_merge(const tbp_merge_options_t *o, char *msg, size_t msglen)
                 memcpy(r->count[h], tbp_packed_layer(m.layer[g])->count, sizeof r->count[h]);
         }
         if (e == TB_OK && ftruncate(fd, (off_t)at) != 0)
-            e = fail(TB_ERR_IO, msg, msglen, "cannot write %s: %s", part, strerror(errno));
+            e = fail(TB_ERR_IO, msg, msglen, "cannot write %s: %s", tb_path_shown(part, sp), strerror(errno));
         if (e == TB_OK && m.valid)
             e = merge_array(&m, o, fd, at, &r->info, msg, msglen);
         for (int g = 0; g <= TBP_FREE; g++)
@@ -571,14 +573,14 @@ tb_error_t tbp_merge(const tbp_merge_options_t *o, char *msg, size_t msglen)
             tbp_header_encode(x, hdr);
             if (!tb_pwrite_all(fd, hdr, TBP_HEADER_SIZE, 0) || ftruncate(fd, (off_t)x->file_size) != 0 ||
                 fsync(fd) != 0)
-                e = fail(TB_ERR_IO, msg, msglen, "cannot write %s: %s", part, strerror(errno));
+                e = fail(TB_ERR_IO, msg, msglen, "cannot write %s: %s", tb_path_shown(part, sp), strerror(errno));
             free(hdr);
         }
     }
     if (fd >= 0 && close(fd) != 0 && e == TB_OK)
-        e = fail(TB_ERR_IO, msg, msglen, "cannot close %s: %s", part, strerror(errno));
+        e = fail(TB_ERR_IO, msg, msglen, "cannot close %s: %s", tb_path_shown(part, sp), strerror(errno));
     if (e == TB_OK && rename(part, o->path) != 0)
-        e = fail(TB_ERR_IO, msg, msglen, "cannot rename %s: %s", part, strerror(errno));
+        e = fail(TB_ERR_IO, msg, msglen, "cannot rename %s: %s", tb_path_shown(part, sp), strerror(errno));
     if (e == TB_OK)
         for (int c = 0; c < K; c++) {
             char path[4096];

@@ -18,12 +18,14 @@
 
 tb_error_t tbp_read_header(const char *dir, tbp_header_t *x, char *msg, size_t msglen)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
-    int fd = open(path, O_RDONLY);
+    char path[TB_PATH_MAX + 32], sp[TB_PATH_SHOWN];
+    int n = snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
+    if (n < 0 || (size_t)n >= sizeof path)
+        return fail(TB_ERR_IO, msg, msglen, "cannot open %s/%s: %s", tb_path_shown(dir, sp), TBP_FILE_NAME,
+                    strerror(ENAMETOOLONG));
+    int fd = tb_open_regular(path, O_RDONLY, msg, msglen);
     if (fd < 0)
-        return fail(errno == ENOENT ? TB_ERR_MISSING : TB_ERR_IO, msg, msglen, "cannot open %s: %s", path,
-                    strerror(errno));
+        return errno == ENOENT ? TB_ERR_MISSING : TB_ERR_IO;
     uint8_t *buf = malloc(TBP_HEADER_SIZE);
     if (!buf) {
         close(fd);

@@ -170,7 +170,7 @@ static void put_header(uint8_t hdr[HEADER], const tbp_layer_t *l, int goats_tota
 tb_error_t tbp_layer_pack(const char *dir, const tbp_layer_t *l, int goats_total, int captures_to_win, bool values,
                           int threads, char *msg, size_t msglen)
 {
-    char path[4096], tmp[4100];
+    char path[4096], tmp[4100], sp[TB_PATH_SHOWN];
     layer_path(path, sizeof path, dir, l->side, l->h, l->c);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     size_t offs = values ? 8 * ((size_t)TB_TIGER_CLASSES + 1) : 0;
@@ -184,13 +184,13 @@ tb_error_t tbp_layer_pack(const char *dir, const tbp_layer_t *l, int goats_total
         for (int k = 0; ok && k < TB_TIGER_CLASSES; k++)
             ok = !code[k].failed;
         if (!ok)
-            e = fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory packing %s", path);
+            e = fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory packing %s", tb_path_shown(path, sp));
         for (int k = 0; ok && k < TB_TIGER_CLASSES; k++)
             bytes += (code[k].bits + 7) / 8;
         bytes += 8; /* padding: every 8-byte read inside */
     }
     if (e == TB_OK && !(buf = calloc(1, bytes + 8)))
-        e = fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory packing %s", path);
+        e = fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory packing %s", tb_path_shown(path, sp));
     if (e == TB_OK) {
         put_header(buf, l, goats_total, captures_to_win, values);
         if (values) {
@@ -204,16 +204,16 @@ tb_error_t tbp_layer_pack(const char *dir, const tbp_layer_t *l, int goats_total
             tb_put_le(buf + HEADER + 8 * (size_t)TB_TIGER_CLASSES, at, 8);
         }
         tb_put_le(buf + bytes, tb_checksum(buf, bytes), 8);
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fd = tb_open_regular(tmp, O_WRONLY | O_CREAT | O_TRUNC, msg, msglen);
         if (fd < 0) {
-            e = fail(TB_ERR_IO, msg, msglen, "cannot create %s: %s", tmp, strerror(errno));
+            e = TB_ERR_IO;
         } else {
             /* No sync: a layer cut short by a crash fails its checksum and is built again. */
             bool ok = tb_pwrite_all(fd, buf, bytes + 8, 0);
             ok = close(fd) == 0 && ok;
             if (!ok || rename(tmp, path) != 0) {
                 unlink(tmp);
-                e = fail(TB_ERR_IO, msg, msglen, "cannot write %s: %s", path, strerror(errno));
+                e = fail(TB_ERR_IO, msg, msglen, "cannot write %s: %s", tb_path_shown(path, sp), strerror(errno));
             }
         }
     }
@@ -242,22 +242,22 @@ tb_error_t tbp_packed_open(const char *dir, int side, int h, int c, int goats_to
                            tbp_packed_t **out, char *msg, size_t msglen)
 {
     *out = NULL;
-    char path[4096];
+    char path[4096], sp[TB_PATH_SHOWN];
     layer_path(path, sizeof path, dir, side, h, c);
-    int fd = open(path, O_RDONLY);
+    int fd = tb_open_regular(path, O_RDONLY, msg, msglen);
     if (fd < 0)
-        return fail(TB_ERR_MISSING, msg, msglen, "%s: %s", path, strerror(errno));
+        return TB_ERR_MISSING;
     struct stat st;
     tbp_packed_t *p = calloc(1, sizeof *p);
     tb_error_t e = TB_OK;
     if (!p)
         e = fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
     else if (fstat(fd, &st) != 0 || st.st_size < HEADER + 8)
-        e = fail(TB_ERR_MISSING, msg, msglen, "%s is not a finished layer", path);
+        e = fail(TB_ERR_MISSING, msg, msglen, "%s is not a finished layer", tb_path_shown(path, sp));
     if (e == TB_OK) {
         void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
         if (m == MAP_FAILED)
-            e = fail(TB_ERR_IO, msg, msglen, "cannot map %s: %s", path, strerror(errno));
+            e = fail(TB_ERR_IO, msg, msglen, "cannot map %s: %s", tb_path_shown(path, sp), strerror(errno));
         else
             p->map = m, p->len = (size_t)st.st_size;
     }
@@ -278,7 +278,7 @@ tb_error_t tbp_packed_open(const char *dir, int side, int h, int c, int goats_to
             ok = HEADER + 8 * ((uint64_t)TB_TIGER_CLASSES + 1) + end / 8 + 8 == body;
         }
         if (!ok)
-            e = fail(TB_ERR_MISSING, msg, msglen, "%s is not a finished layer", path);
+            e = fail(TB_ERR_MISSING, msg, msglen, "%s is not a finished layer", tb_path_shown(path, sp));
     }
     if (e != TB_OK) {
         tbp_packed_close(p);

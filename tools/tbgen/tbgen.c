@@ -10,6 +10,7 @@
 #include <time.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -486,11 +487,49 @@ static bool placement_done(const char *dir, int max_in_hand, int min_goats)
     return same;
 }
 
+/* A placement file of a newer format than this program writes is not built over (the
+ * program is the older one) unless asked: returns its version, or 0. */
+static unsigned newer_placement(const char *path)
+{
+    uint8_t head[12];
+    int fd = tb_open_regular(path, O_RDONLY, NULL, 0);
+    if (fd < 0)
+        return 0;
+    bool ok = tb_pread_all(fd, head, sizeof head, 0);
+    close(fd);
+    unsigned v = ok && !memcmp(head, "BAGHCHPL", 8) ? (unsigned)tb_get_le(head + 8, 4) : 0;
+    return v > TBP_FILE_VERSION ? v : 0;
+}
+
+/* What the build writes must be a regular file or missing, its work folder a folder: found
+ * before the build, not after minutes of it. */
+static int check_outputs(const char *path, const char *work)
+{
+    char sp[TB_PATH_SHOWN];
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return fail1("%s is %s: remove it", tb_path_shown(path, sp),
+                     S_ISDIR(st.st_mode)    ? "a directory, not a file"
+                     : S_ISFIFO(st.st_mode) ? "a FIFO, not a regular file"
+                                            : "not a regular file");
+    if (stat(work, &st) == 0 && !S_ISDIR(st.st_mode))
+        return fail1("%s is not a directory: remove it", tb_path_shown(work, sp));
+    return 0;
+}
+
 static int build_placement(const char *dir, int threads, bool restart, int max_in_hand, int min_goats, bool keep_work,
                            int stop_after)
 {
-    char msg[256], work[TB_PATH_MAX + 32], path[TB_PATH_MAX + 32];
+    char msg[256], work[TB_PATH_MAX + 32], path[TB_PATH_MAX + 32], sp[TB_PATH_SHOWN];
     snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
+    snprintf(work, sizeof work, "%s/placement-work", dir);
+    if (check_outputs(path, work))
+        return 1;
+    unsigned newer = newer_placement(path);
+    if (newer && !restart)
+        return fail1("%s is version %u, newer than this program (version %d): not built over; use the newer "
+                     "program (--restart replaces it with version %d)",
+                     tb_path_shown(path, sp), newer, TBP_FILE_VERSION, TBP_FILE_VERSION);
     if (!restart && placement_done(dir, max_in_hand, min_goats)) {
         fprintf(stderr, "%s: already built, every checksum verified\n", path);
         return 0;
@@ -500,10 +539,9 @@ static int build_placement(const char *dir, int threads, bool restart, int max_i
         return fail1("%s", msg);
     if (restart)
         unlink(path); /* built again from the first layer: the old file is no longer the result */
-    snprintf(work, sizeof work, "%s/placement-work", dir);
     if (mkdir(work, 0755) != 0 && errno != EEXIST) {
         tb_close(tb);
-        return fail1("cannot create %s: %s", work, strerror(errno));
+        return fail1("cannot create %s: %s", tb_path_shown(work, sp), strerror(errno));
     }
     tbp_gen_options_t o;
     tbp_gen_options_init(&o, work);
@@ -537,6 +575,47 @@ static int build_placement(const char *dir, int threads, bool restart, int max_i
     return 0;
 }
 
+/* ---- The build ------------------------------------------------------------------------ */
+
+typedef struct {
+    const char *dir;
+    bool placement, default_dir;
+    int max_in_hand, min_goats;
+    bool keep_work;
+    int stop_after;
+} build_t;
+
+/* The movement database, then with b->placement the placement solution; then statistics. */
+static int build(tb_gen_options_t *o, progress_t *pr, const build_t *b)
+{
+    const char *dir = b->dir;
+    char msg[256];
+    fprintf(stderr, "building %s/%s: %d captures win, %d thread%s\n", dir, TB_FILE_NAME, o->captures_to_win,
+            o->threads, o->threads == 1 ? "" : "s");
+    tb_error_t e = tb_generate(o, msg, sizeof msg);
+    if (e != TB_OK) {
+        fprintf(stderr, "%sbaghchal-tbgen: %s\n", pr->tty ? "\r\033[K" : "", msg);
+        return 1;
+    }
+    fprintf(stderr, "built in %.1f s\n", now_s() - pr->start);
+    if (b->placement) {
+        int rc = build_placement(dir, o->threads, o->restart, b->max_in_hand, b->min_goats, b->keep_work,
+                                 b->stop_after);
+        if (!rc && b->default_dir)
+            fprintf(stderr, "baghchal, baghchal-server and baghchal-referee find the databases in %s\n", dir);
+        return rc ? rc : print_stats(dir);
+    }
+    if (o->slice >= 0) {
+        tb_t *tb;
+        if (tb_open(dir, &tb, msg, sizeof msg) != TB_OK) {
+            printf("statistics follow once every slice is built (%s)\n", msg);
+            return 0;
+        }
+        tb_close(tb);
+    }
+    return print_stats(dir);
+}
+
 /* ---- Main ---------------------------------------------------------------------------- */
 
 /* mkdir -p: the directory and any missing parents. */
@@ -564,6 +643,7 @@ int main(int argc, char **argv)
 {
     cli_program = "baghchal-tbgen";
     const char *dir = NULL;
+    char sp[TB_PATH_SHOWN], sp2[TB_PATH_SHOWN];
     bool stats_only = false, bench = false, by_layer = false, placement = false;
     int max_in_hand = 0, min_goats = 0;
     bool keep_work = false;
@@ -609,7 +689,7 @@ int main(int argc, char **argv)
         } else if (a[0] == '-')
             cli_die("unknown option '%s'", a);
         else if (dir)
-            cli_die("more than one directory given ('%s' and '%s')", dir, a);
+            cli_die("more than one directory given ('%s' and '%s')", tb_path_shown(dir, sp), tb_path_shown(a, sp2));
         else
             dir = a;
     }
@@ -622,9 +702,11 @@ int main(int argc, char **argv)
         placement = true; /* the standard folder gets the whole solution: one command to perfect play */
     }
     if (!stats_only && !bench && !make_dirs(dir))
-        cli_die("cannot create the directory '%s': %s", dir, strerror(errno));
+        cli_die("cannot create the directory '%s': %s", tb_path_shown(dir, sp), strerror(errno));
     if (access(dir, W_OK | X_OK) != 0 && !stats_only && !bench)
-        cli_die("'%s' is not a writable directory", dir);
+        cli_die("'%s' is not a writable directory", tb_path_shown(dir, sp));
+    if (strlen(dir) > TB_PATH_MAX - 64)
+        cli_die("cannot use the directory '%s': %s", tb_path_shown(dir, sp), strerror(ENAMETOOLONG));
     if (o.goats_total < o.captures_to_win)
         cli_die("--goats must be at least --captures-to-win (%d)", o.captures_to_win);
     if (o.slice >= o.captures_to_win)
@@ -640,28 +722,6 @@ int main(int argc, char **argv)
     o.dir = dir;
     o.progress = on_progress;
     o.ctx = &pr;
-    fprintf(stderr, "building %s/%s: %d captures win, %d thread%s\n", dir, TB_FILE_NAME, o.captures_to_win,
-            o.threads, o.threads == 1 ? "" : "s");
-    char msg[256];
-    tb_error_t e = tb_generate(&o, msg, sizeof msg);
-    if (e != TB_OK) {
-        fprintf(stderr, "%sbaghchal-tbgen: %s\n", pr.tty ? "\r\033[K" : "", msg);
-        return 1;
-    }
-    fprintf(stderr, "built in %.1f s\n", now_s() - pr.start);
-    if (placement) {
-        int rc = build_placement(dir, o.threads, o.restart, max_in_hand, min_goats, keep_work, stop_after);
-        if (!rc && default_dir)
-            fprintf(stderr, "baghchal, baghchal-server and baghchal-referee find the databases in %s\n", dir);
-        return rc ? rc : print_stats(dir);
-    }
-    if (o.slice >= 0) {
-        tb_t *tb;
-        if (tb_open(dir, &tb, msg, sizeof msg) != TB_OK) {
-            printf("statistics follow once every slice is built (%s)\n", msg);
-            return 0;
-        }
-        tb_close(tb);
-    }
-    return print_stats(dir);
+    build_t b = {dir, placement, default_dir, max_in_hand, min_goats, keep_work, stop_after};
+    return build(&o, &pr, &b);
 }

@@ -361,10 +361,12 @@ int main(int argc, char **argv)
     job.seed = 1;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int threads = ncpu > 0 ? (int)(ncpu < MAX_THREADS ? ncpu : MAX_THREADS) : 1;
+    bool sampled = false;
+    char sp[TB_PATH_SHOWN], sp2[TB_PATH_SHOWN];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--sample"))
-            job.sample = (uint64_t)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, 1000000000000ll);
+            job.sample = (uint64_t)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, 1000000000000ll), sampled = true;
         else if (!strcmp(a, "--all"))
             job.all = true;
         else if (!strcmp(a, "--threads"))
@@ -377,10 +379,12 @@ int main(int argc, char **argv)
         } else if (a[0] == '-')
             cli_die("unknown option '%s'", a);
         else if (dir)
-            cli_die("more than one directory given ('%s' and '%s')", dir, a);
+            cli_die("more than one directory given ('%s' and '%s')", tb_path_shown(dir, sp), tb_path_shown(a, sp2));
         else
             dir = a;
     }
+    if (job.all && sampled)
+        cli_die("--all and --sample go apart: --all checks every entry, --sample N draws N at random");
     char standard[TB_PATH_MAX];
     if (!dir) {
         if (!tb_default_dir(standard, sizeof standard))
