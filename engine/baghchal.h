@@ -7,6 +7,7 @@
 #include "movegen.h"
 #include "notation.h"
 #include "game.h"
+#include "compat.h"
 #include "eval.h"
 #include "tt.h"
 #include "timeman.h"
