@@ -362,7 +362,7 @@ static compat_error_t goat_moves_of(const position_t *pos, int ply, long *n, cha
         return fail(COMPAT_ERR_UNREPRESENTABLE, err, errlen,
                     "half-move %d is not a %s turn: the FEN's goat-move count cannot be told", ply,
                     pos->side == GOATS ? "goats'" : "tigers'");
-    *n = (ply + 1) / 2;
+    *n = ((long)ply + 1) / 2;
     if (*n < BC_GOATS_TOTAL)
         return fail(COMPAT_ERR_UNREPRESENTABLE, err, errlen,
                     "half-move %d is too early for a position with every goat placed: the FEN's goat-move count "

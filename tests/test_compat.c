@@ -4,6 +4,7 @@
  * random games of our own. */
 #include <criterion/criterion.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,15 @@ Test(compat, fen_needs_the_goat_move_count_in_the_movement_phase)
     cr_assert_str_eq(buf, "GG1G1/GGGB1/GGB1B/1GGG1/BGGGG G 20");
     fen_of(&p, 1000000, buf);
     cr_assert_str_eq(buf, "GG1G1/GGGB1/GGB1B/1GGG1/BGGGG G 500000");
+    cr_assert_eq(compat_fen_parse("GG1G1/GGGB1/GGB1B/1GGG1/BGGGG B 2147483647", &p, &ply, NULL, 0), COMPAT_ERR_SYNTAX);
+    cr_assert_eq(compat_fen_parse("GG1G1/GGGB1/GGB1B/1GGG1/BGGGG G 100000000", &p, &ply, NULL, 0), COMPAT_OK);
+    cr_assert_eq(ply, 200000000);
+    fen_of(&p, ply, buf);
+    cr_assert_str_eq(buf, "GG1G1/GGGB1/GGB1B/1GGG1/BGGGG G 100000000");
+    position_t q;
+    cr_assert_eq(compat_fen_parse("GGGGB/GGGGG/GBGG1/G1GG1/GBGGB B 20", &q, NULL, NULL, 0), COMPAT_OK);
+    fen_of(&q, INT_MAX, buf);
+    cr_assert_str_eq(buf, "GGGGB/GGGGG/GBGG1/G1GG1/GBGGB B 1073741824");
     cr_assert_eq(compat_fen_format(&p, 46, buf, COMPAT_FEN_LEN - 1, err, sizeof err), COMPAT_ERR_BUFFER);
 
     /* A game keeps the count: started from the FEN, two plies later it says 24. */
