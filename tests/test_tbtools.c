@@ -700,6 +700,111 @@ Test(tbtools, an_older_file_is_refused_with_the_command_that_rebuilds_it)
     tb_close(tb);
 }
 
+/* ---- The merge, interrupted ------------------------------------------------------------- */
+
+static bool exists(const char *dir, const char *name)
+{
+    char path[512];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return stat(path, &st) == 0;
+}
+
+/* The resumed build of a merge stopped after its first array: every layer counts as finished
+ * (the tigers' layers of 0 captured from the array's record: their packed files are gone),
+ * none is built again, the array is kept, and the file is the uninterrupted build's. */
+static void expect_merge_resumed(const char *dir, const uint8_t *want, size_t want_len)
+{
+    run_t r;
+    size_t built, loaded, len;
+    run(&r, "%s %s --goats %d --captures-to-win %d --placement --threads 2", TBGEN, dir, GOATS_N, WIN_K);
+    if (r.code != 0)
+        dump(&r);
+    cr_assert_eq(r.code, 0);
+    count_built(&r, &built, &loaded);
+    cr_assert_eq(built, 0, "no layer is built again");
+    cr_assert_eq(loaded, 5, "every layer is finished");
+    cr_assert_not_null(find_line(&r, "layer tigers h= 1 c=0: 34,986 entries loaded in "));
+    cr_assert_not_null(find_line(&r, "layer tigers h= 1 c=0: 34,986 entries loaded in 0.0 s (elapsed 0 s, about 0 s "
+                                     "left): W 265,650 D 0 L 0"),
+                       "its counts, from the array's record");
+    cr_assert_null(find_line(&r, "packed the tigers-to-move layers with 0 captured"), "the array written is kept");
+    cr_assert_not_null(find_line(&r, "packed the tigers-to-move layers with 1 captured: "));
+    run_free(&r);
+    char path[256], work[256];
+    snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
+    snprintf(work, sizeof work, "%s/placement-work", dir);
+    uint8_t *got = read_file(path, &len);
+    cr_assert_eq(len, want_len);
+    cr_assert_eq(memcmp(got, want, len), 0, "the file is the uninterrupted build's, byte for byte");
+    free(got);
+    struct stat st;
+    cr_assert_neq(stat(work, &st), 0, "the work folder is removed");
+}
+
+/* The reference: the small game's file built straight through, in dir. */
+static uint8_t *straight_build(const char *dir, size_t *len)
+{
+    run_t r;
+    run(&r, "%s %s --goats %d --captures-to-win %d --placement --threads 2", TBGEN, dir, GOATS_N, WIN_K);
+    cr_assert_eq(r.code, 0);
+    run_free(&r);
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
+    return read_file(path, len);
+}
+
+/* The merge once deleted each captured count's packed layers after writing its array, and a
+ * build stopped after that rebuilt every layer from the first deleted one on. */
+Test(tbtools, a_build_stopped_in_its_merge_goes_on_where_it_stopped)
+{
+    const char *dir = make_dir();
+    size_t len;
+    uint8_t *want = straight_build(dir, &len);
+    run_t r;
+    run(&r, "%s %s --goats %d --captures-to-win %d --placement --threads 2 --restart --stop-after-arrays 1", TBGEN,
+        dir, GOATS_N, WIN_K);
+    cr_assert_eq(r.code, 1);
+    cr_assert_str_eq(r.out.line[r.out.count - 1], "baghchal-tbgen: stopped after writing 1 array of the file, as asked");
+    run_free(&r);
+    char work[256];
+    snprintf(work, sizeof work, "%s/placement-work", dir);
+    cr_assert(exists(work, "array-0.rec"), "the first array's record");
+    cr_assert_not(exists(work, "t01-0.pk"), "its tigers' layers are gone");
+    cr_assert(exists(work, "t01-1.pk"));
+    cr_assert_not(exists(dir, TBP_FILE_NAME), "--restart removed the file");
+    expect_merge_resumed(dir, want, len);
+    free(want);
+    run(&r, "%s %s --stop-after-arrays 1", TBGEN, dir);
+    cr_assert_eq(r.code, 2, "--stop-after-arrays goes with --placement");
+    run_free(&r);
+}
+
+/* As the user meets it: killed (SIGKILL) as soon as placement-work/array-0.rec appears. */
+Test(tbtools, a_build_killed_once_its_first_array_is_written_builds_no_layer_again)
+{
+    const char *dir = make_dir();
+    size_t len;
+    uint8_t *want = straight_build(dir, &len);
+    char cmd[600], rec[300];
+    snprintf(cmd, sizeof cmd, "%s %s --goats %d --captures-to-win %d --placement --threads 2 --restart", TBGEN, dir,
+             GOATS_N, WIN_K);
+    snprintf(rec, sizeof rec, "%s/placement-work/array-0.rec", dir);
+    pipe_proc_t *p = start_cmd(cmd);
+    struct stat st;
+    double end = pipe_now_ms() + TOOL_MS;
+    while (stat(rec, &st) != 0 && pipe_now_ms() < end)
+        nanosleep(&(struct timespec){0, 200000}, NULL);
+    cr_assert_eq(stat(rec, &st), 0, "no array-0.rec");
+    cr_assert_eq(kill(pipe_pid(p), SIGKILL), 0);
+    pipe_exit_t ex = pipe_wait(p, TOOL_MS);
+    cr_assert_eq(ex.signal, SIGKILL, "killed in its merge (it ended first, status %d)", ex.code);
+    pipe_free(p);
+    cr_assert_not(exists(dir, TBP_FILE_NAME), "the file was not finished");
+    expect_merge_resumed(dir, want, len);
+    free(want);
+}
+
 /* ---- What is not a regular file ----------------------------------------------------------- */
 
 /* A FIFO in a file's place once held the tools in open() for good; now each says what it is. */

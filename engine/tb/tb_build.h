@@ -354,6 +354,9 @@ typedef struct {
                        * their counts */
     int stop_after;   /* stop (TB_ERR_LIMIT) once this many layers are built, as an
                        * interruption would: for tests of the resume (0: never) */
+    const char *file; /* the file the merge writes from these layers (tbp_merge), or NULL:
+                       * the tigers' layers whose array an interrupted merge has written
+                       * count as finished (tbp_merge_done), their packed files gone */
     void (*progress)(void *ctx, const tbp_progress_t *p);
     void *ctx;
 } tbp_gen_options_t;
@@ -413,6 +416,8 @@ typedef struct {
     int max_in_hand, min_goats; /* the build's limits (tbp_gen_options_t) */
     int threads;
     bool remove_packed;   /* delete each captured count's packed layers once its array is written */
+    int stop_after;       /* stop (TB_ERR_LIMIT) once this many arrays are written, as an
+                           * interruption would: for tests of the resume (0: never) */
     void (*progress)(void *ctx, int c, uint64_t bytes); /* after each array */
     void *ctx;
 } tbp_merge_options_t;
@@ -424,6 +429,13 @@ void tbp_merge_options_init(tbp_merge_options_t *o, const char *work, const char
  * as <path>.part and renamed when whole; arrays already written there (a record beside the
  * packed layers says so) are kept, so an interrupted merge goes on. */
 tb_error_t tbp_merge(const tbp_merge_options_t *o, char *msg, size_t msglen);
+/* How many captured counts, from 0 up, an interrupted merge has finished: each one's array
+ * whole in <path>.part where the one before ends, and its record beside the packed layers
+ * (whose tigers' layers of that count may be gone). count, when not NULL, gets the counts of
+ * their tigers' layers: count[c][h]. */
+int tbp_merge_done(const tbp_merge_options_t *o, uint64_t (*count)[TBP_MAX_IN_HAND + 1][3]);
+/* Removes what an interrupted merge left (the records and <path>.part). */
+void tbp_merge_forget(const tbp_merge_options_t *o);
 /* tbp_merge on two threads, keeping the packed layers (stored_side must be TIGERS). */
 tb_error_t tbp_pack(const char *work, const char *path, int goats_total, int captures_to_win, int max_in_hand,
                     int min_goats, int stored_side, void (*progress)(void *ctx, int side, int h, int c, uint64_t bytes),

@@ -423,6 +423,10 @@ typedef struct {
     tbp_layer_t prev_t[TB_MAX_SLICES], cur_g[TB_MAX_SLICES], cur_t[TB_MAX_SLICES];
     double work_done, work_total, start;
     int built;
+    /* An interrupted merge: the captured counts below `merged` have their arrays written,
+     * and these counts of their tigers' layers (whose packed files may be gone). */
+    int merged;
+    uint64_t merged_count[TB_MAX_SLICES][TBP_MAX_IN_HAND + 1][3];
 } build_t;
 
 static bool wanted(const build_t *b, int side, int h, int c)
@@ -473,7 +477,8 @@ static tb_error_t unpack(build_t *b, tbp_layer_t *l, int side, int h, int c, cha
 }
 
 /* The finished layers: reported as loaded, up to the first layer not finished (*h, *c,
- * *side); false when every layer is. */
+ * *side); false when every layer is. A tigers' layer whose array the merge has written is
+ * finished, packed or not. */
 static bool find_resume(build_t *b, int *rh, int *rc, int *rside)
 {
     for (int h = 1; h <= b->top; h++)
@@ -485,6 +490,14 @@ static bool find_resume(build_t *b, int *rh, int *rc, int *rside)
                 bool done = !b->o->restart &&
                             tbp_packed_open(b->o->dir, side, h, c, b->n, b->K, &p, NULL, 0) == TB_OK &&
                             (tbp_packed_has_values(p) || (side == GOATS && !b->o->keep_goats));
+                if (!done && side == TIGERS && c < b->merged) {
+                    tbp_layer_t l;
+                    tbp_layer_shape(&l, b->rk, b->n, side, h, c);
+                    memcpy(l.count, b->merged_count[c][h], sizeof l.count);
+                    report(b, &l, false, now_s());
+                    tbp_packed_close(p);
+                    continue;
+                }
                 if (!done) {
                     tbp_packed_close(p);
                     *rh = h, *rc = c, *rside = side;
@@ -494,6 +507,32 @@ static bool find_resume(build_t *b, int *rh, int *rc, int *rside)
                 tbp_packed_close(p);
             }
     return false;
+}
+
+/* Where an interrupted merge stands (tbp_gen_options_t.file): the arrays it wrote replace
+ * their tigers' layers. A build started again (restart) forgets them. */
+static void find_merged(build_t *b)
+{
+    if (!b->o->file)
+        return;
+    tbp_merge_options_t m;
+    tbp_merge_options_init(&m, b->o->dir, b->o->file, b->n, b->K);
+    m.max_in_hand = b->o->max_in_hand, m.min_goats = b->o->min_goats;
+    if (b->o->restart)
+        tbp_merge_forget(&m);
+    else
+        b->merged = tbp_merge_done(&m, b->merged_count);
+}
+
+/* A layer missing below a merged count's (the work folder changed by hand): the arrays are
+ * made again from layers built again, so the merge's are forgotten. */
+static void forget_merged(build_t *b)
+{
+    tbp_merge_options_t m;
+    tbp_merge_options_init(&m, b->o->dir, b->o->file, b->n, b->K);
+    tbp_merge_forget(&m);
+    b->merged = 0;
+    b->work_done = 0;
 }
 
 /* Brings the memory to what the build holds just before layer (side, h, c): the tigers'
@@ -574,7 +613,13 @@ tb_error_t tbp_generate(const tbp_gen_options_t *o, const tb_t *movement, char *
                         b->work_total += layer_work(&l);
                     }
         int rh, rc, rside;
-        if (find_resume(b, &rh, &rc, &rside)) {
+        find_merged(b);
+        bool todo = find_resume(b, &rh, &rc, &rside);
+        if (todo && b->merged) {
+            forget_merged(b);
+            todo = find_resume(b, &rh, &rc, &rside);
+        }
+        if (todo) {
             e = resume_at(b, rside, rh, rc, msg, msglen);
             for (int h = rh; h <= b->top && e == TB_OK; h++) {
                 for (int c = h == rh ? rc : K - 1; c >= 0 && e == TB_OK; c--) {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define fail(e, ...) ((tb_error_t)bc_fail((e), __VA_ARGS__))
@@ -469,6 +470,76 @@ static bool in_file(const tbp_merge_options_t *o, int side, int h, int c)
            tbp_layer_in_scope(o->goats_total, side, h, c, o->max_in_hand, o->min_goats);
 }
 
+/* The tigers' layers the array of c holds: bit g, the layer with g goats on the board. */
+static uint32_t array_layers(const tbp_merge_options_t *o, int c)
+{
+    uint32_t valid = 0;
+    for (int h = 1; h <= o->goats_total; h++)
+        if (in_file(o, TIGERS, h, c))
+            valid |= 1u << (o->goats_total - h - c);
+    return valid;
+}
+
+/* Whether an earlier run wrote the array of c at `at` in the .part file fd, whole: its record
+ * (read into r) names that place and those layers, and the bytes there match its checksum. */
+static bool array_kept(const tbp_merge_options_t *o, int fd, int c, uint64_t at, record_t *r)
+{
+    uint32_t valid = array_layers(o, c);
+    if (!record_read(o, c, r) || r->info.valid != valid)
+        return false;
+    if (!valid)
+        return true; /* no array: nothing in the file */
+    if (r->info.offset != at)
+        return false;
+    /* Mapped only where the file has the bytes: a page past its end would be SIGBUS. */
+    struct stat st;
+    if (fstat(fd, &st) != 0 || r->info.length == 0 || (uint64_t)st.st_size < at + r->info.length)
+        return false;
+    void *map = mmap(NULL, r->info.length, PROT_READ, MAP_SHARED, fd, (off_t)at);
+    if (map == MAP_FAILED)
+        return false;
+    bool same = tb_checksum(map, r->info.length) == r->info.checksum;
+    munmap(map, r->info.length);
+    return same;
+}
+
+static uint64_t after_array(uint64_t at, const tbp_array_info_t *a)
+{
+    return a->valid ? (at + a->length + ALIGN - 1) / ALIGN * ALIGN : at;
+}
+
+int tbp_merge_done(const tbp_merge_options_t *o, uint64_t (*count)[TBP_MAX_IN_HAND + 1][3])
+{
+    int K = o->captures_to_win, done = 0;
+    if (o->goats_total < 1 || o->goats_total > TBP_MAX_IN_HAND || K < 1 || K > TB_MAX_SLICES)
+        return 0;
+    char part[4200];
+    snprintf(part, sizeof part, "%s.part", o->path);
+    int fd = tb_open_regular(part, O_RDONLY, NULL, 0);
+    if (fd < 0)
+        return 0;
+    uint64_t at = TBP_HEADER_SIZE;
+    record_t r;
+    for (; done < K && array_kept(o, fd, done, at, &r); done++) {
+        if (count)
+            memcpy(count[done], r.count, sizeof r.count);
+        at = after_array(at, &r.info);
+    }
+    close(fd);
+    return done;
+}
+
+void tbp_merge_forget(const tbp_merge_options_t *o)
+{
+    char path[4200];
+    for (int c = 0; c < TB_MAX_SLICES; c++) {
+        record_path(path, sizeof path, o->work, c);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s.part", o->path);
+    unlink(path);
+}
+
 tb_error_t tbp_merge(const tbp_merge_options_t *o, char *msg, size_t msglen)
 {
     int n = o->goats_total, K = o->captures_to_win;
@@ -491,23 +562,15 @@ tb_error_t tbp_merge(const tbp_merge_options_t *o, char *msg, size_t msglen)
     if (fd < 0)
         e = TB_ERR_IO;
     uint64_t at = TBP_HEADER_SIZE;
+    int written = 0;
     for (int c = 0; c < K && e == TB_OK; c++) {
-        merge_t m = {.c = c, .ix = ix, .ord = ord};
-        for (int h = 1; h <= n; h++)
-            if (in_file(o, TIGERS, h, c))
-                m.valid |= 1u << (n - h - c);
+        merge_t m = {.c = c, .ix = ix, .ord = ord, .valid = array_layers(o, c)};
         record_t *r = &rec[c];
         /* An array written by an earlier run: kept when its bytes are still right. */
-        if (record_read(o, c, r) && r->info.valid == m.valid && r->info.offset == at) {
-            void *map = m.valid ? mmap(NULL, r->info.length, PROT_READ, MAP_SHARED, fd, (off_t)at) : NULL;
-            bool same = !m.valid || (map != MAP_FAILED && tb_checksum(map, r->info.length) == r->info.checksum);
-            if (map && map != MAP_FAILED)
-                munmap(map, r->info.length);
-            if (same) {
-                x->array[c] = r->info;
-                at = m.valid ? (at + r->info.length + ALIGN - 1) / ALIGN * ALIGN : at;
-                continue;
-            }
+        if (array_kept(o, fd, c, at, r)) {
+            x->array[c] = r->info;
+            at = after_array(at, &r->info);
+            continue;
         }
         memset(r, 0, sizeof *r);
         for (int h = 1; h <= n && e == TB_OK; h++) {
@@ -531,14 +594,16 @@ tb_error_t tbp_merge(const tbp_merge_options_t *o, char *msg, size_t msglen)
         if (e != TB_OK)
             break;
         x->array[c] = r->info;
-        if (m.valid)
-            at = (at + r->info.length + ALIGN - 1) / ALIGN * ALIGN;
+        at = after_array(at, &r->info);
         if (o->remove_packed)
             for (int h = 1; h <= n; h++)
                 if (in_file(o, TIGERS, h, c))
                     tbp_layer_remove(o->work, TIGERS, h, c);
         if (o->progress)
             o->progress(o->ctx, c, r->info.length);
+        if (o->stop_after > 0 && ++written >= o->stop_after)
+            e = fail(TB_ERR_LIMIT, msg, msglen, "stopped after writing %d array%s of the file, as asked", written,
+                     written == 1 ? "" : "s");
     }
     /* The layer table: the goats' counts from their packed files, the tigers' from the records. */
     for (int side = 0; side < SIDE_NB && e == TB_OK; side++)

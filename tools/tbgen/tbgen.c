@@ -20,7 +20,7 @@
 static const char *const USAGE =
     "usage: baghchal-tbgen [<dir>] [--threads N] [--slice K] [--restart] [--placement]\n"
     "                      [--keep-work] [--max-in-hand H] [--min-goats G] [--captures-to-win N] [--goats N]\n"
-    "                      [--stop-after N]\n"
+    "                      [--stop-after N] [--stop-after-arrays N]\n"
     "       baghchal-tbgen --stats [<dir>]\n"
     "       baghchal-tbgen --bench-probe [<dir>] [--count N] [--by-layer]\n"
     "Without <dir>: the standard folder ($" TB_PATH_ENV ", else $XDG_DATA_HOME/baghchal or\n"
@@ -518,7 +518,7 @@ static int check_outputs(const char *path, const char *work)
 }
 
 static int build_placement(const char *dir, int threads, bool restart, int max_in_hand, int min_goats, bool keep_work,
-                           int stop_after)
+                           int stop_after, int stop_after_arrays)
 {
     char msg[256], work[TB_PATH_MAX + 32], path[TB_PATH_MAX + 32], sp[TB_PATH_SHOWN];
     snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
@@ -550,6 +550,7 @@ static int build_placement(const char *dir, int threads, bool restart, int max_i
     o.max_in_hand = max_in_hand;
     o.min_goats = min_goats;
     o.stop_after = stop_after;
+    o.file = path; /* an interrupted merge goes on: its arrays are not built again */
     o.keep_goats = keep_work; /* kept for checks: the goats' values too */
     o.progress = on_place_progress;
     double t0 = now_s();
@@ -564,6 +565,7 @@ static int build_placement(const char *dir, int threads, bool restart, int max_i
     tbp_merge_options_init(&m, work, path, tb_goats_total(tb), tb_captures_to_win(tb));
     m.max_in_hand = max_in_hand, m.min_goats = min_goats, m.threads = threads;
     m.remove_packed = !keep_work;
+    m.stop_after = stop_after_arrays;
     m.progress = on_merge_progress;
     e = tbp_merge(&m, msg, sizeof msg);
     tb_close(tb);
@@ -582,7 +584,7 @@ typedef struct {
     bool placement, default_dir;
     int max_in_hand, min_goats;
     bool keep_work;
-    int stop_after;
+    int stop_after, stop_after_arrays;
 } build_t;
 
 /* The movement database, then with b->placement the placement solution; then statistics. */
@@ -600,7 +602,7 @@ static int build(tb_gen_options_t *o, progress_t *pr, const build_t *b)
     fprintf(stderr, "built in %.1f s\n", now_s() - pr->start);
     if (b->placement) {
         int rc = build_placement(dir, o->threads, o->restart, b->max_in_hand, b->min_goats, b->keep_work,
-                                 b->stop_after);
+                                 b->stop_after, b->stop_after_arrays);
         if (!rc && b->default_dir)
             fprintf(stderr, "baghchal, baghchal-server and baghchal-referee find the databases in %s\n", dir);
         return rc ? rc : print_stats(dir);
@@ -647,7 +649,7 @@ int main(int argc, char **argv)
     bool stats_only = false, bench = false, by_layer = false, placement = false;
     int max_in_hand = 0, min_goats = 0;
     bool keep_work = false;
-    int stop_after = 0;
+    int stop_after = 0, stop_after_arrays = 0;
     long count = 1000000;
     tb_gen_options_t o;
     tb_gen_options_init(&o, NULL);
@@ -673,6 +675,8 @@ int main(int argc, char **argv)
             keep_work = true;
         else if (!strcmp(a, "--stop-after"))
             stop_after = (int)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, 1000);
+        else if (!strcmp(a, "--stop-after-arrays"))
+            stop_after_arrays = (int)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, TB_MAX_SLICES);
         else if (!strcmp(a, "--max-in-hand"))
             max_in_hand = (int)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, BC_GOATS_TOTAL);
         else if (!strcmp(a, "--min-goats"))
@@ -713,6 +717,8 @@ int main(int argc, char **argv)
         cli_die("--slice must be below --captures-to-win (%d)", o.captures_to_win);
     if (by_layer && !bench)
         cli_die("--by-layer goes with --bench-probe");
+    if (stop_after_arrays && !placement)
+        cli_die("--stop-after-arrays goes with --placement");
     if (bench)
         return bench_probe(dir, count, by_layer);
     if (stats_only)
@@ -722,6 +728,6 @@ int main(int argc, char **argv)
     o.dir = dir;
     o.progress = on_progress;
     o.ctx = &pr;
-    build_t b = {dir, placement, default_dir, max_in_hand, min_goats, keep_work, stop_after};
+    build_t b = {dir, placement, default_dir, max_in_hand, min_goats, keep_work, stop_after, stop_after_arrays};
     return build(&o, &pr, &b);
 }
