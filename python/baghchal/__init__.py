@@ -28,6 +28,7 @@ from ._core import (
     IllegalMoveError,
     InvalidPositionError,
     Move,
+    NotationError,
     TablebaseError,
     parse_square,
     square_name,
@@ -37,7 +38,8 @@ from ._core import (
 __all__ = [
     "GOATS", "TIGERS", "SQUARES", "SQUARE_NAMES", "SYMMETRIES", "STARTING_OBX", "VERSION",
     "Board", "Move", "Outcome", "Tablebase", "TablebaseValue", "Engine",
-    "BaghchalError", "BusyError", "EngineError", "IllegalMoveError", "InvalidPositionError", "TablebaseError",
+    "BaghchalError", "BusyError", "EngineError", "IllegalMoveError", "InvalidPositionError", "NotationError",
+    "TablebaseError",
     "square_name", "parse_square", "transform_squares",
 ]
 
@@ -127,6 +129,22 @@ class Board(_core.Board):
         """
         raw = self._outcome()
         return None if raw is None else Outcome(*raw)
+
+    def package_outcome(self) -> Optional[Outcome]:
+        """The end of the game as the Python ``baghchal`` package's rules see it (None while it
+        goes on there): its draw when a board occurs a third time whichever side is to move,
+        its tigers trapped whichever side is to move, five captures, goats that cannot move. For
+        comparing with agents trained on that package; :meth:`outcome` is this engine's rules."""
+        raw = self._package_outcome()
+        return None if raw is None else Outcome(*raw)
+
+    def legal_actions(self) -> List[int]:
+        """The actions (0..216, the Python ``baghchal`` package's index) of the legal moves.
+
+        >>> Board().legal_actions()[:3]
+        [1, 2, 3]
+        """
+        return [m.action for m in self.legal_moves]
 
     def symmetries(self) -> List["Board"]:
         """The game under each of the 8 symmetries, index = the symmetry (0: a copy of this one)."""

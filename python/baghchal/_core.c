@@ -11,11 +11,13 @@
 #include <time.h>
 
 #include "baghchal.h"
+#include "compat.h"
 #include "tb.h"
 #include "tb_build.h"
 
 /* The module's exception classes and tables: made once at import, read-only afterwards. */
-static PyObject *BaghchalError, *InvalidPositionError, *IllegalMoveError, *TablebaseError, *EngineError, *BusyError;
+static PyObject *BaghchalError, *InvalidPositionError, *IllegalMoveError, *NotationError, *TablebaseError, *EngineError,
+    *BusyError;
 static PyTypeObject MoveType, BoardType, TablebaseType, EngineType;
 enum { MOVE_CODES = 1 << 12 };
 static PyObject *move_cache[MOVE_CODES]; /* the Move object of each valid code, made at import */
@@ -186,6 +188,23 @@ static PyObject *Move_transform(PyObject *self, PyObject *arg)
     return move_object(move_image(s, ((MoveObject *)self)->code));
 }
 
+static PyObject *Move_get_action(PyObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromLong(compat_move_to_action(((MoveObject *)self)->code));
+}
+
+static PyObject *Move_from_action(PyObject *cls, PyObject *arg)
+{
+    (void)cls;
+    long a = PyLong_AsLong(arg);
+    if (a == -1 && PyErr_Occurred())
+        return NULL;
+    if (a < 0 || a >= COMPAT_ACTION_NB)
+        return PyErr_Format(PyExc_ValueError, "action %ld is not one of 0..%d", a, COMPAT_ACTION_NB - 1);
+    return move_object(compat_action_to_move((int)a));
+}
+
 static PyObject *Move_reduce(PyObject *self, PyObject *unused)
 {
     (void)unused;
@@ -200,6 +219,10 @@ static PyGetSetDef Move_getset[] = {
     {"kind", Move_get_kind, NULL, "``'place'``, ``'step'`` or ``'capture'``.", NULL},
     {"captured", Move_get_captured, NULL, "The point of the goat a capture jumps over, else None.", NULL},
     {"code", Move_get_code, NULL, "The library's 16-bit move code (to | from << 5 | kind << 10).", NULL},
+    {"action", Move_get_action, NULL,
+     "The move's index among the 217 actions of the Python ``baghchal`` package: 0..24 place a goat on "
+     "that point, 25..216 the moves along the lines (a goat step and a tiger step between the same points "
+     "share one).\n\n>>> Move('C3').action, Move.from_action(Move('A1B2').action)\n(12, Move('A1B2'))", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -207,6 +230,9 @@ static PyMethodDef Move_methods[] = {
     {"from_code", Move_from_code, METH_O | METH_CLASS,
      "from_code(code)\n--\n\nThe move of a library move code (ValueError for a code no move has).\n\n"
      ">>> Move.from_code(Move('C3').code)\nMove('C3')"},
+    {"from_action", Move_from_action, METH_O | METH_CLASS,
+     "from_action(action)\n--\n\nThe move of one of the Python ``baghchal`` package's 217 actions (0..216; "
+     "ValueError otherwise).\n\n>>> Move.from_action(12)\nMove('C3')"},
     {"obx", Move_obx, METH_NOARGS,
      "obx()\n--\n\nThe move in OBX form: ``'mC3'``, ``'mA1B2'``, ``'mA1C3(B2)'``.\n\n"
      ">>> Move('A1C3').obx()\n'mA1C3(B2)'"},
@@ -724,6 +750,197 @@ static int Board_set_repetition(PyObject *self, PyObject *value, void *c)
     return 0;
 }
 
+/* ---- the Python baghchal package's notation (compat.h) ---------------------------------- */
+
+static PyObject *compat_raise(compat_error_t e, PyObject *kind, const char *msg)
+{
+    if (e == COMPAT_ERR_NO_MEMORY)
+        return PyErr_NoMemory();
+    PyErr_SetString(kind, msg);
+    return NULL;
+}
+
+static PyObject *Board_from_fen(PyObject *cls, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"fen", "repetition", NULL};
+    const char *fen, *rule_text = "forbid";
+    Py_ssize_t len;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "s#|$s:from_fen", kwlist, &fen, &len, &rule_text))
+        return NULL;
+    rep_rule_t rule;
+    if (!parse_rule(rule_text, &rule))
+        return NULL;
+    if ((size_t)len != strlen(fen)) {
+        PyErr_SetString(InvalidPositionError, "invalid FEN: the text contains a NUL character");
+        return NULL;
+    }
+    position_t p;
+    int ply = 0;
+    char err[256] = "";
+    compat_error_t e = compat_fen_parse(fen, &p, &ply, err, sizeof err);
+    if (e != COMPAT_OK)
+        return compat_raise(e, InvalidPositionError, err);
+    if (p.side == TIGERS && p.captured >= BC_CAPTURES_TO_WIN) {
+        PyErr_SetString(InvalidPositionError, "invalid FEN: tigers to move with five goats captured cannot occur");
+        return NULL;
+    }
+    obx_meta_t meta = {MOVE_NONE, ply};
+    game_t g;
+    if (!game_init(&g, &p, &meta, rule))
+        return PyErr_NoMemory();
+    return board_wrap((PyTypeObject *)cls, &g);
+}
+
+static PyObject *Board_fen(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    BoardObject *b = (BoardObject *)self;
+    if (!board_ready(b))
+        return NULL;
+    char buf[COMPAT_FEN_LEN], err[256] = "";
+    compat_error_t e = compat_game_fen(&b->game, buf, sizeof buf, err, sizeof err);
+    if (e != COMPAT_OK)
+        return compat_raise(e, NotationError, err);
+    return PyUnicode_FromString(buf);
+}
+
+static PyObject *Board_from_pgn(PyObject *cls, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"pgn", "repetition", NULL};
+    const char *text, *rule_text = "forbid";
+    Py_ssize_t len;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "s#|$s:from_pgn", kwlist, &text, &len, &rule_text))
+        return NULL;
+    rep_rule_t rule;
+    if (!parse_rule(rule_text, &rule))
+        return NULL;
+    if ((size_t)len != strlen(text)) {
+        PyErr_SetString(NotationError, "invalid PGN: the text contains a NUL character");
+        return NULL;
+    }
+    game_t g;
+    char err[512] = "";
+    compat_error_t e;
+    Py_BEGIN_ALLOW_THREADS
+    e = compat_pgn_parse(text, rule, &g, err, sizeof err);
+    Py_END_ALLOW_THREADS
+    if (e != COMPAT_OK)
+        return compat_raise(e, e == COMPAT_ERR_ILLEGAL || e == COMPAT_ERR_GAME_OVER ? IllegalMoveError : NotationError,
+                            err);
+    return board_wrap((PyTypeObject *)cls, &g);
+}
+
+static PyObject *Board_pgn(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    BoardObject *b = (BoardObject *)self;
+    if (!board_ready(b))
+        return NULL;
+    char small[1024], err[256] = "";
+    size_t needed = 0;
+    compat_error_t e = compat_pgn_format(&b->game, small, sizeof small, &needed, err, sizeof err);
+    if (e == COMPAT_OK)
+        return PyUnicode_FromString(small);
+    if (e != COMPAT_ERR_BUFFER)
+        return compat_raise(e, NotationError, err);
+    char *big = PyMem_Malloc(needed + 1);
+    if (!big)
+        return PyErr_NoMemory();
+    e = compat_pgn_format(&b->game, big, needed + 1, &needed, err, sizeof err);
+    PyObject *r = e == COMPAT_OK ? PyUnicode_FromString(big) : compat_raise(e, NotationError, err);
+    PyMem_Free(big);
+    return r;
+}
+
+static bool move_is_legal_now(const game_t *g, move_t m)
+{
+    move_t list[MAX_MOVES];
+    int n = game_legal_moves(g, list);
+    for (int i = 0; i < n; i++)
+        if (list[i] == m)
+            return true;
+    return false;
+}
+
+static PyObject *Board_pgn_move(PyObject *self, PyObject *arg)
+{
+    BoardObject *b = (BoardObject *)self;
+    if (!board_ready(b))
+        return NULL;
+    if (!Py_IS_TYPE(arg, &MoveType))
+        return PyErr_Format(PyExc_TypeError, "pgn_move() takes a Move, not %.80s", Py_TYPE(arg)->tp_name);
+    move_t m = ((MoveObject *)arg)->code;
+    char t[MOVE_TEXT_LEN], buf[COMPAT_MOVE_TEXT_LEN];
+    move_format(m, t);
+    if (!move_is_legal_now(&b->game, m))
+        return PyErr_Format(IllegalMoveError, "%s is not a legal move here", t);
+    if (compat_move_format(m, game_position(&b->game)->side, buf) == 0)
+        return PyErr_Format(NotationError, "%s has no token in the package's notation", t);
+    return PyUnicode_FromString(buf);
+}
+
+static PyObject *Board_parse_pgn_move(PyObject *self, PyObject *arg)
+{
+    BoardObject *b = (BoardObject *)self;
+    if (!board_ready(b))
+        return NULL;
+    Py_ssize_t len;
+    const char *text = PyUnicode_Check(arg) ? PyUnicode_AsUTF8AndSize(arg, &len) : NULL;
+    if (!text) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_TypeError, "parse_pgn_move() takes a str, not %.80s", Py_TYPE(arg)->tp_name);
+        return NULL;
+    }
+    if ((size_t)len != strlen(text)) {
+        PyErr_SetString(IllegalMoveError, "move text contains a NUL character");
+        return NULL;
+    }
+    move_t m;
+    char err[256] = "";
+    compat_error_t e = compat_move_parse(game_position(&b->game), text, &m, err, sizeof err);
+    if (e != COMPAT_OK)
+        return compat_raise(e, IllegalMoveError, err);
+    if (!move_is_legal_now(&b->game, m)) {
+        char t[MOVE_TEXT_LEN];
+        move_format(m, t);
+        game_result_t r = game_result(&b->game);
+        if (r.reason != RESULT_NONE)
+            return PyErr_Format(IllegalMoveError, "%s: the game is over (%s)", t, result_describe(r));
+        return PyErr_Format(IllegalMoveError, "%s recreates an earlier position (Repetition forbid)", t);
+    }
+    return move_object(m);
+}
+
+static PyObject *Board_action_mask(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    BoardObject *b = (BoardObject *)self;
+    if (!board_ready(b))
+        return NULL;
+    uint8_t mask[COMPAT_ACTION_NB];
+    compat_game_action_mask(&b->game, mask);
+    return PyBytes_FromStringAndSize((const char *)mask, COMPAT_ACTION_NB);
+}
+
+static PyObject *Board_package_outcome_raw(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    BoardObject *b = (BoardObject *)self;
+    if (!board_ready(b))
+        return NULL;
+    game_result_t r;
+    char err[256] = "";
+    compat_error_t e = compat_game_result(&b->game, &r, err, sizeof err);
+    if (e != COMPAT_OK)
+        return compat_raise(e, NotationError, err);
+    if (r.reason == RESULT_NONE)
+        Py_RETURN_NONE;
+    PyObject *winner = r.winner < 0 ? (Py_INCREF(Py_None), Py_None) : PyLong_FromLong(r.winner);
+    if (!winner)
+        return NULL;
+    return Py_BuildValue("(Nss)", winner, REASON_NAMES[r.reason], result_describe(r));
+}
+
 static PyGetSetDef Board_getset[] = {
     {"legal_moves", Board_get_legal_moves, NULL,
      "The moves legal now, as a new list of :class:`Move`: the rules of the position, minus under "
@@ -789,6 +1006,35 @@ static PyMethodDef Board_methods[] = {
     {"piece_at", Board_piece_at, METH_O,
      "piece_at(square)\n--\n\n``'T'``, ``'G'`` or None for a point 0 (A1) .. 24 (E5).\n\n"
      ">>> Board().piece_at(0)\n'T'"},
+    {"from_fen", (PyCFunction)(void (*)(void))Board_from_fen, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
+     "from_fen(fen, *, repetition='forbid')\n--\n\nA board from the FEN of the Python ``baghchal`` package "
+     "(``'B3B/5/5/5/B3B G 0'``: rows from row 1, ``B`` tigers, ``G`` goats, the side to move, the number of "
+     "goat moves made). :class:`InvalidPositionError` with the reason otherwise.\n\n"
+     ">>> Board.from_fen('B3B/5/2G2/5/B3B B 1').obx()\n'TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t @19 c0 - #g1'"},
+    {"fen", Board_fen, METH_NOARGS,
+     "fen()\n--\n\nThe position as the Python ``baghchal`` package's FEN. :class:`NotationError` when that "
+     "notation cannot say it (a movement-phase position whose count of goat moves is unknown).\n\n"
+     ">>> b = Board()\n>>> b.push('C3')\n>>> b.fen()\n'B3B/5/2G2/5/B3B B 1'"},
+    {"from_pgn", (PyCFunction)(void (*)(void))Board_from_pgn, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
+     "from_pgn(pgn, *, repetition='forbid')\n--\n\nThe game of a PGN of the Python ``baghchal`` package "
+     "(``'1. G33 B1122 2. G44'``), played from the start under the repetition rule given. A move that is not "
+     "legal raises :class:`IllegalMoveError` naming its ply; text that is not that PGN, "
+     ":class:`NotationError`.\n\n>>> Board.from_pgn('1. G33 B1122').move_stack\n[Move('C3'), Move('A1B2')]"},
+    {"pgn", Board_pgn, METH_NOARGS,
+     "pgn()\n--\n\nThe game as the Python ``baghchal`` package's PGN (from the start position only; "
+     ":class:`NotationError` otherwise, or for a game that goes on past that package's end).\n\n"
+     ">>> b = Board.from_pgn('1. G33 B1122')\n>>> b.pgn()\n'1. G33 B1122'"},
+    {"pgn_move", Board_pgn_move, METH_O,
+     "pgn_move(move)\n--\n\nA legal :class:`Move` as the Python ``baghchal`` package's move token "
+     "(``'G33'``, ``'G3344'``, ``'B1122'``, ``'Bx1133'``).\n\n>>> Board().pgn_move(Move('C3'))\n'G33'"},
+    {"parse_pgn_move", Board_parse_pgn_move, METH_O,
+     "parse_pgn_move(token)\n--\n\nThe legal :class:`Move` of a move token of the Python ``baghchal`` "
+     "package; :class:`IllegalMoveError` otherwise.\n\n>>> Board().parse_pgn_move('G33')\nMove('C3')"},
+    {"action_mask", Board_action_mask, METH_NOARGS,
+     "action_mask()\n--\n\nThe legal moves as 217 bytes, 1 at the action of each legal move (see "
+     ":attr:`Move.action`), 0 elsewhere; ``numpy.frombuffer(mask, dtype=numpy.uint8)`` makes it an array."
+     "\n\n>>> sum(Board().action_mask())\n21"},
+    {"_package_outcome", Board_package_outcome_raw, METH_NOARGS, NULL},
     {"occurrences", Board_occurrences, METH_NOARGS,
      "occurrences()\n--\n\nHow often the current position (board and side to move) occurred in the game, "
      "itself included."},
@@ -1748,8 +1994,11 @@ PyMODINIT_FUNC PyInit__core(void)
                                      "A position's text (OBX, FEN) is not valid; the message says which rule it breaks.");
     IllegalMoveError = new_error(mod, "IllegalMoveError", ve_bases,
                                  "Move text that cannot be read, or a move that is not legal; the board is unchanged.");
+    NotationError = new_error(mod, "NotationError", ve_bases,
+                              "Text that is not the notation it should be (the Python baghchal package's PGN), or a "
+                              "position or game that notation cannot say.");
     Py_DECREF(ve_bases);
-    if (!InvalidPositionError || !IllegalMoveError)
+    if (!InvalidPositionError || !IllegalMoveError || !NotationError)
         goto fail;
     PyObject *rt = PyTuple_Pack(2, BaghchalError, PyExc_RuntimeError);
     if (!rt)
