@@ -809,3 +809,91 @@ Test(compat, error_names)
     for (int e = 0; e < COMPAT_ERROR_COUNT; e++)
         cr_assert_not_null(compat_error_name((compat_error_t)e));
 }
+
+/* Damaged text never crashes a reader: each answer is a game or position that writes and
+ * reads back the same, or an error with a one-line message and the output untouched. */
+Test(compat, damaged_input)
+{
+    static const char alphabet[] = "GBx0123456789. #/-\t\n";
+    char *data = slurp("compat_pkg_games.txt"), *s = data, *line;
+    uint64_t rnd = 0x2545F4914F6CDD1Dull;
+    int accepted = 0, refused = 0;
+    char text[4096], again[4096], err[200];
+    while ((line = next_line(&s))) {
+        bool is_pgn = !strncmp(line, "pgn ", 4), is_fen = !strncmp(line, "pos ", 4);
+        if (!is_pgn && !is_fen)
+            continue;
+        char *src = line + 4;
+        if (is_fen)
+            *strstr(src, " :") = '\0';
+        size_t len = strlen(src);
+        if (len >= sizeof text - 8)
+            continue;
+        for (int k = 0; k < (is_pgn ? 60 : 4); k++) {
+            memcpy(text, src, len + 1);
+            size_t n = len, at = next_random(&rnd) % (n + 1);
+            switch (next_random(&rnd) % 4) {
+            case 0: /* replace a character */
+                if (at < n)
+                    text[at] = alphabet[next_random(&rnd) % (sizeof alphabet - 1)];
+                break;
+            case 1: /* insert one */
+                memmove(text + at + 1, text + at, n - at + 1);
+                text[at] = alphabet[next_random(&rnd) % (sizeof alphabet - 1)];
+                break;
+            case 2: /* delete one */
+                if (at < n)
+                    memmove(text + at, text + at + 1, n - at);
+                break;
+            default: /* cut the text short */
+                text[at] = '\0';
+            }
+            err[0] = '\0';
+            if (is_pgn) {
+                game_t g, sentinel;
+                memset(&g, 0x5A, sizeof g);
+                sentinel = g;
+                compat_error_t e = compat_pgn_parse(text, REP_DRAW, &g, err, sizeof err);
+                if (e != COMPAT_OK) {
+                    cr_assert_neq(err[0], '\0', "'%s'", text);
+                    cr_assert_null(strchr(err, '\n'));
+                    cr_assert_eq(memcmp(&g, &sentinel, sizeof g), 0);
+                    refused++;
+                    continue;
+                }
+                accepted++;
+                cr_assert_eq(compat_pgn_format(&g, again, sizeof again, NULL, err, sizeof err), COMPAT_OK, "%s", err);
+                game_t back;
+                read_pgn(again, REP_DRAW, &back);
+                cr_assert_eq(back.count, g.count);
+                cr_assert_eq(memcmp(back.moves, g.moves, g.count * sizeof *g.moves), 0);
+                game_free(&back);
+                game_free(&g);
+            } else {
+                position_t p, start;
+                position_set_start(&start);
+                p = start;
+                int ply = -7;
+                compat_error_t e = compat_fen_parse(text, &p, &ply, err, sizeof err);
+                if (e != COMPAT_OK) {
+                    cr_assert_neq(err[0], '\0', "'%s'", text);
+                    cr_assert(same_position(&p, &start));
+                    cr_assert_eq(ply, -7);
+                    refused++;
+                    continue;
+                }
+                accepted++;
+                cr_assert(position_is_ok(&p), "'%s'", text);
+                position_t q;
+                int ply2;
+                fen_of(&p, ply, again);
+                cr_assert_eq(compat_fen_parse(again, &q, &ply2, NULL, 0), COMPAT_OK);
+                cr_assert(same_position(&p, &q));
+                cr_assert_eq(ply2, ply);
+            }
+        }
+    }
+    free(data);
+    cr_assert_gt(accepted, 100);
+    cr_assert_gt(refused, 100);
+}
