@@ -422,6 +422,10 @@ Test(compat, documented_pgn)
     pgn_of(&g, pgn, sizeof pgn);
     cr_assert_str_eq(pgn, "1. G33 B1122 2. G44");
     game_free(&g);
+    /* Board.pgn itself, with its leading space. */
+    read_pgn(" 1. G33 B1122 2. G44", REP_FORBID, &g);
+    cr_assert_eq(g.count, 3);
+    game_free(&g);
     read_pgn("", REP_FORBID, &g);
     cr_assert_eq(g.count, 0);
     pgn_of(&g, pgn, sizeof pgn);
