@@ -805,6 +805,90 @@ Test(tbtools, a_build_killed_once_its_first_array_is_written_builds_no_layer_aga
     free(want);
 }
 
+/* ---- One build at a time ----------------------------------------------------------------- */
+
+/* The folder locked (here by this process): a build is refused with the holder's pid and
+ * touches nothing, not even with --restart; once unlocked it runs. */
+Test(tbtools, a_build_in_a_locked_folder_is_refused_with_the_holders_pid)
+{
+    const char *dir = make_dir();
+    build_small(dir);
+    char path[256], msg[256], want[400];
+    snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
+    size_t len0, len1;
+    uint8_t *before = read_file(path, &len0);
+    tb_dir_lock_t lock;
+    cr_assert_eq(tb_dir_lock(dir, &lock, msg, sizeof msg), TB_OK, "%s", msg);
+    run_t r;
+    run(&r, "%s %s --goats %d --captures-to-win %d --placement --restart", TBGEN, dir, GOATS_N, WIN_K);
+    cr_assert_eq(r.code, 1);
+    cr_assert_eq(r.out.count, 1, "one line");
+    snprintf(want, sizeof want,
+             "baghchal-tbgen: %s is being built by another process (pid %ld holds baghchal-tbgen.lock): wait for it "
+             "to end, or stop it",
+             dir, (long)getpid());
+    cr_assert_str_eq(r.out.line[0], want);
+    run_free(&r);
+    uint8_t *after = read_file(path, &len1);
+    cr_assert(len1 == len0 && !memcmp(before, after, len0), "the file is untouched");
+    free(after);
+    /* The library refuses a second lock the same way. */
+    pid_t child = fork();
+    cr_assert_geq(child, 0);
+    if (child == 0) {
+        tb_dir_lock_t other;
+        char m[256];
+        _exit(tb_dir_lock(dir, &other, m, sizeof m) == TB_ERR_LOCKED && strstr(m, "is being built by") ? 0 : 1);
+    }
+    int status;
+    cr_assert_eq(waitpid(child, &status, 0), child);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a second lock is refused");
+    tb_dir_unlock(&lock);
+    cr_assert_not(exists(dir, TB_LOCK_NAME), "the lock file goes with the lock");
+    run(&r, "%s %s --goats %d --captures-to-win %d --placement", TBGEN, dir, GOATS_N, WIN_K);
+    cr_assert_eq(r.code, 0);
+    run_free(&r);
+    cr_assert_not(exists(dir, TB_LOCK_NAME), "the build removes its lock file");
+    free(before);
+}
+
+/* Five builds started together in one folder once left a renamed file with a wrong SHA-256:
+ * now one builds, the others are refused (or find it built), and the file is right. */
+Test(tbtools, overlapping_builds_leave_the_right_file)
+{
+    const char *dir = make_dir();
+    build_small(dir);
+    char ref[256], race[256], path[300], cmd[600];
+    snprintf(ref, sizeof ref, "%s/%s", dir, TBP_FILE_NAME);
+    snprintf(race, sizeof race, "%s/race", dir);
+    snprintf(path, sizeof path, "%s/%s", race, TBP_FILE_NAME);
+    snprintf(cmd, sizeof cmd, "%s %s --goats %d --captures-to-win %d --placement --threads 2", TBGEN, race, GOATS_N,
+             WIN_K);
+    enum { N = 5 };
+    pipe_proc_t *p[N];
+    for (int i = 0; i < N; i++)
+        p[i] = start_cmd(cmd);
+    int ok = 0;
+    for (int i = 0; i < N; i++) {
+        run_t r;
+        finish_cmd(&r, p[i], cmd);
+        if (r.code == 0) {
+            ok++;
+        } else {
+            cr_assert_eq(r.code, 1);
+            cr_assert(r.out.count == 1 && strstr(r.out.line[0], " is being built by another process (pid "),
+                      "build %d: %s", i, r.out.count ? r.out.line[r.out.count - 1] : "(nothing)");
+        }
+        run_free(&r);
+    }
+    cr_assert_geq(ok, 1, "one build ran");
+    size_t len0, len1;
+    uint8_t *want = read_file(ref, &len0), *got = read_file(path, &len1);
+    cr_assert(len0 == len1 && !memcmp(want, got, len0), "the file is the small game's, byte for byte");
+    free(want);
+    free(got);
+}
+
 /* ---- What is not a regular file ----------------------------------------------------------- */
 
 /* A FIFO in a file's place once held the tools in open() for good; now each says what it is. */
@@ -895,6 +979,14 @@ Test(tbtools, a_fifo_or_directory_in_a_files_place_is_refused)
     run_free(&r);
     run(&r, "%s %s --sample 1000", TBVERIFY, d);
     cr_assert_eq(r.code, 0);
+    run_free(&r);
+    /* The lock file. */
+    snprintf(fifo, sizeof fifo, "%s/%s", d, TB_LOCK_NAME);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    run(&r, "%s %s --goats %d --captures-to-win %d --placement", TBGEN, d, GOATS_N, WIN_K);
+    cr_assert_eq(r.code, 1);
+    snprintf(want, sizeof want, "baghchal-tbgen: %s is a FIFO, not a regular file", fifo);
+    cr_assert_str_eq(r.out.line[r.out.count - 1], want);
     run_free(&r);
 }
 

@@ -49,7 +49,7 @@ struct tb {
 };
 
 static const char *const ERROR_NAMES[TB_ERROR_COUNT] = {
-    "ok", "no-memory", "io", "format", "checksum", "missing", "mismatch", "argument", "thread", "limit", "verify",
+    "ok", "no-memory", "io", "format", "checksum", "missing", "mismatch", "argument", "thread", "limit", "verify", "locked",
 };
 
 const char *tb_error_name(tb_error_t e)

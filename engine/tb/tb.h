@@ -50,6 +50,7 @@ typedef enum {
     TB_ERR_THREAD,    /* a worker thread could not be started */
     TB_ERR_LIMIT,     /* a distance or move counter beyond what the format holds */
     TB_ERR_VERIFY,    /* a value disagrees with the values of its children */
+    TB_ERR_LOCKED,    /* another build holds the folder */
     TB_ERROR_COUNT
 } tb_error_t;
 

@@ -113,6 +113,17 @@ int tb_open_regular(const char *path, int flags, char *msg, size_t msglen);
 enum { TB_PATH_SHOWN = 120 };
 const char *tb_path_shown(const char *path, char buf[TB_PATH_SHOWN]);
 
+/* A folder locked for a build: while one baghchal-tbgen holds it, another is refused with
+ * the holder's pid (TB_ERR_LOCKED). The lock is <dir>/baghchal-tbgen.lock (a lock the
+ * system drops when its process ends however it ends); tb_dir_unlock removes the file. */
+#define TB_LOCK_NAME "baghchal-tbgen.lock"
+typedef struct {
+    int fd;
+    char *path;
+} tb_dir_lock_t;
+tb_error_t tb_dir_lock(const char *dir, tb_dir_lock_t *lock, char *msg, size_t msglen);
+void tb_dir_unlock(tb_dir_lock_t *lock);
+
 /* ---- Generation --------------------------------------------------------------------- */
 
 typedef enum {

@@ -140,3 +140,70 @@ int tb_open_regular(const char *path, int flags, char *msg, size_t msglen)
         (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     return fd;
 }
+
+/* ---- The build's lock -------------------------------------------------------------------- */
+
+tb_error_t tb_dir_lock(const char *dir, tb_dir_lock_t *lock, char *msg, size_t msglen)
+{
+    lock->fd = -1;
+    lock->path = NULL;
+    char sp[TB_PATH_SHOWN];
+    size_t dl = strlen(dir), nl = strlen(TB_LOCK_NAME);
+    char *path = malloc(dl + nl + 2);
+    if (!path)
+        return fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
+    memcpy(path, dir, dl);
+    path[dl] = '/';
+    memcpy(path + dl + 1, TB_LOCK_NAME, nl + 1);
+    /* A holder that ends removes its file: a lock taken on the removed file is no lock, and
+     * the one in the folder is tried again. */
+    for (int tries = 0; tries < 100; tries++) {
+        int fd = tb_open_regular(path, O_RDWR | O_CREAT, msg, msglen);
+        if (fd < 0) {
+            free(path);
+            return TB_ERR_IO;
+        }
+        struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+        if (fcntl(fd, F_SETLK, &fl) != 0) {
+            int err = errno;
+            struct flock who = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+            bool held = (err == EACCES || err == EAGAIN) && fcntl(fd, F_GETLK, &who) == 0;
+            close(fd);
+            if (held && who.l_type == F_UNLCK)
+                continue; /* released in between */
+            tb_error_t e = held ? fail(TB_ERR_LOCKED, msg, msglen,
+                                       "%s is being built by another process (pid %ld holds %s): wait for it to "
+                                       "end, or stop it",
+                                       tb_path_shown(dir, sp), (long)who.l_pid, TB_LOCK_NAME)
+                                : fail(TB_ERR_IO, msg, msglen, "cannot lock %s: %s", tb_path_shown(path, sp),
+                                       strerror(err));
+            free(path);
+            return e;
+        }
+        struct stat a, b;
+        if (fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+            char pid[32];
+            int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+            /* Only for people looking: the lock is the system's. */
+            if (ftruncate(fd, 0) == 0)
+                (void)tb_pwrite_all(fd, pid, (size_t)n, 0);
+            lock->fd = fd;
+            lock->path = path;
+            return TB_OK;
+        }
+        close(fd);
+    }
+    free(path);
+    return fail(TB_ERR_LOCKED, msg, msglen, "cannot lock %s: its lock file keeps being replaced", tb_path_shown(dir, sp));
+}
+
+void tb_dir_unlock(tb_dir_lock_t *lock)
+{
+    if (lock->fd >= 0) {
+        unlink(lock->path); /* while still held: no other build can hold the removed file */
+        close(lock->fd);
+    }
+    free(lock->path);
+    lock->fd = -1;
+    lock->path = NULL;
+}

@@ -724,10 +724,18 @@ int main(int argc, char **argv)
     if (stats_only)
         return print_stats(dir);
 
+    /* One build at a time in a folder: two would write the same files (the lock is taken
+     * before anything is read, and the system drops it however this process ends). */
+    char msg[256];
+    tb_dir_lock_t lock;
+    if (tb_dir_lock(dir, &lock, msg, sizeof msg) != TB_OK)
+        return fail1("%s", msg);
     progress_t pr = {now_s(), 0, isatty(STDERR_FILENO) != 0};
     o.dir = dir;
     o.progress = on_progress;
     o.ctx = &pr;
     build_t b = {dir, placement, default_dir, max_in_hand, min_goats, keep_work, stop_after, stop_after_arrays};
-    return build(&o, &pr, &b);
+    int rc = build(&o, &pr, &b);
+    tb_dir_unlock(&lock);
+    return rc;
 }
