@@ -255,6 +255,37 @@ compat_error_t compat_move_parse(const position_t *pos, const char *text, move_t
 
 /* ---- FEN ------------------------------------------------------------------------------ */
 
+/* The board field: five rows from row 1, B G and runs of empty points. */
+static compat_error_t parse_fen_board(const char *f, size_t n, position_t *p, char *err, size_t errlen)
+{
+    int row = 0, col = 0;
+    for (size_t i = 0; i <= n; i++) {
+        char c = i < n ? f[i] : '/';
+        if (c == '/') {
+            if (col != 5)
+                return fail(COMPAT_ERR_SYNTAX, err, errlen, "board row %d has %d points, expected 5", row + 1, col);
+            if (++row > 5)
+                return fail(COMPAT_ERR_SYNTAX, err, errlen, "the board has more than 5 rows");
+            col = 0;
+            continue;
+        }
+        int run = c >= '1' && c <= '5' ? c - '0' : 1;
+        if (c != 'B' && c != 'G' && run == 1 && c != '1')
+            return fail(COMPAT_ERR_SYNTAX, err, errlen, "invalid character '%c' on the board (allowed: B G 1-5)",
+                        (c > 32 && c < 127) ? c : '?');
+        if (col + run > 5)
+            return fail(COMPAT_ERR_SYNTAX, err, errlen, "board row %d has more than 5 points", row + 1);
+        if (c == 'B')
+            p->tigers |= bb_square(row * 5 + col);
+        else if (c == 'G')
+            p->goats |= bb_square(row * 5 + col);
+        col += run;
+    }
+    if (row != 5)
+        return fail(COMPAT_ERR_SYNTAX, err, errlen, "the board has %d rows, expected 5", row);
+    return COMPAT_OK;
+}
+
 compat_error_t compat_fen_parse(const char *fen, position_t *pos, int *ply, char *err, size_t errlen)
 {
     const char *f[3];
@@ -278,31 +309,9 @@ compat_error_t compat_fen_parse(const char *fen, position_t *pos, int *ply, char
                     nf == 1 ? "" : "s");
 
     position_t p = {0};
-    int row = 0, col = 0;
-    for (size_t i = 0; i <= fl[0]; i++) {
-        char c = i < fl[0] ? f[0][i] : '/';
-        if (c == '/') {
-            if (col != 5)
-                return fail(COMPAT_ERR_SYNTAX, err, errlen, "board row %d has %d points, expected 5", row + 1, col);
-            if (++row > 5)
-                return fail(COMPAT_ERR_SYNTAX, err, errlen, "the board has more than 5 rows");
-            col = 0;
-            continue;
-        }
-        int run = c >= '1' && c <= '5' ? c - '0' : 1;
-        if (c != 'B' && c != 'G' && run == 1 && c != '1')
-            return fail(COMPAT_ERR_SYNTAX, err, errlen, "invalid character '%c' on the board (allowed: B G 1-5)",
-                        (c > 32 && c < 127) ? c : '?');
-        if (col + run > 5)
-            return fail(COMPAT_ERR_SYNTAX, err, errlen, "board row %d has more than 5 points", row + 1);
-        if (c == 'B')
-            p.tigers |= bb_square(row * 5 + col);
-        else if (c == 'G')
-            p.goats |= bb_square(row * 5 + col);
-        col += run;
-    }
-    if (row != 5)
-        return fail(COMPAT_ERR_SYNTAX, err, errlen, "the board has %d rows, expected 5", row);
+    compat_error_t e = parse_fen_board(f[0], fl[0], &p, err, errlen);
+    if (e != COMPAT_OK)
+        return e;
     if (fl[1] != 1 || (f[1][0] != 'G' && f[1][0] != 'B'))
         return fail(COMPAT_ERR_SYNTAX, err, errlen, "side to move '%.*s' must be G or B", (int)(fl[1] > 8 ? 8 : fl[1]),
                     f[1]);
@@ -684,22 +693,71 @@ static compat_error_t read_move(pgn_reader_t *r, word_t tok)
     return COMPAT_OK;
 }
 
+/* Cuts a final '#' off a word; true when there was one. */
+static bool cut_hash(word_t *w)
+{
+    bool hash = w->n > 1 && w->s[w->n - 1] == '#';
+    if (hash)
+        w->n--;
+    return hash;
+}
+
+#define SHOW(w) (int)((w).n > 20 ? 20 : (w).n), (w).s
+
+/* A move number of d digits starting w (the goat move glued to it or the next word), and
+ * that goat move. */
+static compat_error_t read_numbered(pgn_reader_t *r, word_t w, size_t d, const char **s, bool *hash)
+{
+    size_t expect = r->game.count / 2 + 1, num = 0;
+    if (r->game.count % 2)
+        return fail(COMPAT_ERR_SYNTAX, r->err, r->errlen, "ply %zu: the tigers' move is missing before '%.*s'",
+                    r->game.count + 1, SHOW(w));
+    for (size_t i = 0; i < d && num < 1000000000; i++)
+        num = num * 10 + (size_t)(w.s[i] - '0');
+    if (num != expect)
+        return fail(COMPAT_ERR_SYNTAX, r->err, r->errlen, "ply %zu: move number %.*s where %zu was expected",
+                    r->game.count + 1, (int)(d > 12 ? 12 : d), w.s, expect);
+    word_t move = {w.s + d + 1, w.n - d - 1};
+    if (move.n == 0) {
+        if (*hash || !next_word(s, &move))
+            return fail(COMPAT_ERR_SYNTAX, r->err, r->errlen, "ply %zu: move number %zu without a move",
+                        r->game.count + 1, expect);
+        *hash = cut_hash(&move);
+    }
+    if (move.s[0] != 'G')
+        return fail(COMPAT_ERR_SYNTAX, r->err, r->errlen, "ply %zu: after %zu. a goat move (G...) must follow, not '%.*s'",
+                    r->game.count + 1, expect, SHOW(move));
+    return read_move(r, move);
+}
+
+/* A result written after '#' must be the package's verdict on the final position. */
+static compat_error_t check_result(pgn_reader_t *r, word_t result)
+{
+    game_result_t v = pkg_verdict(&r->pkg, game_position(&r->game));
+    if (v.reason == RESULT_NONE)
+        return fail(COMPAT_ERR_SYNTAX, r->err, r->errlen, "the result %.*s is written but the game is not over",
+                    SHOW(result));
+    if (!word_is(result, result_text(v)))
+        return fail(COMPAT_ERR_SYNTAX, r->err, r->errlen, "the result %.*s is written but the game ended %s (%s)",
+                    SHOW(result), result_text(v), pkg_describe(v));
+    return COMPAT_OK;
+}
+
 /* The words of a PGN: "N." (also glued to its goat move, "1.G33"), the moves, and at the
  * end an optional "#" (glued to the last move or alone) and the result. */
 static compat_error_t read_pgn(pgn_reader_t *r, const char *text)
 {
-    word_t w;
+    word_t w, result = {NULL, 0};
     const char *s = text;
     bool tiger_may_follow = false, ended = false;
-    word_t result = {NULL, 0};
     while (next_word(&s, &w)) {
+        compat_error_t e = COMPAT_OK;
         if (ended) {
             if (result.s)
-                return fail(COMPAT_ERR_SYNTAX, r->err, r->errlen, "text after the result: '%.*s'",
-                            (int)(w.n > 20 ? 20 : w.n), w.s);
+                return fail(COMPAT_ERR_SYNTAX, r->err, r->errlen, "text after the result: '%.*s'", SHOW(w));
             if (!word_is(w, "1-0") && !word_is(w, "0-1") && !word_is(w, "1/2-1/2"))
-                return fail(COMPAT_ERR_SYNTAX, r->err, r->errlen, "'#' must be followed by 1-0, 0-1 or 1/2-1/2, not '%.*s'",
-                            (int)(w.n > 20 ? 20 : w.n), w.s);
+                return fail(COMPAT_ERR_SYNTAX, r->err, r->errlen,
+                            "'#' must be followed by 1-0, 0-1 or 1/2-1/2, not '%.*s'", SHOW(w));
             result = w;
             continue;
         }
@@ -707,64 +765,28 @@ static compat_error_t read_pgn(pgn_reader_t *r, const char *text)
             ended = true;
             continue;
         }
-        bool hash = w.n > 1 && w.s[w.n - 1] == '#';
-        if (hash)
-            w.n--;
+        bool hash = cut_hash(&w);
         size_t d = 0;
         while (d < w.n && w.s[d] >= '0' && w.s[d] <= '9')
             d++;
         if (d > 0 && d < w.n && w.s[d] == '.') {
-            size_t expect = r->game.count / 2 + 1;
-            if (r->game.count % 2)
-                return fail(COMPAT_ERR_SYNTAX, r->err, r->errlen, "ply %zu: the tigers' move is missing before '%.*s'",
-                            r->game.count + 1, (int)(w.n > 20 ? 20 : w.n), w.s);
-            size_t num = 0;
-            for (size_t i = 0; i < d && num < 1000000000; i++)
-                num = num * 10 + (size_t)(w.s[i] - '0');
-            if (num != expect)
-                return fail(COMPAT_ERR_SYNTAX, r->err, r->errlen, "ply %zu: move number %.*s where %zu was expected",
-                            r->game.count + 1, (int)(d > 12 ? 12 : d), w.s, expect);
-            word_t rest = {w.s + d + 1, w.n - d - 1};
-            if (rest.n == 0) {
-                if (hash || !next_word(&s, &rest))
-                    return fail(COMPAT_ERR_SYNTAX, r->err, r->errlen, "ply %zu: move number %zu without a move",
-                                r->game.count + 1, expect);
-                hash = rest.n > 1 && rest.s[rest.n - 1] == '#';
-                if (hash)
-                    rest.n--;
-            }
-            if (rest.s[0] != 'G')
-                return fail(COMPAT_ERR_SYNTAX, r->err, r->errlen, "ply %zu: after %zu. a goat move (G...) must follow, not '%.*s'",
-                            r->game.count + 1, expect, (int)(rest.n > 20 ? 20 : rest.n), rest.s);
-            compat_error_t e = read_move(r, rest);
-            if (e != COMPAT_OK)
-                return e;
+            e = read_numbered(r, w, d, &s, &hash);
             tiger_may_follow = true;
         } else if (tiger_may_follow && w.s[0] == 'B') {
-            compat_error_t e = read_move(r, w);
-            if (e != COMPAT_OK)
-                return e;
+            e = read_move(r, w);
             tiger_may_follow = false;
         } else {
-            return fail(COMPAT_ERR_SYNTAX, r->err, r->errlen,
-                        "ply %zu: expected %s, not '%.*s'", r->game.count + 1,
-                        tiger_may_follow ? "the tigers' move (B...) or the next move number" : "a move number like 1.",
-                        (int)(w.n > 20 ? 20 : w.n), w.s);
+            e = fail(COMPAT_ERR_SYNTAX, r->err, r->errlen, "ply %zu: expected %s, not '%.*s'", r->game.count + 1,
+                     tiger_may_follow ? "the tigers' move (B...) or the next move number" : "a move number like 1.",
+                     SHOW(w));
         }
+        if (e != COMPAT_OK)
+            return e;
         ended = hash;
     }
     if (ended && !result.s)
         return fail(COMPAT_ERR_SYNTAX, r->err, r->errlen, "'#' must be followed by 1-0, 0-1 or 1/2-1/2");
-    if (result.s) {
-        game_result_t v = pkg_verdict(&r->pkg, game_position(&r->game));
-        if (v.reason == RESULT_NONE)
-            return fail(COMPAT_ERR_SYNTAX, r->err, r->errlen, "the result %.*s is written but the game is not over",
-                        (int)result.n, result.s);
-        if (!word_is(result, result_text(v)))
-            return fail(COMPAT_ERR_SYNTAX, r->err, r->errlen, "the result %.*s is written but the game ended %s (%s)",
-                        (int)result.n, result.s, result_text(v), pkg_describe(v));
-    }
-    return COMPAT_OK;
+    return result.s ? check_result(r, result) : COMPAT_OK;
 }
 
 compat_error_t compat_pgn_parse(const char *text, rep_rule_t rule, game_t *out, char *err, size_t errlen)
