@@ -20,8 +20,8 @@ pkg-config --exists libmicrohttpd 2>/dev/null || need+=(libmicrohttpd-dev)
 pkg-config --exists libcjson 2>/dev/null || need+=(libcjson-dev)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 command -v node >/dev/null || need+=(nodejs npm)
-# The Python package (python/): Debian's python3 with its headers, venv, setuptools and pytest.
-for p in python3-dev python3-venv python3-setuptools python3-wheel python3-pytest; do
+# The Python package (python/): Debian's python3 with its headers, venv, setuptools, pytest and numpy.
+for p in python3-dev python3-venv python3-setuptools python3-wheel python3-pytest python3-numpy; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 if ((${#need[@]})); then

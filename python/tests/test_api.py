@@ -7,11 +7,13 @@ import os
 
 import baghchal
 import baghchal.engine
+import baghchal.env
 from baghchal import _core
 
 PUBLIC_CLASSES = [baghchal.Board, baghchal.Move, baghchal.Tablebase, baghchal.Engine, baghchal.Outcome,
                   baghchal.TablebaseValue, baghchal.engine.SimpleEngine, baghchal.engine.Score,
-                  baghchal.engine.Limit, baghchal.engine.PlayResult]
+                  baghchal.engine.Limit, baghchal.engine.PlayResult, baghchal.env.BaghchalEnv,
+                  baghchal.env.BaghchalAECEnv]
 
 
 def public_members(cls):
@@ -27,10 +29,11 @@ def test_every_public_name_has_a_docstring():
         obj = getattr(baghchal, name)
         if (inspect.isclass(obj) or callable(obj)) and not (obj.__doc__ or "").strip():
             missing.append(name)
-    for name in baghchal.engine.__all__:
-        obj = getattr(baghchal.engine, name)
-        if (inspect.isclass(obj) or inspect.isfunction(obj)) and not (obj.__doc__ or "").strip():
-            missing.append(f"engine.{name}")
+    for module in (baghchal.engine, baghchal.env):
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if (inspect.isclass(obj) or inspect.isfunction(obj)) and not (obj.__doc__ or "").strip():
+                missing.append(f"{module.__name__}.{name}")
     for cls in PUBLIC_CLASSES:
         for name, member in public_members(cls):
             # Fields of NamedTuples and dataclasses are described in their class's docstring.
@@ -46,7 +49,9 @@ def test_the_examples_in_the_docstrings_hold():
     globs = dict(vars(baghchal))
     globs.update(Limit=baghchal.engine.Limit, Score=baghchal.engine.Score, popen=baghchal.engine.popen)
     finder, runner = doctest.DocTestFinder(), doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    globs.update(vars(baghchal.env))
     tests = finder.find(baghchal, globs=globs) + finder.find(baghchal.engine, globs=globs)
+    tests += finder.find(baghchal.env, globs=globs)
     parser = doctest.DocTestParser()
     # The C classes' methods and properties, which the module finder does not reach.
     for cls in (_core.Move, _core.Board, _core.Tablebase, _core.Engine):
