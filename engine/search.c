@@ -1158,10 +1158,12 @@ void search_run(search_shared_t *s)
     for (int i = 1; i <= started; i++)
         if (s->workers[i]->completed_depth > best_w->completed_depth)
             best_w = s->workers[i];
-    /* An iteration cut off inside an aspiration re-search leaves only a bound on its first
-     * move: the last completed iteration's line is the better report then. */
+    /* The answer is the last completed iteration's line, whole: an iteration cut off by a
+     * limit or stop leaves a first move searched one ply deeper than the others (or only a
+     * bound on it), and a report mixing its score and line with the depth before would say
+     * what no search found. Only a search stopped inside its first iteration reports that. */
     const root_move_t *best_rm = &best_w->root[0];
-    if (best_rm->bound != BOUND_EXACT && best_w->completed_depth > 0)
+    if (best_w->completed_depth > 0)
         best_rm = &best_w->last_complete;
     search_info_t final;
     fill_info(s, best_rm, 0, best_w->completed_depth > 0 ? best_w->completed_depth : 1, &final);

@@ -2201,3 +2201,64 @@ Test(uci, multipv_lines_are_best_first_at_every_depth)
     go_free(&g);
     finish_engine();
 }
+
+/* ---- the last info line ---- */
+
+/* A search stopped inside an iteration answers with the last completed one: its final info
+ * line repeats that iteration's line (depth, seldepth, score, bound, pv), never a depth with
+ * the next iteration's unfinished score or line. go nodes stops at the same node every time,
+ * inside an iteration at each of these counts (the mixed lines were found so). */
+Test(uci, the_last_info_line_is_the_last_completed_iteration)
+{
+    static const struct {
+        const char *position;
+        int nodes;
+    } runs[] = {
+        {"position startpos", 150000},
+        {"position startpos", 300000},
+        {"position startpos moves C3", 100000},
+        {"position startpos moves C3", 200000},
+        {"position startpos moves C3", 600000},
+        {"position obx GGGGG/GXXTG/GTXGG/GXTGG/GGTGG g @0 c3", 400000},
+    };
+    start_engine();
+    for (size_t r = 0; r < sizeof runs / sizeof *runs; r++) {
+        expect_silent("ucinewgame");
+        expect_silent(runs[r].position);
+        go_t g;
+        run_go(&g, REPLY_MS * 4, "go nodes %d", runs[r].nodes);
+        check_go_shape(&g);
+        cr_assert_geq(g.ninfo, 2, "%s: %d info lines", runs[r].position, g.ninfo);
+        const info_t *final = &g.info[g.ninfo - 1], *last = &g.info[g.ninfo - 2];
+        cr_assert_eq(final->depth, last->depth, "%s, %d nodes: final depth %d after depth %d", runs[r].position,
+                     runs[r].nodes, final->depth, last->depth);
+        cr_assert_eq(final->seldepth, last->seldepth, "%s, %d nodes", runs[r].position, runs[r].nodes);
+        cr_assert_eq(final->mate, last->mate, "%s, %d nodes", runs[r].position, runs[r].nodes);
+        cr_assert_eq(final->score, last->score, "%s, %d nodes: depth %d says score %lld, then %lld", runs[r].position,
+                     runs[r].nodes, final->depth, last->score, final->score);
+        cr_assert_eq(final->bound, last->bound, "%s, %d nodes", runs[r].position, runs[r].nodes);
+        cr_assert_eq(final->pv_len, last->pv_len, "%s, %d nodes: pv of %d moves, then %d", runs[r].position,
+                     runs[r].nodes, last->pv_len, final->pv_len);
+        for (int i = 0; i < final->pv_len; i++)
+            cr_assert_str_eq(final->pv[i], last->pv[i], "%s, %d nodes: pv move %d", runs[r].position, runs[r].nodes,
+                             i + 1);
+        cr_assert_eq(final->nodes, (unsigned long long)runs[r].nodes, "the search stopped inside an iteration");
+        go_free(&g);
+    }
+    /* Timed searches stop anywhere: the same holds for each. */
+    for (int r = 0; r < 8; r++) {
+        expect_silent(r % 2 ? "position startpos moves C3" : "position startpos");
+        go_t g;
+        run_go(&g, REPLY_MS, "go movetime %d", 60 + 20 * r);
+        check_go_shape(&g);
+        if (g.ninfo >= 2) {
+            const info_t *final = &g.info[g.ninfo - 1], *last = &g.info[g.ninfo - 2];
+            cr_assert_eq(final->depth, last->depth);
+            cr_assert_eq(final->score, last->score, "movetime %d: depth %d says score %lld, then %lld", 60 + 20 * r,
+                         final->depth, last->score, final->score);
+            cr_assert_eq(final->pv_len, last->pv_len);
+        }
+        go_free(&g);
+    }
+    finish_engine();
+}
