@@ -517,10 +517,11 @@ static int check_outputs(const char *path, const char *work)
     return 0;
 }
 
-static int build_placement(const char *dir, int threads, bool restart, int max_in_hand, int min_goats, bool keep_work,
-                           int stop_after, int stop_after_arrays)
+/* What a placement build will write, looked at before anything is built: 1 (with the
+ * reason said) when it cannot or must not be written. */
+static int placement_writable(const char *dir, bool restart)
 {
-    char msg[256], work[TB_PATH_MAX + 32], path[TB_PATH_MAX + 32], sp[TB_PATH_SHOWN];
+    char work[TB_PATH_MAX + 32], path[TB_PATH_MAX + 32], sp[TB_PATH_SHOWN];
     snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
     snprintf(work, sizeof work, "%s/placement-work", dir);
     if (check_outputs(path, work))
@@ -530,6 +531,15 @@ static int build_placement(const char *dir, int threads, bool restart, int max_i
         return fail1("%s is version %u, newer than this program (version %d): not built over; use the newer "
                      "program (--restart replaces it with version %d)",
                      tb_path_shown(path, sp), newer, TBP_FILE_VERSION, TBP_FILE_VERSION);
+    return 0;
+}
+
+static int build_placement(const char *dir, int threads, bool restart, int max_in_hand, int min_goats, bool keep_work,
+                           int stop_after, int stop_after_arrays)
+{
+    char msg[256], work[TB_PATH_MAX + 32], path[TB_PATH_MAX + 32], sp[TB_PATH_SHOWN];
+    snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
+    snprintf(work, sizeof work, "%s/placement-work", dir);
     if (!restart && placement_done(dir, max_in_hand, min_goats)) {
         fprintf(stderr, "%s: already built, every checksum verified\n", path);
         return 0;
@@ -592,6 +602,8 @@ static int build(tb_gen_options_t *o, progress_t *pr, const build_t *b)
 {
     const char *dir = b->dir;
     char msg[256];
+    if (b->placement && placement_writable(dir, o->restart))
+        return 1;
     fprintf(stderr, "building %s/%s: %d captures win, %d thread%s\n", dir, TB_FILE_NAME, o->captures_to_win,
             o->threads, o->threads == 1 ? "" : "s");
     tb_error_t e = tb_generate(o, msg, sizeof msg);
