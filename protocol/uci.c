@@ -40,27 +40,84 @@ typedef struct {
     int n;
 } words_t;
 
-/* line itself when every byte is printable ASCII, else a new copy with the others written
- * \xHH (out of memory: line, with them replaced by '?'). */
+/* Characters that change or hide what a terminal shows: C1 controls, zero-width and
+ * direction marks and overrides, word joiners, the byte-order mark. */
+static bool is_invisible(uint32_t cp)
+{
+    return cp <= 0x9F || (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x2028 && cp <= 0x202E) ||
+           (cp >= 0x2060 && cp <= 0x206F) || cp == 0xFEFF;
+}
+
+/* The length of the UTF-8 sequence that starts at c when it is well formed (shortest form,
+ * no surrogate, at most U+10FFFF) and no invisible character, else 0. */
+static size_t utf8_printable_len(const unsigned char *c)
+{
+    size_t n;
+    uint32_t cp;
+    if (*c < 0x80)
+        return 0;
+    if (*c >= 0xC2 && *c <= 0xDF)
+        n = 2, cp = *c & 0x1Fu;
+    else if (*c >= 0xE0 && *c <= 0xEF)
+        n = 3, cp = *c & 0x0Fu;
+    else if (*c >= 0xF0 && *c <= 0xF4)
+        n = 4, cp = *c & 0x07u;
+    else
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((c[i] & 0xC0) != 0x80) /* also the terminating NUL */
+            return 0;
+        cp = cp << 6 | (c[i] & 0x3Fu);
+    }
+    static const uint32_t LEAST[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < LEAST[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || is_invisible(cp))
+        return 0;
+    return n;
+}
+
+/* How many bytes starting at c go out as they are (0: the byte at c is written \xHH):
+ * printable ASCII and well-formed UTF-8 that is no control character. */
+static size_t shown_as_is(const unsigned char *c)
+{
+    if (*c >= 0x20 && *c <= 0x7E)
+        return 1;
+    return utf8_printable_len(c);
+}
+
+/* line itself when it holds no control character and no byte outside well-formed UTF-8,
+ * else a new copy with each such byte written \xHH (out of memory: line, with them
+ * replaced by '?'). UTF-8 text (a path with accented letters) is printed as it is, so an
+ * option value the GUI sends back is the value it was shown. */
 static char *escape_unprintable(char *line)
 {
     size_t extra = 0, len = 0;
-    for (const unsigned char *c = (const unsigned char *)line; *c; c++, len++)
-        extra += *c < 0x20 || *c > 0x7E ? 3 : 0;
+    for (const unsigned char *c = (const unsigned char *)line; *c;) {
+        size_t n = shown_as_is(c);
+        extra += n ? 0 : 3;
+        len += n ? n : 1;
+        c += n ? n : 1;
+    }
     if (!extra)
         return line;
     char *copy = malloc(len + extra + 1), *d = copy;
     if (!copy) {
-        for (char *c = line; *c; c++)
-            if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7E)
+        for (unsigned char *c = (unsigned char *)line; *c;) {
+            size_t n = shown_as_is(c);
+            if (!n)
                 *c = '?';
+            c += n ? n : 1;
+        }
         return line;
     }
-    for (const unsigned char *c = (const unsigned char *)line; *c; c++) {
-        if (*c < 0x20 || *c > 0x7E)
-            d += sprintf(d, "\\x%02X", *c);
-        else
-            *d++ = (char)*c;
+    for (const unsigned char *c = (const unsigned char *)line; *c;) {
+        size_t n = shown_as_is(c);
+        if (n) {
+            memcpy(d, c, n);
+            d += n;
+            c += n;
+        } else {
+            d += sprintf(d, "\\x%02X", *c++);
+        }
     }
     *d = '\0';
     return copy;
@@ -81,8 +138,8 @@ static void out(uci_t *u, const char *fmt, ...)
     }
     if (!line)
         line = stack; /* out of memory: the line is cut, never lost */
-    /* Text that came from the input (an unknown word, a path) may hold any byte: what is not
-     * printable ASCII goes out as \xHH, so no control byte or broken UTF-8 reaches the GUI. */
+    /* Text that came from the input (an unknown word, a path) may hold any byte: a control
+     * byte or one outside well-formed UTF-8 goes out as \xHH, so none reaches the GUI. */
     char *shown = escape_unprintable(line);
     pthread_mutex_lock(&u->lock);
     u->write(u->ctx, shown);
@@ -303,13 +360,17 @@ static void apply_option(uci_t *u, const option_t *o, const char *value, long lo
             u->limit_strength = strcasecmp(value, "true") == 0;
         engine_set_skill(u->engine, u->skill_level, u->limit_strength, u->elo);
     } else if (strcmp(name, "TablebasePath") == 0) {
-        /* "<empty>" (the UCI way to say nothing, in any case) or no value unloads it. */
-        u->tb_default = false;
+        /* "<empty>" (the UCI way to say nothing, in any case) or no value unloads it. A
+         * value that fails changes nothing: the standard folder's database is still loaded
+         * at the first isready then. */
         const char *dir = strcasecmp(value, "<empty>") == 0 ? "" : value;
         char msg[256] = "";
-        if (engine_set_tablebase(u->engine, dir, msg, sizeof msg) != TB_OK)
+        if (engine_set_tablebase(u->engine, dir, msg, sizeof msg) != TB_OK) {
             ERR(u, "tablebase not loaded: %s", msg);
-        else if (*dir)
+            return;
+        }
+        u->tb_default = false;
+        if (*dir)
             out(u, "info string tablebase loaded from %s", dir);
         return;
     }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "baghchal.h"
 #include "pipe.h"
@@ -1237,13 +1239,23 @@ Test(protocol, many_words_are_taken_in_linear_time)
     }
 }
 
-/* Text echoed from the input in an error line is printable ASCII: other bytes (control
- * characters, broken UTF-8) are written \\xHH, so a GUI's log or terminal never receives them. */
+/* Text echoed from the input in an error line is printed as it came when it is printable
+ * ASCII or well-formed UTF-8; control characters (C0, DEL, C1), invisible marks and bytes
+ * outside well-formed UTF-8 are written \\xHH, so a GUI's log or terminal never receives them. */
 Test(protocol, error_lines_escape_what_is_not_printable)
 {
     start_engine();
     char *err = expect_one_error("foo\x1b[31m\x07\xc3\xa9\xff");
-    cr_assert_str_eq(err, "info string error: unknown command 'foo\\x1B[31m\\x07\\xC3\\xA9\\xFF'");
+    cr_assert_str_eq(err, "info string error: unknown command 'foo\\x1B[31m\\x07\xc3\xa9\\xFF'");
+    free(err);
+    /* Letters of every length of UTF-8 pass; overlong forms, surrogates, code points past
+     * U+10FFFF, cut sequences, C1 controls, a right-to-left override, a zero-width space and a
+     * byte-order mark do not. */
+    err = expect_one_error("\xc3\xa9\xe0\xa4\x95\xf0\x9f\x90\xaf|\xc0\xaf|\xed\xa0\x80|\xf4\x90\x80\x80|\xe2\x82|"
+                           "\xc2\x85|\xe2\x80\xae|\xe2\x80\x8b|\xef\xbb\xbf|\xc2\xa0");
+    cr_assert_str_eq(err, "info string error: unknown command '\xc3\xa9\xe0\xa4\x95\xf0\x9f\x90\xaf|\\xC0\\xAF|"
+                          "\\xED\\xA0\\x80|\\xF4\\x90\\x80\\x80|\\xE2\\x82|\\xC2\\x85|\\xE2\\x80\\xAE|"
+                          "\\xE2\\x80\\x8B|\\xEF\\xBB\\xBF|\xc2\xa0'");
     free(err);
     err = expect_one_error("setoption name Hash\x1b value 1");
     cr_assert_str_eq(err, "info string error: unknown option 'Hash\\x1B'");
@@ -1279,4 +1291,123 @@ Test(protocol, a_byte_order_mark_before_the_first_command_is_ignored)
     sync_collect(&out);
     cr_assert_eq(out.count, 0, "'%s'", out.count ? out.line[0] : "");
     pipe_lines_free(&out);
+}
+
+/* ---- option values round-trip ---- */
+
+/* A folder holding the movement database ($BAGHCHAL_TB_DIR), or NULL. */
+static const char *database_dir(void)
+{
+    const char *dir = getenv("BAGHCHAL_TB_DIR");
+    char path[1024];
+    if (!dir || !*dir)
+        return NULL;
+    snprintf(path, sizeof path, "%s/%s", dir, TB_FILE_NAME);
+    return access(path, R_OK) == 0 ? dir : NULL;
+}
+
+/* Makes a fresh folder under a home whose name is not ASCII and points XDG_DATA_HOME at it;
+ * returns the standard folder the engine will name (XDG_DATA_HOME/baghchal), not yet made. */
+static char *utf8_data_home(char *home, size_t cap)
+{
+    char tmpl[] = "/tmp/baghchal-utf8-XXXXXX";
+    cr_assert_not_null(mkdtemp(tmpl), "mkdtemp: %s", strerror(errno));
+    snprintf(home, cap, "%s/jos\xc3\xa9", tmpl);
+    cr_assert_eq(mkdir(home, 0700), 0, "%s: %s", home, strerror(errno));
+    cr_assert_eq(setenv("XDG_DATA_HOME", home, 1), 0);
+    cr_assert_eq(unsetenv("BAGHCHAL_TABLEBASE_PATH"), 0);
+    size_t n = strlen(home);
+    cr_assert_lt(n + 10, cap);
+    memcpy(home + n, "/baghchal", 10);
+    return home;
+}
+
+static void remove_tree(const char *top, const char *dir)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, TB_FILE_NAME);
+    unlink(path);
+    rmdir(dir);
+    /* dir is top/jos<e>/baghchal: remove the two folders above it that the test made. */
+    snprintf(path, sizeof path, "%s", dir);
+    for (int i = 0; i < 2; i++) {
+        char *slash = strrchr(path, '/');
+        if (slash)
+            *slash = '\0';
+        rmdir(path);
+    }
+    (void)top;
+}
+
+/* With XDG_DATA_HOME under /tmp/.../jos<e-acute>, uci shows the standard folder in UTF-8 as it
+ * is, and the value a GUI sends back from that line names the same folder: it loads. */
+Test(protocol, a_utf8_option_default_round_trips)
+{
+    char home[512];
+    const char *std_dir = utf8_data_home(home, sizeof home);
+    const char *db = database_dir();
+    if (db) {
+        cr_assert_eq(mkdir(std_dir, 0700), 0, "%s: %s", std_dir, strerror(errno));
+        char from[1024], to[1024];
+        snprintf(from, sizeof from, "%s/%s", db, TB_FILE_NAME);
+        snprintf(to, sizeof to, "%s/%s", std_dir, TB_FILE_NAME);
+        /* A hard link where the file system allows it, else a symbolic one. */
+        if (link(from, to) != 0)
+            cr_assert_eq(symlink(from, to), 0, "linking %s: %s", to, strerror(errno));
+    }
+    start_engine();
+    send_line("uci");
+    pipe_lines_t out = {0};
+    char *line;
+    cr_assert_eq(pipe_read_until(eng, "uciok", REPLY_MS, &out, &line), PIPE_LINE);
+    const char *shown = NULL;
+    for (size_t i = 0; i < out.count; i++)
+        if (strncmp(out.line[i], "option name TablebasePath type string default ", 46) == 0)
+            shown = out.line[i] + 46;
+    cr_assert_not_null(shown, "no TablebasePath option line");
+    cr_assert_str_eq(shown, std_dir, "the default is shown as '%s'", shown);
+    /* A GUI sends the value back as it was shown. */
+    pipe_lines_t answer = {0};
+    exchange(&answer, "setoption name TablebasePath value %s", shown);
+    if (db) {
+        cr_assert_eq(answer.count, 1, "%zu lines", answer.count);
+        char want[600];
+        snprintf(want, sizeof want, "info string tablebase loaded from %s", std_dir);
+        cr_assert_str_eq(answer.line[0], want);
+    } else {
+        /* No database to load: the error names the folder as it was given, in UTF-8. */
+        cr_assert_eq(answer.count, 1, "%zu lines", answer.count);
+        cr_assert(strstr(answer.line[0], "jos\xc3\xa9/baghchal") != NULL, "'%s'", answer.line[0]);
+    }
+    pipe_lines_free(&answer);
+    pipe_lines_free(&out);
+    remove_tree(home, std_dir);
+}
+
+/* A TablebasePath that fails changes nothing, like every refused command: before the first
+ * isready the standard folder is still loaded (or said to be empty) there. */
+Test(protocol, a_failed_tablebase_path_keeps_the_standard_folder)
+{
+    char home[512];
+    const char *std_dir = utf8_data_home(home, sizeof home);
+    start_engine();
+    send_line("setoption name TablebasePath value /nonexistent/baghchal-folder");
+    char *line;
+    cr_assert_eq(pipe_read_line(eng, REPLY_MS, &line), PIPE_LINE);
+    cr_assert(strncmp(line, "info string error: tablebase not loaded: ", 41) == 0, "'%s'", line);
+    /* No database there: the first isready says so, in UTF-8. */
+    pipe_lines_t out = {0};
+    sync_collect(&out);
+    cr_assert_eq(out.count, 1, "the first isready printed %zu lines before readyok", out.count);
+    char want[700];
+    snprintf(want, sizeof want, "info string no tablebase in %s (baghchal-tbgen builds it there)", std_dir);
+    cr_assert_str_eq(out.line[0], want);
+    pipe_lines_free(&out);
+    /* One that succeeds (<empty>: none) replaces the default. */
+    pipe_free(eng);
+    eng = NULL;
+    start_engine();
+    expect_silent("setoption name TablebasePath value <empty>");
+    expect_silent("isready");
+    remove_tree(home, std_dir);
 }
