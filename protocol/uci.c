@@ -1047,11 +1047,26 @@ bool uci_handle_input(uci_t *u, const char *line, size_t len)
     return uci_handle_line(u, line);
 }
 
+/* help (--help on the command line): what the program is, its commands, where they are
+ * described. */
+static void cmd_help(uci_t *u)
+{
+    out(u, "baghchal %s: an engine for Bagh-Chal (Tigers and Goats) that speaks a UCI-style line protocol.",
+        BAGHCHAL_VERSION);
+    out(u, "It reads one command a line from its standard input, as a GUI, a referee or a script sends them:");
+    out(u, "  uci, isready, setoption name <name> [value <value>], ucinewgame,");
+    out(u, "  position startpos|obx <fields> [moves <move>...], go [<limits>], go perft <depth>, go prove,");
+    out(u, "  stop, ponderhit, d, eval, tbprobe, bench [<depth>], help, quit.");
+    out(u, "baghchal <command> runs one command and exits (baghchal go perft 7, baghchal bench);");
+    out(u, "baghchal --version prints the version, baghchal --help this text.");
+    out(u, "Every command, option and output line is described in PROTOCOL.md of the baghchal sources.");
+}
+
 /* Commands that take no arguments: given any, they are refused whole. */
 static bool takes_no_arguments(const char *cmd)
 {
-    static const char *const NONE[] = {"uci", "isready", "ucinewgame", "stop", "ponderhit", "d", "eval", "tbprobe",
-                                       "quit"};
+    static const char *const NONE[] = {"uci",     "isready", "ucinewgame", "stop",   "ponderhit", "d",
+                                       "eval",    "tbprobe", "quit",       "help",   "--help",    "--version"};
     for (size_t i = 0; i < sizeof NONE / sizeof NONE[0]; i++)
         if (strcmp(cmd, NONE[i]) == 0)
             return true;
@@ -1110,6 +1125,10 @@ bool uci_handle_line(uci_t *u, const char *line)
         cmd_bench(u, &ws);
     else if (strcmp(cmd, "tbprobe") == 0)
         cmd_tbprobe(u);
+    else if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0)
+        cmd_help(u);
+    else if (strcmp(cmd, "--version") == 0)
+        out(u, "baghchal %s", BAGHCHAL_VERSION);
     else if (strcmp(cmd, "quit") == 0) {
         engine_stop(u->engine);
         engine_wait(u->engine);

@@ -1411,3 +1411,53 @@ Test(protocol, a_failed_tablebase_path_keeps_the_standard_folder)
     expect_silent("isready");
     remove_tree(home, std_dir);
 }
+
+/* ---- help and version ---- */
+
+static void one_shot_lines(char *arg, pipe_lines_t *out)
+{
+    char *argv[] = {(char *)ENGINE, arg, NULL};
+    eng = pipe_start(argv, 0);
+    cr_assert_not_null(eng);
+    pipe_exit_t e = pipe_wait(eng, EXIT_MS);
+    cr_assert(e.exited && e.code == 0, "%s: code %d, signal %d, killed %d", arg, e.code, e.signal, e.killed);
+    char *line;
+    cr_assert_eq(pipe_read_until(eng, "\x01", 0, out, &line), PIPE_EOF);
+    pipe_free(eng);
+    eng = NULL;
+}
+
+Test(protocol, help_and_version)
+{
+    pipe_lines_t version = {0}, help = {0};
+    one_shot_lines("--version", &version);
+    cr_assert_eq(version.count, 1);
+    cr_assert_str_eq(version.line[0], "baghchal " BAGHCHAL_VERSION);
+    one_shot_lines("--help", &help);
+    cr_assert_geq(help.count, 4, "--help printed %zu lines", help.count);
+    cr_assert(strncmp(help.line[0], "baghchal " BAGHCHAL_VERSION ": ", 11) == 0, "'%s'", help.line[0]);
+    bool commands = false, doc = false;
+    for (size_t i = 0; i < help.count; i++) {
+        commands |= strstr(help.line[i], "isready") && strstr(help.line[i], "setoption");
+        doc |= strstr(help.line[i], "PROTOCOL.md") != NULL;
+    }
+    cr_assert(commands && doc, "--help names neither the commands nor PROTOCOL.md");
+    /* In the loop: help prints the same, and like every command word it takes nothing more. */
+    start_engine();
+    pipe_lines_t loop = {0};
+    exchange(&loop, "help");
+    cr_assert_eq(loop.count, help.count);
+    for (size_t i = 0; i < help.count; i++)
+        cr_assert_str_eq(loop.line[i], help.line[i]);
+    pipe_lines_free(&loop);
+    free(expect_one_error("help me"));
+    free(expect_one_error("--version 2"));
+    char *argv[] = {(char *)ENGINE, "--help", "me", NULL};
+    pipe_proc_t *p = pipe_start(argv, 0);
+    cr_assert_not_null(p);
+    pipe_exit_t e = pipe_wait(p, EXIT_MS);
+    cr_assert(e.exited && e.code == 1, "--help me: code %d", e.code);
+    pipe_free(p);
+    pipe_lines_free(&version);
+    pipe_lines_free(&help);
+}
