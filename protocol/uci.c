@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,13 @@ struct uci {
     bool limit_strength;  /* UCI_LimitStrength */
     fb_prover_t *prover;  /* tbprobe's, made at its first use under forbid */
     bool tb_default;      /* the standard folder's database is still to be loaded */
+    /* go perft's thread: it counts a copy of the position, so the reading thread goes on. */
+    pthread_t perft_thread;
+    bool perft_live;            /* a perft thread exists and has not been joined */
+    atomic_bool perft_stop;     /* stop, go, ucinewgame, quit or end of input */
+    atomic_bool perft_running;  /* until it has printed its last line */
+    position_t perft_pos;
+    int perft_depth;
 };
 
 typedef struct {
@@ -219,12 +227,23 @@ uci_t *uci_new(uci_write_fn write, void *ctx)
     return u;
 }
 
-void uci_wait(uci_t *u) { engine_wait(u->engine); }
+void uci_wait(uci_t *u)
+{
+    engine_wait(u->engine);
+    if (u->perft_live) {
+        pthread_join(u->perft_thread, NULL);
+        u->perft_live = false;
+    }
+}
 
 void uci_free(uci_t *u)
 {
     if (!u)
         return;
+    if (u->perft_live) {
+        atomic_store(&u->perft_stop, true);
+        uci_wait(u);
+    }
     engine_free(u->engine);
     fb_prover_free(u->prover);
     game_free(&u->game);
@@ -386,6 +405,25 @@ static void settle(uci_t *u)
 {
     if (engine_stopping(u->engine) || !engine_searching(u->engine))
         engine_wait(u->engine);
+    if (u->perft_live && (atomic_load(&u->perft_stop) || !atomic_load(&u->perft_running))) {
+        pthread_join(u->perft_thread, NULL);
+        u->perft_live = false;
+    }
+}
+
+/* Tells a search, bench or perft to end; halt_wait waits until it has printed its last line. */
+static void halt(uci_t *u)
+{
+    engine_stop(u->engine);
+    if (u->perft_live)
+        atomic_store(&u->perft_stop, true);
+}
+
+static void halt_wait(uci_t *u)
+{
+    halt(u);
+    engine_wait(u->engine);
+    settle(u);
 }
 
 /* Whether the engine is idle for a command that needs it so: a search that is only
@@ -394,7 +432,7 @@ static void settle(uci_t *u)
 static bool engine_idle(uci_t *u)
 {
     settle(u);
-    return !engine_searching(u->engine);
+    return !engine_searching(u->engine) && !u->perft_live;
 }
 
 /* The database of the standard folder (tb_default_dir), loaded once, at the first command
@@ -760,6 +798,58 @@ static void report_bestmove(void *ctx, move_t best, move_t ponder, const search_
 
 enum { PERFT_MAX_DEPTH = 64 };
 
+/* Subtrees this deep are counted whole by the library (a few ms at most); above them the
+ * count looks at the stop flag before every move. */
+enum { PERFT_CHUNK = 5 };
+
+static uint64_t perft_count(uci_t *u, position_t *p, int depth)
+{
+    if (depth <= PERFT_CHUNK)
+        return perft(p, depth);
+    move_t list[MAX_MOVES];
+    int n = gen_moves(p, list);
+    uint64_t total = 0;
+    for (int i = 0; i < n && !atomic_load_explicit(&u->perft_stop, memory_order_relaxed); i++) {
+        position_make(p, list[i]);
+        total += perft_count(u, p, depth - 1);
+        position_unmake(p, list[i]);
+    }
+    return total;
+}
+
+static void *perft_main(void *arg)
+{
+    uci_t *u = arg;
+    position_t p = u->perft_pos;
+    move_t list[MAX_MOVES];
+    int n = gen_moves(&p, list), done = 0;
+    uint64_t total = 0;
+    for (; done < n; done++) {
+        char t[MOVE_TEXT_LEN];
+        position_make(&p, list[done]);
+        uint64_t c = perft_count(u, &p, u->perft_depth - 1);
+        position_unmake(&p, list[done]);
+        /* A count cut short is no count: the move is not printed. */
+        if (atomic_load(&u->perft_stop))
+            break;
+        move_format(list[done], t);
+        out(u, "%s: %" PRIu64, t, c);
+        total += c;
+    }
+    if (done == n)
+        out(u, "");
+    /* Idle before the last line, as a search is before its bestmove: a command that answers
+     * that line finds the perft over (and waits for the line to be out). */
+    atomic_store(&u->perft_running, false);
+    if (done < n)
+        out(u, "info string perft stopped after %d of %d moves", done, n);
+    else
+        out(u, "Nodes searched: %" PRIu64, total);
+    return NULL;
+}
+
+/* Runs on a thread of its own like a search: isready is answered meanwhile, and stop, go,
+ * ucinewgame, quit and end of input end it. */
 static void cmd_perft(uci_t *u, words_t *ws)
 {
     long long depth;
@@ -771,21 +861,16 @@ static void cmd_perft(uci_t *u, words_t *ws)
     long long asked;
     if (!parse_long(ws->w[2], INT64_MIN, INT64_MAX, &asked) || asked != depth)
         out(u, "info string perft depth %.40s is out of range, using %lld", ws->w[2], depth);
-    position_t p = *game_position(&u->game);
-    move_t list[MAX_MOVES];
-    int n = gen_moves(&p, list);
-    uint64_t total = 0;
-    for (int i = 0; i < n; i++) {
-        char t[MOVE_TEXT_LEN];
-        position_make(&p, list[i]);
-        uint64_t c = perft(&p, (int)depth - 1);
-        position_unmake(&p, list[i]);
-        move_format(list[i], t);
-        out(u, "%s: %" PRIu64, t, c);
-        total += c;
+    u->perft_pos = *game_position(&u->game);
+    u->perft_depth = (int)depth;
+    atomic_store(&u->perft_stop, false);
+    atomic_store(&u->perft_running, true);
+    if (pthread_create(&u->perft_thread, NULL, perft_main, u) != 0) {
+        atomic_store(&u->perft_running, false);
+        ERR(u, "could not start the perft thread");
+        return;
     }
-    out(u, "");
-    out(u, "Nodes searched: %" PRIu64, total);
+    u->perft_live = true;
 }
 
 static bool is_go_keyword(const char *w)
@@ -928,8 +1013,7 @@ static void cmd_prove(uci_t *u, words_t *ws)
                "(tbprobe)");
         return;
     }
-    engine_stop(u->engine);
-    engine_wait(u->engine);
+    halt_wait(u);
     if (!engine_set_game(u->engine, &u->game) || !engine_prove(u->engine, &l, report_proof, u)) {
         ERR(u, "out of memory: no proof");
         out(u, "bestmove (none)");
@@ -960,8 +1044,7 @@ static void cmd_go(uci_t *u, words_t *ws)
         return;
     }
     /* The previous search, if any, ends (with its bestmove) before this one starts. */
-    engine_stop(u->engine);
-    engine_wait(u->engine);
+    halt_wait(u);
     load_default_tablebase(u);
     /* An accepted go always ends with a bestmove, even when the search cannot start. */
     if (!engine_set_game(u->engine, &u->game)) {
@@ -1018,8 +1101,7 @@ static void cmd_ucinewgame(uci_t *u)
 {
     position_t start;
     position_set_start(&start);
-    engine_stop(u->engine);
-    engine_wait(u->engine);
+    halt_wait(u);
     engine_clear(u->engine);
     game_t g;
     if (!game_init(&g, &start, NULL, u->rule)) {
@@ -1114,7 +1196,7 @@ bool uci_handle_line(uci_t *u, const char *line)
     else if (strcmp(cmd, "go") == 0)
         cmd_go(u, &ws);
     else if (strcmp(cmd, "stop") == 0)
-        engine_stop(u->engine);
+        halt(u);
     else if (strcmp(cmd, "ponderhit") == 0)
         engine_ponderhit(u->engine);
     else if (strcmp(cmd, "d") == 0)
@@ -1130,8 +1212,7 @@ bool uci_handle_line(uci_t *u, const char *line)
     else if (strcmp(cmd, "--version") == 0)
         out(u, "baghchal %s", BAGHCHAL_VERSION);
     else if (strcmp(cmd, "quit") == 0) {
-        engine_stop(u->engine);
-        engine_wait(u->engine);
+        halt_wait(u);
         keep = false;
     } else
         ERR(u, "unknown command '%.64s'", cmd);

@@ -698,10 +698,40 @@ Test(protocol, thousand_move_position_line)
 
 /* ---- perft ---- */
 
+/* Sends a go perft line and collects what it prints up to its last line, `Nodes searched:`
+ * (kept as the last of out): perft runs on a thread of its own, so isready does not wait for
+ * it. An isready after it then finds nothing more. */
+static void perft_exchange(pipe_lines_t *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void perft_exchange(pipe_lines_t *out, const char *fmt, ...)
+{
+    char cmd[128];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    send_line(cmd);
+    char *line;
+    pipe_status_t s = pipe_read_until(eng, "Nodes searched: ", REPLY_MS, out, &line);
+    cr_assert_eq(s, PIPE_LINE, "'%s' printed no Nodes searched line (%s) but %zu lines, the last '%s'", cmd,
+                 pipe_status_name(s), out->count, out->count ? out->line[out->count - 1] : "");
+    if (out->count == out->cap) {
+        out->cap = out->cap ? 2 * out->cap : 8;
+        out->line = realloc(out->line, out->cap * sizeof *out->line);
+        cr_assert_not_null(out->line);
+    }
+    out->line[out->count] = strdup(line);
+    cr_assert_not_null(out->line[out->count]);
+    out->count++;
+    pipe_lines_t after = {0};
+    sync_collect(&after);
+    cr_assert_eq(after.count, 0, "'%s' printed '%s' after its last line", cmd, after.count ? after.line[0] : "");
+    pipe_lines_free(&after);
+}
+
 static void check_perft(const position_t *pos, int depth, uint64_t total)
 {
     pipe_lines_t out = {0};
-    exchange(&out, "go perft %d", depth);
+    perft_exchange(&out, "go perft %d", depth);
     move_t list[MAX_MOVES];
     position_t p = *pos;
     int n = gen_moves(&p, list);
@@ -769,7 +799,7 @@ Test(protocol, go_perft_depths_are_clamped)
     static const char *const low[] = {"0", "-5", "-99999999999999999999"};
     for (size_t i = 0; i < sizeof low / sizeof *low; i++) {
         pipe_lines_t out = {0};
-        exchange(&out, "go perft %s", low[i]);
+        perft_exchange(&out, "go perft %s", low[i]);
         char want[96];
         snprintf(want, sizeof want, "info string perft depth %s is out of range, using 1", low[i]);
         cr_assert_eq(out.count, 1 + 21 + 2, "go perft %s printed %zu lines", low[i], out.count);
@@ -782,7 +812,7 @@ Test(protocol, go_perft_depths_are_clamped)
     static const char *const high[] = {"65", "99999999999999999999"};
     for (size_t i = 0; i < sizeof high / sizeof *high; i++) {
         pipe_lines_t out = {0};
-        exchange(&out, "go perft %s", high[i]);
+        perft_exchange(&out, "go perft %s", high[i]);
         char want[96];
         snprintf(want, sizeof want, "info string perft depth %s is out of range, using 64", high[i]);
         cr_assert_eq(out.count, 3, "go perft %s printed %zu lines", high[i], out.count);
@@ -792,7 +822,7 @@ Test(protocol, go_perft_depths_are_clamped)
         pipe_lines_free(&out);
     }
     pipe_lines_t out = {0};
-    exchange(&out, "go perft 64");
+    perft_exchange(&out, "go perft 64");
     cr_assert_eq(out.count, 2, "go perft 64 printed %zu lines", out.count);
     cr_assert_str_eq(out.line[1], "Nodes searched: 0");
     pipe_lines_free(&out);
@@ -882,9 +912,11 @@ Test(protocol, whitespace_and_crlf_are_tolerated)
     pipe_lines_free(&out);
 
     send_raw("go perft 1\r\n");
-    sync_collect(&out);
+    char *line;
+    cr_assert_eq(pipe_read_until(eng, "Nodes searched: ", REPLY_MS, &out, &line), PIPE_LINE);
     cr_assert_geq(out.count, 1);
-    cr_assert_str_eq(out.line[out.count - 1], "Nodes searched: 12");
+    cr_assert_str_eq(line, "Nodes searched: 12");
+    cr_assert_str_eq(out.line[out.count - 1], "");
     pipe_lines_free(&out);
 }
 
@@ -1460,4 +1492,63 @@ Test(protocol, help_and_version)
     pipe_free(p);
     pipe_lines_free(&version);
     pipe_lines_free(&help);
+}
+
+/* ---- a perft too deep to finish ---- */
+
+/* go perft runs on a thread of its own like a search: isready is answered meanwhile, options
+ * wait, and stop, go, ucinewgame, quit and end of input end it at once. */
+Test(protocol, a_deep_perft_can_be_stopped)
+{
+    start_engine();
+    char *line;
+    /* stop, after an isready answered during the count */
+    send_line("go perft 100");
+    cr_assert_eq(pipe_read_line(eng, REPLY_MS, &line), PIPE_LINE);
+    cr_assert_str_eq(line, "info string perft depth 100 is out of range, using 64");
+    send_line("isready");
+    cr_assert_eq(pipe_read_line(eng, REPLY_MS, &line), PIPE_LINE);
+    cr_assert_str_eq(line, "readyok");
+    char *err = expect_one_error("setoption name Hash value 1");
+    cr_assert_str_eq(err, "info string error: cannot change Hash while searching");
+    free(err);
+    err = expect_one_error("go perft 3");
+    cr_assert_str_eq(err, "info string error: cannot run perft while searching");
+    free(err);
+    send_line("stop");
+    double sent = pipe_sent_at(eng);
+    cr_assert_eq(pipe_read_line(eng, REPLY_MS, &line), PIPE_LINE);
+    cr_assert_str_eq(line, "info string perft stopped after 0 of 21 moves");
+    cr_assert_lt(pipe_line_at(eng) - sent, PROMPT_EXIT_MS, "stop took %.0f ms", pipe_line_at(eng) - sent);
+    expect_silent("setoption name Hash value 1");
+    /* go: the perft ends, then the search runs */
+    send_line("go perft 64");
+    send_line("go depth 2");
+    cr_assert_eq(pipe_read_line(eng, REPLY_MS, &line), PIPE_LINE);
+    cr_assert_str_eq(line, "info string perft stopped after 0 of 21 moves");
+    cr_assert_eq(pipe_read_until(eng, "bestmove ", REPLY_MS, NULL, &line), PIPE_LINE);
+    /* a finished perft is not stopped: its count stands */
+    pipe_lines_t out = {0};
+    perft_exchange(&out, "go perft 2");
+    cr_assert_str_eq(out.line[out.count - 1], "Nodes searched: 252");
+    pipe_lines_free(&out);
+    expect_silent("stop");
+    /* quit */
+    send_line("go perft 64");
+    send_line("quit");
+    pipe_exit_t e = pipe_wait(eng, EXIT_MS);
+    cr_assert(!e.killed && e.exited && e.code == 0, "quit during perft: code %d, killed %d", e.code, e.killed);
+    cr_assert_lt(e.ms, PROMPT_EXIT_MS, "quit during perft took %.0f ms", e.ms);
+    pipe_free(eng);
+    /* end of input */
+    start_engine();
+    send_line("go perft 64");
+    send_line("isready");
+    cr_assert_eq(pipe_read_line(eng, REPLY_MS, &line), PIPE_LINE);
+    cr_assert_str_eq(line, "readyok");
+    e = pipe_finish(eng, EXIT_MS);
+    cr_assert(!e.killed && e.exited && e.code == 0, "end of input during perft: code %d, killed %d", e.code, e.killed);
+    cr_assert_lt(e.ms, PROMPT_EXIT_MS, "end of input during perft took %.0f ms", e.ms);
+    cr_assert_eq(pipe_read_line(eng, 0, &line), PIPE_LINE);
+    cr_assert_str_eq(line, "info string perft stopped after 0 of 21 moves");
 }
