@@ -182,3 +182,25 @@ def test_a_board_in_a_probe_refuses_changes_from_other_threads(tb_dir):
         stop.set()
         th.join()
         assert outcomes
+
+
+def test_the_whole_solution_agrees_with_the_protocol(engine_path):
+    """With both files (BAGHCHAL_TB_FULL_DIR, not set by run-tests.sh: 818 MB read by each side),
+    positions with goats in hand too."""
+    import os
+
+    from baghchal.engine import popen
+
+    full = os.environ.get("BAGHCHAL_TB_FULL_DIR", "")
+    if not os.path.isfile(os.path.join(full, "baghchal-placement.tb")):
+        pytest.skip("set BAGHCHAL_TB_FULL_DIR to a folder holding both database files")
+    rng = random.Random(77)
+    with Tablebase(full) as t, popen(engine_path, env=dict(os.environ, BAGHCHAL_TABLEBASE_PATH=""),
+                                     timeout=120) as protocol:
+        assert t.has_placement
+        protocol.configure({"TablebasePath": full})
+        for repetition in ("draw", "forbid"):
+            for _ in range(40):
+                board = random_game(rng, rng.randrange(0, 45), repetition)
+                assert tbprobe_lines(t, board) == protocol.tbprobe(board), board.obx()
+        assert str(t.probe(Board(repetition="draw"))) == "draw"
