@@ -28,7 +28,6 @@ struct uci {
     bool failed;   /* the line being handled was refused (an error line was printed) */
     bool one_shot; /* running one command from the command line: a search must end alone */
     bool read_any; /* a line has been read (a byte-order mark can only come first) */
-    int64_t line_ms; /* when the line being handled arrived: a go's time counts from then */
     int skill_level, elo; /* Skill Level, UCI_Elo */
     bool limit_strength;  /* UCI_LimitStrength */
     fb_prover_t *prover;  /* tbprobe's, made at its first use under forbid */
@@ -908,7 +907,6 @@ static bool parse_game_move(const game_t *g, const char *text, move_t *m, char *
 static bool parse_go(uci_t *u, words_t *ws, search_limits_t *l)
 {
     search_limits_init(l);
-    l->start_ms = u->line_ms;
     for (int i = 1; i < ws->n; i++) {
         const char *k = ws->w[i];
         long long v = 0;
@@ -1046,6 +1044,11 @@ static void cmd_go(uci_t *u, words_t *ws)
     /* The previous search, if any, ends (with its bestmove) before this one starts. */
     halt_wait(u);
     load_default_tablebase(u);
+    /* The clock starts now that the go is taken up: after the commands before it, the end of
+     * the search it replaces and the first load of the standard folder's database, whose
+     * time is not the move's (an isready before the go takes it). What follows (copying the
+     * game, starting the threads) counts. */
+    limits.start_ms = search_now_ms();
     /* An accepted go always ends with a bestmove, even when the search cannot start. */
     if (!engine_set_game(u->engine, &u->game)) {
         ERR(u, "out of memory: no search");
@@ -1168,7 +1171,6 @@ bool uci_handle_line(uci_t *u, const char *line)
 {
     words_t ws;
     u->failed = false;
-    u->line_ms = search_now_ms();
     if (!words_split(line, &ws)) {
         ERR(u, "out of memory");
         return true;

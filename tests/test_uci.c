@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "baghchal.h"
 #include "pipe.h"
@@ -2202,6 +2203,89 @@ Test(uci, multipv_lines_are_best_first_at_every_depth)
                           a->depth, k + 1, b->pv[0], b->score, k, a->pv[0], a->score);
         }
     cr_assert_eq(depths, 8);
+    go_free(&g);
+    finish_engine();
+}
+
+/* ---- when the clock starts ---- */
+
+/* A folder holding the movement database ($BAGHCHAL_TB_DIR), or NULL. */
+static const char *database_dir(void)
+{
+    const char *dir = getenv("BAGHCHAL_TB_DIR");
+    char path[1024];
+    if (!dir || !*dir)
+        return NULL;
+    snprintf(path, sizeof path, "%s/%s", dir, TB_FILE_NAME);
+    return access(path, R_OK) == 0 ? dir : NULL;
+}
+
+/* Commands written in one go, as a script or a pipelining client sends them: the engine
+ * takes each line up only when the one before is done, so a go behind slow commands (a
+ * large table, a long game, a database to load) still gets its whole time, counted from
+ * when it is taken up. */
+Test(uci, a_go_behind_slow_commands_keeps_its_whole_time)
+{
+    const int movetime = 400;
+    start_engine();
+    char *longgame = long_position(30000);
+    const char *dir = database_dir();
+    size_t cap = strlen(longgame) + 1024;
+    char *batch = malloc(cap);
+    cr_assert_not_null(batch);
+    /* isready between the slow commands and the go: readyok marks when they are done. */
+    int n = snprintf(batch, cap,
+                     "setoption name Hash value 256\n%s%s%s%s\nisready\nposition startpos moves C3\ngo movetime %d\n",
+                     dir ? "setoption name TablebasePath value " : "", dir ? dir : "", dir ? "\n" : "", longgame,
+                     movetime);
+    cr_assert(n > 0 && (size_t)n < cap);
+    send_raw(batch);
+    free(batch);
+    free(longgame);
+    pipe_lines_t before = {0};
+    char *line;
+    cr_assert_eq(pipe_read_until(eng, "readyok", 60000 * SLOW, &before, &line), PIPE_LINE, "no readyok");
+    pipe_lines_free(&before);
+    go_t g;
+    collect_go(&g, pipe_line_at(eng), REPLY_MS);
+    check_go_shape(&g);
+    /* The search ends min(Move Overhead, movetime / 5) early: it never ends before that. */
+    double whole = movetime - OVERHEAD_MS;
+    cr_assert_geq(go_ms(&g), whole - 5, "the go after the slow commands answered %.0f ms after readyok", go_ms(&g));
+    cr_assert_geq(go_last(&g)->time, whole - 5, "the last info line says time %lld", go_last(&g)->time);
+    cr_assert_gt(go_last(&g)->depth, 1, "a %d ms search stopped at depth %d", movetime, go_last(&g)->depth);
+    go_free(&g);
+    finish_engine();
+}
+
+/* The first go, with no isready before it, loads the standard folder's database: the load is
+ * not the move's time, the clock starts after it. */
+Test(uci, the_first_go_does_not_charge_the_database_load_to_the_move)
+{
+    const char *dir = database_dir();
+    if (!dir)
+        cr_skip_test("no database in BAGHCHAL_TB_DIR");
+    cr_assert_eq(setenv("BAGHCHAL_TABLEBASE_PATH", dir, 1), 0);
+    const int movetime = 300;
+    start_engine();
+    send_raw("position startpos\ngo movetime 300\n");
+    double sent = pipe_sent_at(eng);
+    char *line;
+    cr_assert_eq(pipe_read_until(eng, "info string tablebase loaded from ", 60000 * SLOW, NULL, &line), PIPE_LINE,
+                 "the first go did not load the database");
+    double loaded = pipe_line_at(eng);
+    go_t g;
+    collect_go(&g, loaded, REPLY_MS);
+    check_go_shape(&g);
+    /* Measured here, the load's time is a little long (this process may read the line late)
+     * and the search's a little short: the bounds leave room for that. */
+    double whole = movetime - OVERHEAD_MS, load = loaded - sent;
+    cr_assert_geq(go_ms(&g), whole * 0.8, "the search took %.0f ms after the load (%.0f ms): the load was charged",
+                  go_ms(&g), load);
+    /* info time counts from the clock's start, after the load: depth 1 comes at once. A
+     * charged load shows in it whole. */
+    if (load >= 20)
+        cr_assert_lt(g.info[0].time, load / 2, "depth 1 says time %lld after a load of %.0f ms", g.info[0].time, load);
     go_free(&g);
     finish_engine();
 }
