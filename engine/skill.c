@@ -34,14 +34,14 @@ int skill_pick(const int *scores, int n, double level, uint64_t *rng)
         delta = SKILL_PAWN;
     double weakness = 120.0 - 2.0 * level;
     int w = (int)weakness;
-    long best_value = -(1L << 40);
+    int64_t best_value = -((int64_t)1 << 40);
     int best = 0;
     for (int i = 0; i < n; i++) {
         /* A margin for being worse (so weak levels hardly tell lines apart) and a random
          * one, both scaled by weakness / 128. */
-        long push = (long)(weakness * (double)(top - scores[i]) + (double)delta * (double)(skill_rand(rng) % (uint64_t)w)) / 128;
-        if ((long)scores[i] + push >= best_value) {
-            best_value = (long)scores[i] + push;
+        int64_t push = (int64_t)(weakness * (double)(top - scores[i]) + (double)delta * (double)(skill_rand(rng) % (uint64_t)w)) / 128;
+        if ((int64_t)scores[i] + push >= best_value) {
+            best_value = (int64_t)scores[i] + push;
             best = i;
         }
     }
