@@ -1,0 +1,200 @@
+// The web board's defects a player hit (issue 27, "Every defect found"), each reproduced at
+// 1280x800 and at a 390x844 phone where it applies: element boxes against the window, the
+// exact text of each refusal, and a screenshot of each, written to SHOT_DIR as defect-*.png.
+// BOARD_ONLY=1,5,14 runs only those points, BOARD_SOFT=1 reports every failed check and goes on
+// (while working on them).
+'use strict';
+
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { chromium } = require('playwright-core');
+
+const URL_ = process.env.BOARD_URL;
+const SHOTS = process.env.SHOT_DIR || '.';
+const TB = Number(process.env.BOARD_TB || 0) > 0;
+const ONLY = (process.env.BOARD_ONLY || '').split(',').filter(Boolean).map(Number);
+const STEP_MS = 20000;
+const DESKTOP = { width: 1280, height: 800, name: 'desktop' };
+const PHONE = { width: 390, height: 844, name: 'phone' };
+// Point 1's position: goats to move, every goat placed, three captured.
+const STEPS = 'GTGGG/TGXGT/GXGXG/GGTGG/GGXGG g @0 c3 - -';
+
+const SOFT = process.env.BOARD_SOFT === '1';
+let checks = 0;
+let soft = 0;
+function check(cond, msg) {
+  if (SOFT && !cond) { console.log(`FAILED: ${msg}`); soft++; return; }
+  assert.ok(cond, msg);
+  checks++;
+}
+
+function inside(box, vp) {
+  return Boolean(box) && box.x >= 0 && box.y >= 0 && box.x + box.width <= vp.width + 0.5 && box.y + box.height <= vp.height + 0.5;
+}
+
+// WCAG contrast of two colours given as "rgb(r, g, b)".
+function contrast(a, b) {
+  const lum = (c) => {
+    const [r, g, bl] = c.match(/[\d.]+/g).slice(0, 3).map(Number).map((v) => {
+      const s = v / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+  return (x + 0.05) / (y + 0.05);
+}
+
+async function main() {
+  assert.ok(URL_, 'BOARD_URL is not set');
+  const origin = new URL(URL_);
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'baghchal-defects-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: DESKTOP.width, height: DESKTOP.height },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const problems = [];
+  let expectRefusal = false;
+  try {
+    await context.route('**/*', (route) => {
+      const u = new URL(route.request().url());
+      if (u.host !== origin.host) {
+        problems.push(`request outside the server: ${u.href}`);
+        return route.abort();
+      }
+      return route.continue();
+    });
+    const page = context.pages()[0] || await context.newPage();
+    page.on('console', (m) => {
+      if (m.type() !== 'error') return;
+      if (expectRefusal && m.text().includes('status of 4')) return;
+      problems.push(`console: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+
+    const box = (sel) => page.locator(sel).boundingBox();
+    const shot = (name) => page.screenshot({ path: path.join(SHOTS, `defect-${name}.png`) });
+    const movesShown = () => page.locator('#moves .mv[data-ply]').count();
+    const ready = () => page.waitForFunction(() => document.querySelector('#thinking').hidden &&
+      (document.querySelectorAll('#board .hit.clickable').length > 0 || !document.querySelector('#result-banner').hidden),
+    null, { timeout: STEP_MS });
+    // A fresh page at a size: no saved game, the address given.
+    const open = async (size, query) => {
+      await page.setViewportSize({ width: size.width, height: size.height });
+      await page.goto(URL_);
+      await page.evaluate(() => localStorage.clear());
+      await page.goto(`${URL_}${query || ''}`);
+      await page.waitForFunction(() => /to move/.test(document.querySelector('#status')?.textContent || ''), null, { timeout: STEP_MS });
+      await ready();
+    };
+    const setMovetime = (ms) => page.$eval('#movetime', (e, v) => { e.value = String(v); e.dispatchEvent(new Event('input')); }, ms);
+    const step = async (from, to) => {
+      const n = await movesShown();
+      await page.click(`[data-point="${from}"]`);
+      await page.click(`[data-point="${to}"]`);
+      await page.waitForFunction((want) => document.querySelectorAll('#moves .mv[data-ply]').length === want &&
+        document.querySelectorAll('#board .hit.clickable').length > 0, n + 1, { timeout: STEP_MS });
+    };
+    const run = (n) => !ONLY.length || ONLY.includes(n);
+
+    // ---- 5. the engine's lines: a step stays on one line ----
+    if (run(5)) {
+      for (const size of [DESKTOP, PHONE]) {
+        await open(size, `?obx=${STEPS.replace(/ /g, '+')}`);
+        await page.click('#mode-human');
+        await setMovetime(100);
+        await page.selectOption('#multipv', '3');
+        await page.check('#lines-on');
+        await page.waitForFunction(() => document.querySelectorAll('#lines li').length >= 1, null, { timeout: STEP_MS });
+        const tall = await page.$$eval('#lines .mv, #lines li', (es) => es.filter((e) => {
+          const lh = parseFloat(getComputedStyle(e).fontSize) * 1.6;
+          return e.getBoundingClientRect().height > lh + 4;
+        }).map((e) => `${e.tagName} ${e.textContent} ${e.getBoundingClientRect().height}`));
+        check(tall.length === 0, `${size.name}: every move of a line on one line (${tall.join('; ')})`);
+        check((await page.textContent('#lines .mv')).includes('–'), `${size.name}: the lines hold steps`);
+        await shot(`5-lines-${size.name}`);
+        await page.uncheck('#lines-on');
+        if (size === PHONE) continue; // the phone shows no principal variation on the card
+        // The engine's own line on its card, after its move.
+        await page.click('#mode-goats');
+        await page.click('[data-point="C3"]');
+        await page.click('[data-point="C2"]');
+        await page.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length === 2 &&
+          document.querySelectorAll('#pv span').length > 1, null, { timeout: STEP_MS });
+        await page.waitForTimeout(300);
+        const wrapped = await page.$$eval('#pv span', (es) => es.filter((e) => {
+          const lh = parseFloat(getComputedStyle(e).fontSize) * 1.6;
+          return e.getBoundingClientRect().height > lh + 4;
+        }).map((e) => `${e.textContent} ${e.getBoundingClientRect().height}`));
+        check(wrapped.length === 0, `${size.name}: every move of the engine's line on one line (${wrapped.join('; ')})`);
+        await shot(`5-pv-${size.name}`);
+      }
+    }
+
+    // ---- 12. contrast of at least 4.5:1, both themes ----
+    if (run(12)) {
+      await open(DESKTOP, `?obx=${STEPS.replace(/ /g, '+')}&moves=B2C2`);
+      await page.click('#mode-human');
+      await setMovetime(100);
+      await page.route('**/analysis', async (route) => {
+        const res = await route.fetch();
+        const body = await res.json();
+        body.source = 'database';
+        body.moves = body.moves.map((m, i) => ({ ...m, wdl: ['win', 'loss', 'draw'][i % 3], distance: 5, score: null }));
+        await route.fulfill({ response: res, json: body });
+      });
+      await page.check('#lines-on');
+      await page.waitForFunction(() => document.querySelectorAll('#lines .mv.t').length > 0, null, { timeout: STEP_MS });
+      await page.click('#analyse');
+      await page.waitForSelector('#analysis-list .val.win', { timeout: STEP_MS });
+      for (const theme of ['dark', 'light']) {
+        if (await page.getAttribute('html', 'data-theme') !== theme) await page.click('#theme');
+        await page.waitForTimeout(300); // the buttons' colour transition
+        const pairs = await page.evaluate(() => {
+          const bgOf = (e) => {
+            for (let n = e; n; n = n.parentElement) {
+              const c = getComputedStyle(n).backgroundColor;
+              if (c && c !== 'rgba(0, 0, 0, 0)' && c !== 'transparent') return c;
+            }
+            return getComputedStyle(document.documentElement).backgroundColor;
+          };
+          const out = [];
+          for (const sel of ['#lines .mv.t', '#lines .mv.g', '#lines .sc', '#analysis-list .val.win', '#analysis-list .val.loss',
+            '#analysis-list .val.draw', '#analysis-list .mv', '.card-title', '#moves .mv', '.source', '.player.to-move .who',
+            'button.active', '#obx-error.ok']) {
+            const e = document.querySelector(sel);
+            if (e) out.push([sel, getComputedStyle(e).color, bgOf(e)]);
+          }
+          // The coordinates on the wood: against its darkest colour.
+          out.push(['.board-label', getComputedStyle(document.querySelector('.board-label')).fill, 'rgb(201, 154, 87)']);
+          return out;
+        });
+        for (const [sel, fg, bg] of pairs) {
+          const r = contrast(fg, bg);
+          check(r >= 4.5, `${theme}: ${sel} ${fg} on ${bg} has contrast ${r.toFixed(2)}, at least 4.5`);
+        }
+        await shot(`12-contrast-${theme}`);
+      }
+      await page.click('#theme');
+      await page.unrouteAll({ behavior: 'wait' });
+      await page.uncheck('#lines-on');
+    }
+
+    check(problems.length === 0, `no console errors or outside requests:\n${problems.join('\n')}`);
+  } finally {
+    await context.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
+  if (soft) { console.error(`FAIL: ${soft} checks failed`); process.exit(1); }
+  console.log(`browser defects: ${checks} checks passed; screenshots in ${SHOTS}: defect-*.png`);
+}
+
+main().catch((e) => {
+  console.error(`FAIL: ${e.stack || e.message}`);
+  process.exit(1);
+});
