@@ -21,10 +21,16 @@ enum { REPLY_MS = 5000, EXIT_MS = 5000, PROMPT_EXIT_MS = 2000, QUIET_MS = 300 };
 
 static pipe_proc_t *eng;
 
+/* The folder a test made for XDG_DATA_HOME ("" when none): removed after the test, also
+ * when it fails. */
+static char data_top[64];
+static void remove_data_home(void);
+
 static void teardown(void)
 {
     pipe_free(eng);
     eng = NULL;
+    remove_data_home();
 }
 
 TestSuite(protocol, .fini = teardown, .timeout = 300);
@@ -1342,9 +1348,9 @@ static const char *database_dir(void)
  * returns the standard folder the engine will name (XDG_DATA_HOME/baghchal), not yet made. */
 static char *utf8_data_home(char *home, size_t cap)
 {
-    char tmpl[] = "/tmp/baghchal-utf8-XXXXXX";
-    cr_assert_not_null(mkdtemp(tmpl), "mkdtemp: %s", strerror(errno));
-    snprintf(home, cap, "%s/jos\xc3\xa9", tmpl);
+    snprintf(data_top, sizeof data_top, "/tmp/baghchal-utf8-XXXXXX");
+    cr_assert_not_null(mkdtemp(data_top), "mkdtemp: %s", strerror(errno));
+    snprintf(home, cap, "%s/jos\xc3\xa9", data_top);
     cr_assert_eq(mkdir(home, 0700), 0, "%s: %s", home, strerror(errno));
     cr_assert_eq(setenv("XDG_DATA_HOME", home, 1), 0);
     cr_assert_eq(unsetenv("BAGHCHAL_TABLEBASE_PATH"), 0);
@@ -1354,21 +1360,21 @@ static char *utf8_data_home(char *home, size_t cap)
     return home;
 }
 
-static void remove_tree(const char *top, const char *dir)
+static void remove_data_home(void)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, TB_FILE_NAME);
-    unlink(path);
-    rmdir(dir);
-    /* dir is top/jos<e>/baghchal: remove the two folders above it that the test made. */
-    snprintf(path, sizeof path, "%s", dir);
-    for (int i = 0; i < 2; i++) {
-        char *slash = strrchr(path, '/');
-        if (slash)
-            *slash = '\0';
-        rmdir(path);
+    if (!data_top[0])
+        return;
+    static const char *const below[] = {"/jos\xc3\xa9/baghchal/" TB_FILE_NAME, "/jos\xc3\xa9/baghchal",
+                                        "/jos\xc3\xa9", ""};
+    for (size_t i = 0; i < sizeof below / sizeof *below; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s%s", data_top, below[i]);
+        if (i == 0)
+            unlink(path);
+        else
+            rmdir(path);
     }
-    (void)top;
+    data_top[0] = '\0';
 }
 
 /* With XDG_DATA_HOME under /tmp/.../jos<e-acute>, uci shows the standard folder in UTF-8 as it
@@ -1413,7 +1419,6 @@ Test(protocol, a_utf8_option_default_round_trips)
     }
     pipe_lines_free(&answer);
     pipe_lines_free(&out);
-    remove_tree(home, std_dir);
 }
 
 /* A TablebasePath that fails changes nothing, like every refused command: before the first
@@ -1441,7 +1446,6 @@ Test(protocol, a_failed_tablebase_path_keeps_the_standard_folder)
     start_engine();
     expect_silent("setoption name TablebasePath value <empty>");
     expect_silent("isready");
-    remove_tree(home, std_dir);
 }
 
 /* ---- help and version ---- */
