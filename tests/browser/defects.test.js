@@ -102,6 +102,82 @@ async function main() {
     };
     const run = (n) => !ONLY.length || ONLY.includes(n);
 
+    // ---- 2. phone: the engine's lines leave the analysis in the first screen ----
+    if (run(2)) {
+      await open(PHONE);
+      await setMovetime(100);
+      await page.click('#mode-human');
+      for (const n of [3, 5]) {
+        await page.selectOption('#multipv', String(n));
+        if (!(await page.isChecked('#lines-on'))) await page.check('#lines-on');
+        await page.waitForFunction((k) => document.querySelectorAll('#lines li').length === k, n, { timeout: STEP_MS });
+        await page.click('#analyse');
+        await page.waitForFunction(() => document.querySelectorAll('#analysis-list li').length > 0, null, { timeout: STEP_MS });
+        await page.evaluate(() => window.scrollTo(0, 0));
+        for (const sel of ['#board', '#lines', '#analysis-card', '#moves-card', '#controls']) {
+          const b = await box(sel);
+          check(inside(b, PHONE), `phone, ${n} lines: ${sel} is in the first screen (${JSON.stringify(b)})`);
+        }
+        await shot(`2-lines${n}-phone`);
+      }
+    }
+
+    // ---- 3. phone editor: the board stays, the palette and "Play from here" are in view ----
+    if (run(3)) {
+      for (const size of [PHONE, DESKTOP]) {
+        await open(size);
+        await page.click('#edit');
+        await page.waitForTimeout(300);
+        for (const sel of ['#board', '#tool-goat', '#tool-tiger', '#ed-done', '#ed-error']) {
+          const b = await box(sel);
+          check(inside(b, size), `${size.name} editor: ${sel} is in the first screen (${JSON.stringify(b)})`);
+        }
+        check(await page.evaluate(() => window.scrollY) === 0, `${size.name}: opening the editor does not scroll the board away`);
+        // A goat dragged from the palette to the top row (A1) lands there.
+        const from = await box('#tool-goat');
+        const to = await box('[data-point="A1"]');
+        await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+        await page.mouse.down();
+        await page.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 8 });
+        await page.mouse.up();
+        const obx = (await page.textContent('#ed-obx')).trim();
+        check(obx.startsWith('TXXXT/') === false && obx.split('/')[0] === 'GXXXT', `${size.name}: the goat dragged to A1 is there (${obx})`);
+        await shot(`3-editor-${size.name}`);
+        await page.click('#ed-cancel');
+      }
+    }
+
+    // ---- 4. editor: a refusal goes once the position changes; the strips follow the editor ----
+    if (run(4)) {
+      for (const size of [DESKTOP, PHONE]) {
+        await open(size);
+        await page.click('#edit');
+        await page.click('#tool-tiger');
+        await page.click('[data-point="C3"]');
+        expectRefusal = true;
+        await page.click('#ed-done');
+        await page.waitForFunction(() => document.querySelector('#ed-error').textContent !== '', null, { timeout: STEP_MS });
+        expectRefusal = false;
+        const refused = await page.textContent('#ed-error');
+        check(refused === 'Refused: the board has 5 tigers, expected exactly 4', `${size.name}: the refusal is the server's (${refused})`);
+        check(inside(await box('#ed-error'), size), `${size.name}: the refusal is in view`);
+        await page.click('[data-point="C3"]'); // the fifth tiger off again
+        check(await page.textContent('#ed-error') === '', `${size.name}: the refusal went with the fix`);
+        // Side to move, goats captured (and so in hand): the strips show the editor's.
+        await page.selectOption('#ed-turn', 't');
+        await page.fill('#ed-captured', '2');
+        await page.dispatchEvent('#ed-captured', 'input');
+        check((await page.textContent('#hand-count')).trim() === '18', `${size.name}: 18 goats in hand in the strip (${await page.textContent('#hand-count')})`);
+        check((await page.textContent('#cap-count')).trim() === '2', `${size.name}: 2 captured in the strip`);
+        check(await page.locator('#player-top.to-move[data-side="tigers"]').count() === 1 &&
+          await page.locator('#player-bottom.to-move').count() === 0, `${size.name}: the tigers' strip is the one to move`);
+        await shot(`4-editor-strips-${size.name}`);
+        await page.click('#ed-cancel');
+        check((await page.textContent('#hand-count')).trim() === '20' && (await page.textContent('#cap-count')).trim() === '0',
+          `${size.name}: Cancel brings back the game's counts`);
+      }
+    }
+
     // ---- 5. the engine's lines: a step stays on one line ----
     if (run(5)) {
       for (const size of [DESKTOP, PHONE]) {
@@ -183,6 +259,42 @@ async function main() {
       await page.click('#theme');
       await page.unrouteAll({ behavior: 'wait' });
       await page.uncheck('#lines-on');
+    }
+
+    // ---- 13. desktop: one row of controls with a side line shown; Export / Import in view ----
+    if (run(13)) {
+      await open(DESKTOP, `?obx=${STEPS.replace(/ /g, '+')}&moves=B2C2,C4C5,D2D3,C5C4`);
+      await page.click('#mode-human');
+      await page.click('#moves .mv[data-ply="2"]');
+      await ready();
+      await page.click('[data-point="C3"]'); // a side line
+      await page.click('[data-point="C4"]');
+      await page.waitForFunction(() => document.querySelectorAll('#moves .var .vmv').length === 1, null, { timeout: STEP_MS });
+      check(await page.locator('#promote').isVisible() && await page.locator('#delete-line').isVisible(), 'Promote and Delete are shown');
+      await page.click('#analyse');
+      await page.waitForFunction(() => document.querySelectorAll('#analysis-list li').length > 0, null, { timeout: STEP_MS });
+      const bar = await box('#controls');
+      const btn = await box('#controls #undo');
+      check(bar.height < btn.height * 1.5, `the controls keep one row (${bar.height} px, a button ${btn.height})`);
+      const rows = await page.$eval('#moves-scroll', (e) => e.clientHeight / (document.querySelector('#moves .mv').getBoundingClientRect().height || 20));
+      check(rows >= 8, `the move list shows at least 8 rows (${rows.toFixed(1)})`);
+      for (const sel of ['#export-pgn', '#export-game', '#import-game', '#game-text', '#promote', '#delete-line', '#analysis-card']) {
+        check(inside(await box(sel), DESKTOP), `${sel} is inside 1280x800 (${JSON.stringify(await box(sel))})`);
+      }
+      const record = await box('.record');
+      for (const sel of ['#export-pgn', '#export-game', '#import-game']) {
+        const b = await box(sel);
+        check(b.x >= record.x && b.x + b.width <= record.x + record.width, `${sel} is inside its card (${JSON.stringify(b)})`);
+      }
+      await shot('13-sideline-desktop');
+      await page.setViewportSize({ width: PHONE.width, height: PHONE.height });
+      await page.waitForTimeout(200);
+      for (const sel of ['#promote', '#delete-line', '#board', '#moves-scroll', '#analysis-card']) {
+        check(inside(await box(sel), PHONE), `phone: ${sel} is in the first screen (${JSON.stringify(await box(sel))})`);
+      }
+      const list = await box('#moves-scroll');
+      check(list.height >= 50 && list.width >= 250, `phone: the move list keeps its room (${JSON.stringify(list)})`);
+      await shot('13-sideline-phone');
     }
 
     check(problems.length === 0, `no console errors or outside requests:\n${problems.join('\n')}`);

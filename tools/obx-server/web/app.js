@@ -713,16 +713,19 @@
     return state.skill >= 20 ? 'full strength' : `level ${state.skill}`;
   }
 
+  // The position the strips show: the editor's while it is open.
+  function stripPos() { return state.editor ? localOf(editorObx()) : posOf(state.cur); }
+
   function renderPlayers() {
     const node = state.cur;
-    const pos = posOf(node);
+    const pos = stripPos();
     const top = state.flipped ? 'goats' : 'tigers';
     const h = humanSide();
     for (const [id, side] of [['player-top', top], ['player-bottom', other(top)]]) {
       const box = $(id);
       clear(box);
       box.setAttribute('data-side', side);
-      box.classList.toggle('to-move', !resultAt(node) && pos.turn === side);
+      box.classList.toggle('to-move', (state.editor || !resultAt(node)) && pos.turn === side);
       const who = html('span', 'who', null, box);
       html('span', `dot ${side}`, null, who);
       html('span', null, side === 'goats' ? 'Goats' : 'Tigers', who);
@@ -754,7 +757,7 @@
   }
 
   function renderTrays() {
-    const p = posOf(state.cur);
+    const p = stripPos();
     $('hand-count').textContent = String(p.in_hand);
     $('cap-count').textContent = String(p.captured);
     const hand = $('hand');
@@ -1905,7 +1908,10 @@
     $('ed-error').textContent = '';
     $('editor').hidden = false;
     renderAll();
-    $('editor').scrollIntoView({ block: 'nearest' });
+    // The page from its top (the button may be far below the board, on a phone), unless that
+    // leaves the editor out of sight (a window where the tools go below the board).
+    window.scrollTo(0, 0);
+    if ($('editor').getBoundingClientRect().bottom > window.innerHeight) $('editor').scrollIntoView({ block: 'nearest' });
   }
 
   function closeEditor() {
@@ -1938,9 +1944,15 @@
   }
 
   function renderEditorPanel() {
+    document.body.classList.toggle('editing', Boolean(state.editor));
     if (!state.editor) return;
     for (const b of document.querySelectorAll('.tool')) b.classList.toggle('active', b.getAttribute('data-tool') === state.editor.tool);
-    $('ed-obx').textContent = editorObx();
+    const obx = editorObx();
+    $('ed-obx').textContent = obx;
+    // A refusal speaks of the position refused: once that changes, it goes.
+    if (state.editor.refused !== obx) { $('ed-error').textContent = ''; state.editor.refused = null; }
+    renderPlayers();
+    renderTrays();
   }
 
   function editPoint(name, kind) {
@@ -2042,6 +2054,8 @@
       schedule();
       requestLines();
     } catch (e) {
+      if (!state.editor) return;
+      state.editor.refused = obx;
       $('ed-error').textContent = unreachable(e) ? `Server: ${e.message}` : `Refused: ${e.message}`;
       $('ed-error').setAttribute('data-code', e.data && e.data.code ? e.data.code : '');
     }
@@ -2194,7 +2208,7 @@
     $('theme').addEventListener('click', () => { state.theme = state.theme === 'light' ? 'dark' : 'light'; applyTheme(); save(); renderControls(); });
     $('copy-obx').addEventListener('click', () => copyText(posOf(state.cur).obx, 'OBX copied.'));
     $('copy-link').addEventListener('click', () => {
-      if (state.addressTooLong) showError('The game is too long for an address: use Export PGN or Export OBX + moves.');
+      if (state.addressTooLong) showError('The game is too long for an address: use Export PGN or Export OBX.');
       else copyText(location.href, 'Link copied.');
     });
     $('load-obx').addEventListener('click', () => loadObx());
