@@ -102,6 +102,31 @@ async function main() {
     };
     const run = (n) => !ONLY.length || ONLY.includes(n);
 
+    // ---- 1. a move refused for repetition says which and why ----
+    if (run(1)) {
+      for (const size of [DESKTOP, PHONE]) {
+        await open(size, `?obx=${STEPS.replace(/ /g, '+')}`);
+        await page.click('#mode-human');
+        await step('B2', 'C2');
+        await step('C4', 'C5');
+        await step('D2', 'D3');
+        await step('C5', 'C4');
+        expectRefusal = true; // the server's 422 for the move asked about
+        await page.click('[data-point="D3"]');
+        await page.waitForFunction(() => !document.querySelector('#notice').hidden, null, { timeout: STEP_MS });
+        expectRefusal = false;
+        const text = (await page.textContent('#notice')).trim();
+        check(text === 'D3–D2 is forbidden: it would repeat the position after 1. B2–C2 (repetition is forbidden in this game).',
+          `${size.name}: the refusal names the move and the position it would repeat (${text})`);
+        check(inside(await box('#notice'), page.viewportSize()), `${size.name}: the refusal is in view (${JSON.stringify(await box('#notice'))})`);
+        check(await page.locator('[data-piece="goat"][data-at="D3"].selected').count() === 1, `${size.name}: the goat on D3 is selected`);
+        await shot(`1-forbidden-${size.name}`);
+        // A goat with a move says nothing and plays it; the refusal goes.
+        await step('C3', 'D2');
+        check(await page.locator('#notice').isHidden(), `${size.name}: a move played clears the refusal`);
+      }
+    }
+
     // ---- 2. phone: the engine's lines leave the analysis in the first screen ----
     if (run(2)) {
       await open(PHONE);
@@ -298,6 +323,12 @@ async function main() {
     }
 
     check(problems.length === 0, `no console errors or outside requests:\n${problems.join('\n')}`);
+  } catch (e) {
+    // The page as it was when a check failed.
+    const page = context.pages()[0];
+    if (page) await page.screenshot({ path: path.join(SHOTS, 'defect-failure.png') }).catch(() => {});
+    if (problems.length) console.error(problems.join('\n'));
+    throw e;
   } finally {
     await context.close();
     fs.rmSync(profile, { recursive: true, force: true });

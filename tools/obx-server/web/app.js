@@ -63,6 +63,7 @@
     paused: false,
     analysis: null,  // the engine's last search: {nodeId, score, depth, pv, side, nodes, time_ms}
     hint: null,      // {nodeId, from, to}
+    notice: null,    // {nodeId, text}: why the piece clicked there cannot move
     an: null,        // the last /analysis answer: {nodeId, data}
     analysing: false,
     linesOn: false,
@@ -685,6 +686,7 @@
     s.setAttribute('data-turn', pos.turn);
     s.setAttribute('data-view', node === engineNode() || !node.children.length ? 'game' : String(plyOf(node)));
     s.setAttribute('data-ply', String(plyOf(node)));
+    renderNotice();
     if (result) return;
     const dot = html('span', `dot ${pos.turn}`);
     const text = html('span', null, `${pos.turn === 'goats' ? 'Goats' : 'Tigers'} to move`);
@@ -698,6 +700,13 @@
       else hint.textContent = state.selected ? 'click a highlighted point' : `click a ${pos.turn === 'goats' ? 'goat' : 'tiger'} to move it`;
     } else if (state.mode === 'watch' && state.paused) hint.textContent = 'paused';
     s.append(dot, text, hint);
+  }
+
+  function renderNotice() {
+    const n = state.notice;
+    const shown = Boolean(n && n.nodeId === state.cur.id && !state.editor);
+    $('notice').hidden = !shown;
+    $('notice').textContent = shown ? n.text : '';
   }
 
   function renderFailure() {
@@ -1442,6 +1451,7 @@
     opts = opts || {};
     state.obxEdited = false;
     state.selected = null;
+    state.notice = null;
     const known = at.children.find((c) => c.move === entry.move);
     if (known) {
       if (opts.follow !== false) goTo(known);
@@ -1583,8 +1593,71 @@
       const m = legal.find((x) => x.from === state.selected && x.to === name);
       if (m) { play(m, node); return; }
     }
-    state.selected = legal.some((x) => x.from === name) && state.selected !== name ? name : null;
+    state.notice = null;
+    const own = boardCells(node.pos.obx)[name] === (node.pos.turn === 'goats' ? 'G' : 'T');
+    if (own && state.selected !== name && !legal.some((x) => x.from === name)) {
+      // A piece of the side to move with no move: say why (often a repetition).
+      state.selected = name;
+      explainStuck(node, name);
+    } else {
+      state.selected = legal.some((x) => x.from === name) && state.selected !== name ? name : null;
+    }
     render();
+    renderStatus();
+  }
+
+  // The moves a piece would have on an empty board's lines from where it stands (steps, and a
+  // tiger's jumps over a goat): only proposals, each judged by the server.
+  function candidateMoves(cells, name) {
+    const c = COLS.indexOf(name[0]);
+    const r = Number(name[1]) - 1;
+    const dirs = [[1, 0], [-1, 0], [0, 1], [0, -1]];
+    if ((c + r) % 2 === 0) dirs.push([1, 1], [1, -1], [-1, 1], [-1, -1]);
+    const on = (x, y) => x >= 0 && x < 5 && y >= 0 && y < 5;
+    const out = [];
+    for (const [dc, dr] of dirs) {
+      if (!on(c + dc, r + dr)) continue;
+      const next = pointName(c + dc, r + dr);
+      if (!cells[next]) out.push(`${name}${next}`);
+      else if (cells[name] === 'T' && cells[next] === 'G' && on(c + 2 * dc, r + 2 * dr) && !cells[pointName(c + 2 * dc, r + 2 * dr)]) {
+        out.push(`${name}${pointName(c + 2 * dc, r + 2 * dr)}`);
+      }
+    }
+    return out;
+  }
+
+  // A line's move as the move list writes it: "1. B2–C2", "1… C4–C5".
+  function moveLabel(n) { return `${moveNumber(n)}${n.side === 'goats' ? '.' : '…'} ${prettyMove(n.move)}`; }
+
+  function positionKey(obx) {
+    const f = obx.trim().split(/\s+/);
+    return [boardText(boardCells(obx)), ...f.slice(1, 4)].join(' ').toUpperCase();
+  }
+
+  async function explainStuck(node, name) {
+    const pos = node.pos;
+    const piece = pos.turn === 'goats' ? 'goat' : 'tiger';
+    const forbidden = [];
+    for (const mv of candidateMoves(boardCells(pos.obx), name)) {
+      try {
+        await api('/legal', { ...gameOf(node), move: mv, repetition: state.rule });
+      } catch (e) {
+        if (e.data && e.data.code === 'move-repetition') forbidden.push(mv);
+        else if (unreachable(e)) return;
+      }
+    }
+    if (state.cur !== node || state.selected !== name) return;
+    let text = `The ${piece} on ${name} has no move.`;
+    const rule = '(repetition is forbidden in this game)';
+    if (forbidden.length === 1) {
+      const after = positionKey(localAfter(pos, entryOf(forbidden[0])).obx);
+      const seen = [state.root, ...pathTo(node)].find((n) => positionKey(posOf(n).obx) === after);
+      const where = !seen ? 'an earlier position' : seen === state.root ? 'the start position' : `the position after ${moveLabel(seen)}`;
+      text = `${prettyMove(entryOf(forbidden[0]).move)} is forbidden: it would repeat ${where} ${rule}.`;
+    } else if (forbidden.length > 1) {
+      text = `${forbidden.map((m) => prettyMove(entryOf(m).move)).join(', ')} are forbidden: each would repeat an earlier position ${rule}.`;
+    }
+    state.notice = { nodeId: node.id, text };
     renderStatus();
   }
 
