@@ -7,6 +7,7 @@ import os
 
 import baghchal
 import baghchal.engine
+import baghchal.bench
 import baghchal.env
 from baghchal import _core
 
@@ -29,7 +30,7 @@ def test_every_public_name_has_a_docstring():
         obj = getattr(baghchal, name)
         if (inspect.isclass(obj) or callable(obj)) and not (obj.__doc__ or "").strip():
             missing.append(name)
-    for module in (baghchal.engine, baghchal.env):
+    for module in (baghchal.engine, baghchal.env, baghchal.bench):
         for name in module.__all__:
             obj = getattr(module, name)
             if (inspect.isclass(obj) or inspect.isfunction(obj)) and not (obj.__doc__ or "").strip():

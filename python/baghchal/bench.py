@@ -1,0 +1,240 @@
+"""A benchmark of exact positions for Bagh-Chal agents: positions of every phase with their
+value under the draw rule (from the whole-game solution) and the moves that keep it, and a
+scorer that reports the share of an agent's moves that keep the value, by phase and side.
+
+    python -m baghchal.bench score AGENT [--positions FILE] [--limit N]
+    python -m baghchal.bench generate --tb DIR [--count N] [--seed S] [--out FILE]
+
+AGENT is ``random``, ``engine:depth=6`` / ``engine:movetime=50`` / ``engine:nodes=20000``
+(the engine in process without the databases; ``,skill=5`` for a level), ``exe:PATH`` with
+the same limits after a comma (a protocol executable), or ``module:function`` (a Python
+callable that takes a :class:`~baghchal.Board` and returns a :class:`~baghchal.Move` or move
+text). Positions come from games of random moves and of the engine at depth 4, sampled at a
+random ply; only positions where some legal move changes the value are kept (a lost position
+has none). See the README's "A benchmark of exact positions".
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import math
+import os
+import random
+import sys
+from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
+
+from . import GOATS, Board, Move, Tablebase
+from .engine import Engine, Limit, popen
+
+__all__ = ["VERSION", "PHASES", "Position", "load", "generate", "score", "phase_of", "agent_from_spec"]
+
+VERSION = 1
+"""The version of the position set and its format; cite it with the scores."""
+
+PHASES = ["placement-early", "placement-mid", "placement-late", "movement"]
+"""Goats in hand 20-14, 13-7, 6-1 and 0."""
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", f"positions-v{VERSION}.txt")
+
+
+class Position(NamedTuple):
+    """A benchmark position: its phase, the side to move, OBX, its value for the side to move
+    under the draw rule (``'win'`` or ``'draw'``) and the moves that keep it."""
+
+    phase: str
+    side: str
+    obx: str
+    value: str
+    keeping: Tuple[Move, ...]
+
+
+def phase_of(board: Board) -> str:
+    """The benchmark's phase of a position (:data:`PHASES`)."""
+    h = board.goats_in_hand
+    return "movement" if h == 0 else "placement-late" if h <= 6 else "placement-mid" if h <= 13 else "placement-early"
+
+
+def load(path: Optional[str] = None) -> List[Position]:
+    """The positions of a benchmark file (default: the set shipped with the package)."""
+    out = []
+    with open(path or DATA, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            phase, side, obx, value, moves = line.rstrip("\n").split("\t")
+            out.append(Position(phase, side, obx, value, tuple(Move(m) for m in moves.split())))
+    return out
+
+
+def generate(tb: Tablebase, count: int, seed: int) -> List[Position]:
+    """``count`` positions, as many in each phase and side, from random and engine games."""
+    if not tb.has_placement:
+        raise ValueError("generating needs the whole-game solution (baghchal-placement.tb beside baghchal.tb)")
+    rng = random.Random(seed)
+    buckets: Dict[Tuple[str, str], List[Position]] = {(p, s): [] for p in PHASES for s in ("goats", "tigers")}
+    per_bucket = max(1, count // len(buckets))
+    seen = set()
+    with Engine(tablebase_path="", hash_mb=16) as engine:
+        while any(len(b) < per_bucket for b in buckets.values()):
+            board = Board(repetition="draw")
+            by_engine = rng.random() < 0.5
+            engine.clear()
+            stop = rng.randrange(1, 120)
+            while len(board.move_stack) < stop and board.legal_moves:
+                if by_engine:
+                    move = engine.play(board, depth=4).move
+                    if rng.random() < 0.1:  # some variety between engine games
+                        move = rng.choice(board.legal_moves)
+                else:
+                    move = rng.choice(board.legal_moves)
+                board.push(move)
+            if board.is_game_over():
+                continue
+            position = board.copy(stack=False)
+            key = position.obx().split()[:4]
+            bucket = buckets[(phase_of(position), "goats" if position.turn == GOATS else "tigers")]
+            if tuple(key) in seen or len(bucket) >= per_bucket:
+                continue
+            value = tb.probe(position)
+            if value.result == "loss":
+                continue
+            ranked = tb.rank_moves(position)
+            keeping = tuple(m for m, v in ranked if v.result == value.result)
+            if len(keeping) == len(ranked):
+                continue  # no move changes the value: nothing to tell agents apart
+            seen.add(tuple(key))
+            bucket.append(Position(phase_of(position), "goats" if position.turn == GOATS else "tigers",
+                                   " ".join(key), value.result, keeping))
+    return [p for b in buckets.values() for p in b]
+
+
+def write(positions: Iterable[Position], path: str, command: str) -> None:
+    """Writes a benchmark file."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(f"# baghchal position benchmark, version {VERSION}\n")
+        f.write(f"# made by: {command}\n")
+        f.write("# phase, side to move, OBX, value for the side to move under the draw rule, the moves that keep it\n")
+        for p in positions:
+            f.write("\t".join([p.phase, p.side, p.obx, p.value, " ".join(str(m) for m in p.keeping)]) + "\n")
+
+
+Agent = Callable[[Board], object]
+
+
+def _limit(words: List[str]) -> Tuple[Limit, Optional[int]]:
+    kw: Dict[str, int] = {}
+    for w in words:
+        key, _, value = w.partition("=")
+        kw[key] = int(value)
+    skill = kw.pop("skill", None)
+    return Limit(**kw), skill
+
+
+def agent_from_spec(spec: str) -> Tuple[Agent, Callable[[], None]]:
+    """An agent and the function that releases it, from the command line's AGENT."""
+    if spec == "random":
+        rng = random.Random(0)
+        return (lambda board: rng.choice(board.legal_moves)), (lambda: None)
+    if spec.startswith("engine:"):
+        limit, skill = _limit(spec[len("engine:"):].split(","))
+        engine = Engine(tablebase_path="", hash_mb=16, skill_level=20 if skill is None else skill)
+
+        def play(board: Board) -> object:
+            engine.clear()
+            return engine.play(board, limit).move
+        return play, engine.close
+    if spec.startswith("exe:"):
+        path, *words = spec[len("exe:"):].split(",")
+        limit, skill = _limit(words)
+        exe = popen(path, env=dict(os.environ, BAGHCHAL_TABLEBASE_PATH=""))
+        if skill is not None:
+            exe.configure({"Skill Level": skill})
+
+        def play_exe(board: Board) -> object:
+            exe.new_game()
+            return exe.play(board, limit).move
+        return play_exe, exe.quit
+    module, _, name = spec.partition(":")
+    if not name:
+        raise ValueError(f"unknown agent {spec!r}: random, engine:..., exe:PATH,... or module:function")
+    return getattr(importlib.import_module(module), name), (lambda: None)
+
+
+def wilson(kept: int, n: int) -> Tuple[float, float]:
+    """The 95% Wilson interval of a share."""
+    if n == 0:
+        return 0.0, 0.0
+    z, p = 1.96, kept / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def score(agent: Agent, positions: List[Position]) -> Dict[Tuple[str, str], Tuple[int, int]]:
+    """(kept, played) by (phase, side), ``('all', 'all')`` included. A move that is not legal
+    counts as not keeping the value."""
+    counts: Dict[Tuple[str, str], List[int]] = {}
+    for p in positions:
+        board = Board(p.obx, repetition="draw")
+        try:
+            move = agent(board.copy())
+            move = board.parse_move(move if isinstance(move, (Move, str)) else str(move))
+            kept = move in p.keeping
+        except Exception:  # noqa: BLE001 - an agent's failure is a move that does not keep the value
+            kept = False
+        for key in ((p.phase, p.side), (p.phase, "both"), ("all", p.side), ("all", "both")):
+            c = counts.setdefault(key, [0, 0])
+            c[0] += kept
+            c[1] += 1
+    return {k: (v[0], v[1]) for k, v in counts.items()}
+
+
+def table(results: Dict[Tuple[str, str], Tuple[int, int]]) -> str:
+    """The scores as a Markdown table: share kept and its 95% interval."""
+    rows = ["| phase | goats | tigers | both |", "|---|---|---|---|"]
+    for phase in PHASES + ["all"]:
+        cells = []
+        for side in ("goats", "tigers", "both"):
+            kept, n = results.get((phase, side), (0, 0))
+            lo, hi = wilson(kept, n)
+            cells.append(f"{kept / n:.1%} ({lo:.1%}-{hi:.1%}, n={n})" if n else "-")
+        rows.append(f"| {phase} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m baghchal.bench", description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+    sc = sub.add_parser("score", help="score an agent")
+    sc.add_argument("agent")
+    sc.add_argument("--positions", help="a benchmark file (default: the shipped set)")
+    sc.add_argument("--limit", type=int, help="only the first N positions")
+    gen = sub.add_parser("generate", help="make a position set from the whole-game solution")
+    gen.add_argument("--tb", required=True, help="the folder of baghchal.tb and baghchal-placement.tb")
+    gen.add_argument("--count", type=int, default=2000)
+    gen.add_argument("--seed", type=int, default=1)
+    gen.add_argument("--out", default=DATA)
+    args = ap.parse_args(argv)
+    try:
+        if args.command == "generate":
+            with Tablebase(args.tb) as tb:
+                positions = generate(tb, args.count, args.seed)
+            write(positions, args.out, f"python -m baghchal.bench generate --count {args.count} --seed {args.seed}")
+            print(f"{len(positions)} positions written to {args.out}")
+            return 0
+        positions = load(args.positions)[: args.limit]
+        agent, release = agent_from_spec(args.agent)
+        try:
+            results = score(agent, positions)
+        finally:
+            release()
+        print(f"baghchal position benchmark v{VERSION}, agent {args.agent}: moves that keep the value")
+        print(table(results))
+        return 0
+    except Exception as e:  # noqa: BLE001 - a one-line reason, not a trace
+        print(f"baghchal.bench: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

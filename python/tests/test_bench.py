@@ -1,0 +1,74 @@
+"""The benchmark of exact positions: the shipped set is what it says, and the scorer counts."""
+import random
+
+import pytest
+
+import baghchal
+from baghchal import Board, Move, Tablebase, bench
+
+
+@pytest.fixture(scope="module")
+def positions():
+    return bench.load()
+
+
+def test_the_shipped_set(positions):
+    assert len(positions) == 2000 and bench.VERSION == 1
+    counts = {}
+    for p in positions:
+        board = Board(p.obx, repetition="draw")
+        assert bench.phase_of(board) == p.phase
+        assert p.side == ("goats" if board.turn == baghchal.GOATS else "tigers")
+        assert p.value in ("win", "draw")
+        legal = set(board.legal_moves)
+        assert p.keeping and set(p.keeping) < legal, p.obx
+        counts[(p.phase, p.side)] = counts.get((p.phase, p.side), 0) + 1
+    assert counts == {(phase, side): 250 for phase in bench.PHASES for side in ("goats", "tigers")}
+    assert len({p.obx for p in positions}) == 2000
+
+
+def test_the_movement_positions_agree_with_the_database(positions, tb_dir):
+    with Tablebase(tb_dir) as tb:
+        for p in positions:
+            if p.phase != "movement":
+                continue
+            board = Board(p.obx, repetition="draw")
+            value = tb.probe(board)
+            assert value.result == p.value
+            assert {m for m, v in tb.rank_moves(board) if v.result == value.result} == set(p.keeping)
+
+
+def test_the_scorer_counts(positions):
+    sample = positions[::20]
+    keep = {Board(p.obx).obx(): set(p.keeping) for p in sample}
+    perfect = bench.score(lambda b: next(m for m in b.legal_moves if m in keep[b.obx()]), sample)
+    assert perfect[("all", "both")] == (len(sample), len(sample))
+    worst = bench.score(lambda b: next(m for m in b.legal_moves if m not in keep[b.obx()]), sample)
+    assert worst[("all", "both")] == (0, len(sample))
+    broken = bench.score(lambda b: 1 / 0, sample)
+    assert broken[("all", "both")] == (0, len(sample))
+    text = bench.score(lambda b: str(next(iter(keep[b.obx()]))), sample)
+    assert text[("all", "both")] == (len(sample), len(sample))
+    assert sum(n for (phase, side), (_, n) in perfect.items() if phase != "all" and side != "both") == len(sample)
+    lo, hi = bench.wilson(50, 100)
+    assert round(lo, 3) == 0.404 and round(hi, 3) == 0.596
+    assert "| movement |" in bench.table(perfect)
+
+
+def test_the_command_line(capsys, tmp_path):
+    assert bench.main(["score", "random", "--limit", "40"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("baghchal position benchmark v1, agent random") and "| all |" in out
+    assert bench.main(["score", "nonsense"]) == 1
+    assert "unknown agent 'nonsense'" in capsys.readouterr().err
+    assert bench.main(["score", "engine:depth=2", "--limit", "16"]) == 0
+    assert bench.main(["generate", "--tb", str(tmp_path), "--count", "8", "--out", str(tmp_path / "x")]) == 1
+    assert "tablebase not loaded" in capsys.readouterr().err
+
+
+def test_generating_needs_the_whole_solution(tb_dir):
+    with Tablebase(tb_dir) as tb:
+        if tb.has_placement:
+            pytest.skip("the placement file is present")
+        with pytest.raises(ValueError, match="needs the whole-game solution"):
+            bench.generate(tb, 8, 1)
