@@ -208,3 +208,21 @@ def test_parse_info():
                     "nodes": 11937, "nps": 852642, "hashfull": 0, "time": 0.014, "pv": [Move("C1"), Move("A5B4")]}
     assert parse_info("info depth 0 score mate -3")["score"] == Score(mate=-3)
     assert str(Score.parse("mate 2 upperbound")) == "mate 2 upperbound"
+
+
+def test_the_subprocess_engine_dies_or_hangs(engine_path, tmp_path):
+    with popen(engine_path, env={"BAGHCHAL_TABLEBASE_PATH": ""}) as e:
+        e.process.kill()
+        e.process.wait()
+        with pytest.raises(EngineError, match="the engine has exited"):
+            e.play(Board(), Limit(depth=2))
+    hang = tmp_path / "hang.sh"
+    hang.write_text("#!/bin/sh\nwhile read line; do case \"$line\" in\n uci) echo uciok;;\n isready) echo readyok;;\n"
+                    " esac; done\n")
+    hang.chmod(0o755)
+    with popen(str(hang), timeout=0.5) as e:
+        t = time.monotonic()
+        with pytest.raises(EngineError, match="no answer from the engine within 0.5 s"):
+            e.play(Board(), Limit(depth=2))
+        assert time.monotonic() - t < 3
+        assert e.process.poll() is not None  # killed
