@@ -51,9 +51,9 @@ int main(int argc, char **argv)
     ssize_t n;
     while (open && (n = getline(&line, &cap, stdin)) >= 0)
         open = uci_handle_input(u, line, (size_t)n);
-    /* End of input is quit: a search still running stops and reports its bestmove. */
+    /* End of input: a go with a limit, perft or bench finishes, anything else stops. */
     if (open)
-        uci_handle_line(u, "quit");
+        uci_end_of_input(u);
     free(line);
     uci_free(u);
     return 0;

@@ -28,6 +28,9 @@ struct uci {
     bool failed;   /* the line being handled was refused (an error line was printed) */
     bool one_shot; /* running one command from the command line: a search must end alone */
     bool read_any; /* a line has been read (a byte-order mark can only come first) */
+    /* What runs now ends by itself (a go with a limit, perft, bench): end of input lets it
+     * finish. ponder_limited: the go ponder's limits once ponderhit makes it a search. */
+    bool ends_alone, ponder_limited;
     int skill_level, elo; /* Skill Level, UCI_Elo */
     bool limit_strength;  /* UCI_LimitStrength */
     fb_prover_t *prover;  /* tbprobe's, made at its first use under forbid */
@@ -35,7 +38,7 @@ struct uci {
     /* go perft's thread: it counts a copy of the position, so the reading thread goes on. */
     pthread_t perft_thread;
     bool perft_live;            /* a perft thread exists and has not been joined */
-    atomic_bool perft_stop;     /* stop, go, ucinewgame, quit or end of input */
+    atomic_bool perft_stop;     /* stop, go, ucinewgame or quit */
     atomic_bool perft_running;  /* until it has printed its last line */
     position_t perft_pos;
     int perft_depth;
@@ -848,7 +851,7 @@ static void *perft_main(void *arg)
 }
 
 /* Runs on a thread of its own like a search: isready is answered meanwhile, and stop, go,
- * ucinewgame, quit and end of input end it. */
+ * ucinewgame and quit end it (end of input lets it finish). */
 static void cmd_perft(uci_t *u, words_t *ws)
 {
     long long depth;
@@ -870,6 +873,7 @@ static void cmd_perft(uci_t *u, words_t *ws)
         return;
     }
     u->perft_live = true;
+    u->ends_alone = true;
 }
 
 static bool is_go_keyword(const char *w)
@@ -1012,6 +1016,8 @@ static void cmd_prove(uci_t *u, words_t *ws)
         return;
     }
     halt_wait(u);
+    u->ends_alone = !l.infinite && (l.movetime > 0 || l.nodes > 0);
+    u->ponder_limited = false;
     if (!engine_set_game(u->engine, &u->game) || !engine_prove(u->engine, &l, report_proof, u)) {
         ERR(u, "out of memory: no proof");
         out(u, "bestmove (none)");
@@ -1043,6 +1049,8 @@ static void cmd_go(uci_t *u, words_t *ws)
     }
     /* The previous search, if any, ends (with its bestmove) before this one starts. */
     halt_wait(u);
+    u->ends_alone = limited && !limits.infinite && !limits.ponder;
+    u->ponder_limited = limited && !limits.infinite;
     load_default_tablebase(u);
     /* The clock starts now that the go is taken up: after the commands before it, the end of
      * the search it replaces and the first load of the standard folder's database, whose
@@ -1094,6 +1102,7 @@ static void cmd_bench(uci_t *u, words_t *ws)
         ERR(u, "cannot run bench while searching");
         return;
     }
+    u->ends_alone = true;
     if (!engine_bench(u->engine, (int)depth, bench_done, u))
         ERR(u, "could not start the bench thread");
 }
@@ -1158,6 +1167,15 @@ static bool takes_no_arguments(const char *cmd)
     return false;
 }
 
+void uci_end_of_input(uci_t *u)
+{
+    /* As if the commands had been run one at a time: what ends by itself runs to its end, a
+     * search that would not (infinite, ponder) is stopped. */
+    if (u->ends_alone)
+        uci_wait(u);
+    uci_handle_line(u, "quit");
+}
+
 int uci_run_command(uci_t *u, const char *line)
 {
     u->one_shot = true;
@@ -1199,8 +1217,10 @@ bool uci_handle_line(uci_t *u, const char *line)
         cmd_go(u, &ws);
     else if (strcmp(cmd, "stop") == 0)
         halt(u);
-    else if (strcmp(cmd, "ponderhit") == 0)
+    else if (strcmp(cmd, "ponderhit") == 0) {
         engine_ponderhit(u->engine);
+        u->ends_alone = u->ponder_limited;
+    }
     else if (strcmp(cmd, "d") == 0)
         cmd_display(u);
     else if (strcmp(cmd, "eval") == 0)

@@ -21,6 +21,9 @@ bool uci_handle_line(uci_t *u, const char *line);
  * A go must have a limit that ends it (no infinite, ponder or limitless search). Returns
  * the exit status: 0, or 1 when the command was refused. */
 int uci_run_command(uci_t *u, const char *line);
+/* The input has ended: a go with a limit that ends it, a perft or a bench runs to its end
+ * (its output printed), a search without one is stopped; then as quit. */
+void uci_end_of_input(uci_t *u);
 /* Handles len bytes read as one line. A line holding a NUL byte is refused whole (one error
  * line), never cut at the NUL. */
 bool uci_handle_input(uci_t *u, const char *line, size_t len);

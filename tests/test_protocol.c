@@ -1413,9 +1413,13 @@ Test(protocol, a_utf8_option_default_round_trips)
         snprintf(want, sizeof want, "info string tablebase loaded from %s", std_dir);
         cr_assert_str_eq(answer.line[0], want);
     } else {
-        /* No database to load: the error names the folder as it was given, in UTF-8. */
-        cr_assert_eq(answer.count, 1, "%zu lines", answer.count);
-        cr_assert(strstr(answer.line[0], "jos\xc3\xa9/baghchal") != NULL, "'%s'", answer.line[0]);
+        /* No database to load: the error names the folder as it was given, in UTF-8, and the
+         * standard folder (the same one) is still the default, which the isready says is empty. */
+        cr_assert_eq(answer.count, 2, "%zu lines", answer.count);
+        cr_assert(strstr(answer.line[0], "jos\xc3\xa9/baghchal/" TB_FILE_NAME ": ") != NULL, "'%s'", answer.line[0]);
+        char want[600];
+        snprintf(want, sizeof want, "info string no tablebase in %s (baghchal-tbgen builds it there)", std_dir);
+        cr_assert_str_eq(answer.line[1], want);
     }
     pipe_lines_free(&answer);
     pipe_lines_free(&out);
@@ -1544,15 +1548,66 @@ Test(protocol, a_deep_perft_can_be_stopped)
     cr_assert(!e.killed && e.exited && e.code == 0, "quit during perft: code %d, killed %d", e.code, e.killed);
     cr_assert_lt(e.ms, PROMPT_EXIT_MS, "quit during perft took %.0f ms", e.ms);
     pipe_free(eng);
-    /* end of input */
+    /* end of input lets a perft finish, as a script that pipes it expects */
     start_engine();
-    send_line("go perft 64");
-    send_line("isready");
-    cr_assert_eq(pipe_read_line(eng, REPLY_MS, &line), PIPE_LINE);
-    cr_assert_str_eq(line, "readyok");
+    send_line("go perft 3");
     e = pipe_finish(eng, EXIT_MS);
     cr_assert(!e.killed && e.exited && e.code == 0, "end of input during perft: code %d, killed %d", e.code, e.killed);
-    cr_assert_lt(e.ms, PROMPT_EXIT_MS, "end of input during perft took %.0f ms", e.ms);
-    cr_assert_eq(pipe_read_line(eng, 0, &line), PIPE_LINE);
-    cr_assert_str_eq(line, "info string perft stopped after 0 of 21 moves");
+    pipe_lines_t rest = {0};
+    cr_assert_eq(pipe_read_until(eng, "\x01never", 0, &rest, &line), PIPE_EOF);
+    cr_assert_eq(rest.count, 23, "a perft at the end of input printed %zu lines", rest.count);
+    cr_assert_str_eq(rest.line[22], "Nodes searched: 5052");
+    pipe_lines_free(&rest);
+}
+
+/* End of input is quit once what ends by itself has ended: a piped go with a limit keeps its
+ * whole time (the issue of scripts that write their commands and close the pipe), a search
+ * that would never end is stopped at once. */
+Test(protocol, end_of_input_lets_a_limited_search_finish)
+{
+    start_engine();
+    send_raw("setoption name Hash value 64\nisready\nposition startpos moves C3\ngo movetime 600\n");
+    double sent = pipe_sent_at(eng);
+    pipe_exit_t e = pipe_finish(eng, EXIT_MS);
+    cr_assert(!e.killed && e.exited && e.code == 0, "end of input during go movetime: code %d, killed %d", e.code,
+              e.killed);
+    pipe_lines_t out = {0};
+    char *line;
+    cr_assert_eq(pipe_read_until(eng, "\x01never", 0, &out, &line), PIPE_EOF);
+    cr_assert_geq(out.count, 3, "only %zu lines", out.count);
+    cr_assert_str_eq(out.line[0], "readyok");
+    cr_assert_eq(strncmp(out.line[out.count - 1], "bestmove ", 9), 0, "last line '%s'", out.line[out.count - 1]);
+    const char *t = strstr(out.line[out.count - 2], " time ");
+    cr_assert_not_null(t, "no time in '%s'", out.line[out.count - 2]);
+    cr_assert_geq(atol(t + 6), 500, "the search stopped early: '%s'", out.line[out.count - 2]);
+    cr_assert_geq(pipe_now_ms() - sent, 550.0, "exited %.0f ms after the go", pipe_now_ms() - sent);
+    pipe_lines_free(&out);
+    pipe_free(eng);
+
+    /* go depth: the depth is reached */
+    start_engine();
+    send_raw("position startpos\ngo depth 4\n");
+    e = pipe_finish(eng, EXIT_MS);
+    cr_assert(!e.killed && e.exited && e.code == 0);
+    out = (pipe_lines_t){0};
+    cr_assert_eq(pipe_read_until(eng, "\x01never", 0, &out, &line), PIPE_EOF);
+    bool depth4 = false;
+    for (size_t i = 0; i < out.count; i++)
+        depth4 |= strncmp(out.line[i], "info depth 4 ", 13) == 0;
+    cr_assert(depth4, "no depth 4 line before the end");
+    cr_assert_eq(strncmp(out.line[out.count - 1], "bestmove ", 9), 0);
+    pipe_lines_free(&out);
+    pipe_free(eng);
+
+    /* go infinite: stopped at once, with its bestmove */
+    start_engine();
+    send_raw("position startpos\ngo infinite\n");
+    e = pipe_finish(eng, EXIT_MS);
+    cr_assert(!e.killed && e.exited && e.code == 0);
+    cr_assert_lt(e.ms, PROMPT_EXIT_MS, "end of input during go infinite took %.0f ms", e.ms);
+    out = (pipe_lines_t){0};
+    cr_assert_eq(pipe_read_until(eng, "\x01never", 0, &out, &line), PIPE_EOF);
+    cr_assert_geq(out.count, 1);
+    cr_assert_eq(strncmp(out.line[out.count - 1], "bestmove ", 9), 0);
+    pipe_lines_free(&out);
 }
