@@ -271,7 +271,9 @@ void engine_search_sync(engine_t *e, const search_limits_t *limits, const search
 
 void engine_stop(engine_t *e)
 {
-    if (e->thread_live) {
+    /* running too: where threads are not to be had (wasm/) the search runs inside the call
+     * that starts it, and a stop comes while it runs, before that call marks it live. */
+    if (e->thread_live || atomic_load(&e->running)) {
         atomic_store(&e->shared.stop, true);
         /* A bench searches with its private engine: its search stops too. */
         engine_t *b = atomic_load(&e->bench);
@@ -409,7 +411,7 @@ void engine_abort(engine_t *e) { atomic_store(&e->shared.stop, true); }
 
 void engine_ponderhit(engine_t *e)
 {
-    if (!e->thread_live)
+    if (!e->thread_live && !atomic_load(&e->running))
         return;
     atomic_store(&e->shared.pondering, false);
     if (!e->shared.limits.infinite)

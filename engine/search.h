@@ -128,6 +128,11 @@ void search_run(search_shared_t *s);
 
 int64_t search_now_ms(void);
 
+/* Called by a searching thread every 256 nodes when the program defines it: the WebAssembly
+ * build without threads (wasm/) yields there to its event loop, which hands in stop,
+ * isready and ponderhit during the search. No native program defines it. */
+void search_poll(void) __attribute__((weak));
+
 /* tb_rank_moves for the moves of a game: under `draw` a move that makes a third occurrence
  * is a draw whatever the database says of the position it reaches. Same results as
  * tb_rank_moves otherwise. */
