@@ -1,8 +1,9 @@
-/* The WebAssembly engine under Node (build/board-static/baghchal-node.js, the target
- * board-static) against the native one over pipes: the same lines in, the same lines out,
- * times and speeds aside; where time limits differ (a slower engine, Node's start), only
- * that the answer comes in time. Skipped when the build has no board-static (no emscripten)
- * or no node. */
+/* The WebAssembly engines under Node (the target board-static) against the native one over
+ * pipes: baghchal-node.js (threads, the command-line engine) and baghchal-worker.js (the
+ * page's worker without threads, run by Node on stdin and stdout). The same lines in, the
+ * same lines out, times and speeds aside; where time limits differ (a slower engine, Node's
+ * start), only that the answer comes in time. Skipped when the build has no board-static (no
+ * emscripten) or no node. */
 #include <criterion/criterion.h>
 
 #include <stdarg.h>
@@ -14,7 +15,7 @@
 #include "baghchal.h"
 #include "pipe.h"
 
-#define NATIVE BAGHCHAL_BIN_DIR "/baghchal"
+#define NATIVE_BIN BAGHCHAL_BIN_DIR "/baghchal"
 #define REPLY_MS 20000 /* an answer that does not depend on timing, Node's start included */
 
 #if defined(BAGHCHAL_NODE) && defined(BAGHCHAL_NODE_ENGINE)
@@ -23,6 +24,7 @@
 #define HAVE_WASM 0
 #define BAGHCHAL_NODE "node"
 #define BAGHCHAL_NODE_ENGINE ""
+#define BAGHCHAL_NODE_WORKER ""
 #endif
 
 static void need_wasm(void)
@@ -31,15 +33,18 @@ static void need_wasm(void)
         cr_skip_test("no board-static target in this build (emscripten or node missing)");
 }
 
-static pipe_proc_t *start(bool wasm, const char *arg)
+typedef enum { NATIVE, THREADS, WORKER } kind_t;
+static const char *const KIND[] = {"native", "wasm (threads)", "wasm (worker)"};
+
+static pipe_proc_t *start(kind_t kind, const char *arg)
 {
     char *argv[4] = {0};
     int n = 0;
-    if (wasm) {
+    if (kind != NATIVE) {
         argv[n++] = (char *)BAGHCHAL_NODE;
-        argv[n++] = (char *)BAGHCHAL_NODE_ENGINE;
+        argv[n++] = (char *)(kind == THREADS ? BAGHCHAL_NODE_ENGINE : BAGHCHAL_NODE_WORKER);
     } else {
-        argv[n++] = (char *)NATIVE;
+        argv[n++] = (char *)NATIVE_BIN;
     }
     if (arg)
         argv[n++] = (char *)arg;
@@ -84,14 +89,14 @@ static char *normalized(const char *line)
 
 /* Sends the lines (NULL-terminated) to a fresh engine and reads its output up to and
  * including the first line that starts with until. */
-static void transcript(bool wasm, const char *const *lines, const char *until, pipe_lines_t *got)
+static void transcript(kind_t kind, const char *const *lines, const char *until, pipe_lines_t *got)
 {
-    pipe_proc_t *p = start(wasm, NULL);
+    pipe_proc_t *p = start(kind, NULL);
     for (int i = 0; lines[i]; i++)
         cr_assert_eq(pipe_send(p, "%s", lines[i]), 0);
     char *line;
     pipe_status_t st = pipe_read_until(p, until, REPLY_MS, got, &line);
-    cr_assert_eq(st, PIPE_LINE, "%s engine: no line '%s...' (%s) after %zu lines", wasm ? "wasm" : "native", until,
+    cr_assert_eq(st, PIPE_LINE, "%s engine: no line '%s...' (%s) after %zu lines", KIND[kind], until,
                  pipe_status_name(st), got->count);
     /* The matching line is the transcript's last. */
     if (got->count == got->cap) {
@@ -104,27 +109,30 @@ static void transcript(bool wasm, const char *const *lines, const char *until, p
     got->count++;
     pipe_send(p, "quit");
     pipe_exit_t ex = pipe_finish(p, REPLY_MS);
-    cr_assert(ex.exited && ex.code == 0, "%s engine did not quit cleanly (code %d, signal %d)", wasm ? "wasm" : "native",
-              ex.code, ex.signal);
+    cr_assert(ex.exited && ex.code == 0, "%s engine did not quit cleanly (code %d, signal %d)", KIND[kind], ex.code,
+              ex.signal);
     pipe_free(p);
 }
 
-/* Both engines, the same lines: the same output, line for line. */
+/* Every engine, the same lines: the same output, line for line. */
 static void same_output(const char *const *lines, const char *until)
 {
     need_wasm();
-    pipe_lines_t nat = {0}, wasm = {0};
-    transcript(false, lines, until, &nat);
-    transcript(true, lines, until, &wasm);
-    for (size_t i = 0; i < nat.count && i < wasm.count; i++) {
-        char *a = normalized(nat.line[i]), *b = normalized(wasm.line[i]);
-        cr_assert_str_eq(b, a, "line %zu differs: wasm '%s', native '%s'", i + 1, wasm.line[i], nat.line[i]);
-        free(a);
-        free(b);
+    pipe_lines_t nat = {0};
+    transcript(NATIVE, lines, until, &nat);
+    for (kind_t k = THREADS; k <= WORKER; k++) {
+        pipe_lines_t wasm = {0};
+        transcript(k, lines, until, &wasm);
+        for (size_t i = 0; i < nat.count && i < wasm.count; i++) {
+            char *a = normalized(nat.line[i]), *b = normalized(wasm.line[i]);
+            cr_assert_str_eq(b, a, "line %zu differs: %s '%s', native '%s'", i + 1, KIND[k], wasm.line[i], nat.line[i]);
+            free(a);
+            free(b);
+        }
+        cr_assert_eq(wasm.count, nat.count, "%s printed %zu lines, native %zu", KIND[k], wasm.count, nat.count);
+        pipe_lines_free(&wasm);
     }
-    cr_assert_eq(wasm.count, nat.count, "wasm printed %zu lines, native %zu", wasm.count, nat.count);
     pipe_lines_free(&nat);
-    pipe_lines_free(&wasm);
 }
 
 Test(wasm, uci_options_and_ready)
@@ -147,7 +155,7 @@ Test(wasm, errors_keep_the_state)
 {
     const char *const in[] = {"position startpos moves C3 A1B2", "position startpos moves C3 Z9",
                               "position obx TXXXT/bad", "go depth x", "go perft x", "frobnicate", "d takes",
-                              "setoption name Threads value many", "bench 0", "d", "isready", NULL};
+                              "setoption name Threads value many", "bench x", "d", "isready", NULL};
     same_output(in, "readyok");
 }
 
@@ -193,10 +201,10 @@ Test(wasm, bench_signature)
 }
 
 /* During a search that only stop ends, isready is answered at once and stop ends it. */
-Test(wasm, isready_and_stop_during_infinite)
+static void isready_and_stop(kind_t kind)
 {
     need_wasm();
-    pipe_proc_t *p = start(true, NULL);
+    pipe_proc_t *p = start(kind, NULL);
     char *line;
     pipe_send(p, "isready");
     cr_assert_eq(pipe_read_until(p, "readyok", REPLY_MS, NULL, &line), PIPE_LINE);
@@ -206,17 +214,17 @@ Test(wasm, isready_and_stop_during_infinite)
     for (int i = 0; i < 5; i++) {
         pipe_send(p, "isready");
         pipe_lines_t before = {0};
-        cr_assert_eq(pipe_read_until(p, "readyok", 2000, &before, &line), PIPE_LINE, "isready %d unanswered", i);
+        cr_assert_eq(pipe_read_until(p, "readyok", 2000, &before, &line), PIPE_LINE, "%s: isready %d unanswered", KIND[kind], i);
         for (size_t k = 0; k < before.count; k++)
             cr_assert(strncmp(before.line[k], "bestmove", 8) != 0, "the search ended by itself: %s", before.line[k]);
         pipe_lines_free(&before);
-        cr_assert_lt(pipe_wait_ms(p), 500, "readyok took %.0f ms", pipe_wait_ms(p));
+        cr_assert_lt(pipe_wait_ms(p), 500, "%s: readyok took %.0f ms", KIND[kind], pipe_wait_ms(p));
         struct timespec ts = {0, 50 * 1000000};
         nanosleep(&ts, NULL);
     }
     pipe_send(p, "stop");
     cr_assert_eq(pipe_read_until(p, "bestmove ", 2000, NULL, &line), PIPE_LINE);
-    cr_assert_lt(pipe_wait_ms(p), 500, "bestmove came %.0f ms after stop", pipe_wait_ms(p));
+    cr_assert_lt(pipe_wait_ms(p), 500, "%s: bestmove came %.0f ms after stop", KIND[kind], pipe_wait_ms(p));
     /* The move is legal in the position searched. */
     position_t pos;
     position_set_start(&pos);
@@ -233,43 +241,53 @@ Test(wasm, isready_and_stop_during_infinite)
     pipe_free(p);
 }
 
+Test(wasm, isready_and_stop_during_infinite_threads) { isready_and_stop(THREADS); }
+Test(wasm, isready_and_stop_during_infinite_worker) { isready_and_stop(WORKER); }
+
 /* A fixed time is kept: the answer comes within the time and Node's own delays. */
-Test(wasm, movetime_holds)
+static void movetime_holds(kind_t kind)
 {
     need_wasm();
-    pipe_proc_t *p = start(true, NULL);
+    pipe_proc_t *p = start(kind, NULL);
     char *line;
     pipe_send(p, "isready");
     cr_assert_eq(pipe_read_until(p, "readyok", REPLY_MS, NULL, &line), PIPE_LINE);
     pipe_send(p, "go movetime 400");
     cr_assert_eq(pipe_read_until(p, "bestmove ", 5000, NULL, &line), PIPE_LINE);
     double ms = pipe_line_at(p) - pipe_sent_at(p);
-    cr_assert(ms >= 250 && ms <= 1000, "go movetime 400 answered after %.0f ms", ms);
+    cr_assert(ms >= 250 && ms <= 1000, "%s: go movetime 400 answered after %.0f ms", KIND[kind], ms);
     pipe_free(p);
 }
 
+Test(wasm, movetime_holds_threads) { movetime_holds(THREADS); }
+Test(wasm, movetime_holds_worker) { movetime_holds(WORKER); }
+
 /* End of input ends a running search with its bestmove, then the program, as natively. */
-Test(wasm, end_of_input_is_quit)
+static void end_of_input(kind_t kind)
 {
     need_wasm();
-    pipe_proc_t *p = start(true, NULL);
+    pipe_proc_t *p = start(kind, NULL);
     char *line;
     pipe_send(p, "go infinite");
     cr_assert_eq(pipe_read_until(p, "info depth 2 ", REPLY_MS, NULL, &line), PIPE_LINE);
     pipe_close_stdin(p);
     cr_assert_eq(pipe_read_until(p, "bestmove ", 2000, NULL, &line), PIPE_LINE);
     pipe_exit_t ex = pipe_wait(p, REPLY_MS);
-    cr_assert(ex.exited && ex.code == 0, "code %d signal %d", ex.code, ex.signal);
+    cr_assert(ex.exited && ex.code == 0, "%s: code %d signal %d", KIND[kind], ex.code, ex.signal);
     pipe_free(p);
 }
 
-/* One command from the arguments: its output and exit status are the native program's. */
+Test(wasm, end_of_input_is_quit_threads) { end_of_input(THREADS); }
+Test(wasm, end_of_input_is_quit_worker) { end_of_input(WORKER); }
+
+/* One command from the arguments (the command-line engine; the worker takes none): its
+ * output and exit status are the native program's. */
 static void one_command(const char *arg, int status)
 {
     need_wasm();
     pipe_lines_t out[2] = {{0}, {0}};
     for (int w = 0; w < 2; w++) {
-        pipe_proc_t *p = start(w, arg);
+        pipe_proc_t *p = start(w ? THREADS : NATIVE, arg);
         char *line;
         pipe_status_t st;
         while ((st = pipe_read_line(p, REPLY_MS, &line)) == PIPE_LINE) {

@@ -1,0 +1,44 @@
+/* The engine of the page's Web Worker, without threads: protocol/uci.c over lines that
+ * JavaScript hands in one at a time (channel.js) and takes back through Module.onLine. */
+#include <emscripten.h>
+#include <stddef.h>
+
+#include "search.h"
+#include "uci.h"
+
+EM_JS(void, bc_emit, (const char *line), { Module['onLine'](UTF8ToString(line)); });
+
+static void write_line(void *ctx, const char *line)
+{
+    (void)ctx;
+    bc_emit(line);
+}
+
+/* The worker's one engine, as main.c's is the process's. */
+static uci_t *engine;
+
+EMSCRIPTEN_KEEPALIVE int bc_start(void)
+{
+    if (!engine)
+        engine = uci_new(write_line, NULL);
+    return engine != NULL;
+}
+
+/* One line of len bytes; false once it was quit. It may return to JavaScript before it is
+ * done (a search, a bench): channel.js waits for it then. */
+EMSCRIPTEN_KEEPALIVE int bc_line(const char *line, size_t len)
+{
+    return uci_handle_input(engine, line, len);
+}
+
+/* The search's poll, every 256 nodes: at most every 20 ms the worker yields to the event
+ * loop (a sleep of 0 ms), where the messages that came meanwhile are read. */
+void search_poll(void)
+{
+    static double last;
+    double now = emscripten_get_now();
+    if (now - last >= 20) {
+        emscripten_sleep(0);
+        last = emscripten_get_now();
+    }
+}
