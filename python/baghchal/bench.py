@@ -3,6 +3,7 @@ value under the draw rule (from the whole-game solution) and the moves that keep
 scorer that reports the share of an agent's moves that keep the value, by phase and side.
 
     python -m baghchal.bench score AGENT [--positions FILE] [--limit N]
+    python -m baghchal.bench match AGENT --opponent AGENT|perfect:DIR [--games N] [--seed S]
     python -m baghchal.bench generate --tb DIR [--count N] [--seed S] [--out FILE]
 
 AGENT is ``random``, ``engine:depth=6`` / ``engine:movetime=50`` / ``engine:nodes=20000``
@@ -26,7 +27,8 @@ from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 from . import GOATS, Board, Move, Tablebase
 from .engine import Engine, Limit, popen
 
-__all__ = ["VERSION", "PHASES", "Position", "load", "generate", "score", "phase_of", "agent_from_spec"]
+__all__ = ["VERSION", "PHASES", "Position", "MatchResult", "load", "generate", "score", "match", "phase_of",
+           "agent_from_spec", "perfect_player", "wilson", "table"]
 
 VERSION = 1
 """The version of the position set and its format; cite it with the scores."""
@@ -135,6 +137,12 @@ def agent_from_spec(spec: str) -> Tuple[Agent, Callable[[], None]]:
     if spec == "random":
         rng = random.Random(0)
         return (lambda board: rng.choice(board.legal_moves)), (lambda: None)
+    if spec.startswith("perfect:"):
+        tb = Tablebase(spec[len("perfect:"):])
+        if not tb.has_placement:
+            tb.close()
+            raise ValueError("perfect play needs the whole-game solution (baghchal-placement.tb)")
+        return perfect_player(tb), tb.close
     if spec.startswith("engine:"):
         limit, skill = _limit(spec[len("engine:"):].split(","))
         engine = Engine(tablebase_path="", hash_mb=16, skill_level=20 if skill is None else skill)
@@ -158,6 +166,71 @@ def agent_from_spec(spec: str) -> Tuple[Agent, Callable[[], None]]:
     if not name:
         raise ValueError(f"unknown agent {spec!r}: random, engine:..., exe:PATH,... or module:function")
     return getattr(importlib.import_module(module), name), (lambda: None)
+
+
+def perfect_player(tb: Tablebase, seed: int = 0) -> Agent:
+    """Perfect play from the whole-game solution, under the draw rule: a move that keeps the
+    value (the fastest win, the slowest loss, a draw), chosen at random among the equal best."""
+    rng = random.Random(seed)
+
+    def play(board: Board) -> object:
+        ranked = tb.rank_moves(board)
+        best = [m for m, v in ranked if (v.result, v.distance) == (ranked[0][1].result, ranked[0][1].distance)]
+        return rng.choice(best)
+    return play
+
+
+class MatchResult(NamedTuple):
+    """A match's games from the agent's side: wins, draws and losses as goats and as tigers,
+    and the games stopped at the ply limit (counted as draws)."""
+
+    goats: Tuple[int, int, int]
+    tigers: Tuple[int, int, int]
+    stopped: int
+
+    def score(self) -> Tuple[float, float]:
+        """The agent's share of the points and the half-width of its 95% interval."""
+        w = self.goats[0] + self.tigers[0]
+        d = self.goats[1] + self.tigers[1]
+        n = w + d + self.goats[2] + self.tigers[2]
+        if n == 0:
+            return 0.0, 0.0
+        mean = (w + d / 2) / n
+        var = (w * (1 - mean) ** 2 + d * (0.5 - mean) ** 2 + (n - w - d) * mean ** 2) / max(1, n - 1)
+        return mean, 1.96 * math.sqrt(var / n)
+
+
+def match(agent: Agent, opponent: Agent, games: int, seed: int = 1, opening_plies: int = 2,
+          max_plies: int = 600) -> MatchResult:
+    """Games of the agent against the opponent under the draw rule, in pairs: each random
+    opening of ``opening_plies`` plies is played once with the agent as goats and once as
+    tigers. A game still going after ``max_plies`` plies counts as a draw."""
+    rng = random.Random(seed)
+    tally = {GOATS: [0, 0, 0], 1: [0, 0, 0]}
+    stopped = 0
+    for g in range(games):
+        if g % 2 == 0:
+            opening = Board(repetition="draw")
+            for _ in range(opening_plies):
+                opening.push(rng.choice(opening.legal_moves))
+        board = opening.copy()
+        agent_side = GOATS if g % 2 == 0 else 1
+        while not board.is_game_over() and len(board.move_stack) < max_plies:
+            player = agent if board.turn == agent_side else opponent
+            try:
+                move = board.parse_move(player(board.copy()))
+            except Exception:  # noqa: BLE001 - a player that fails or plays an illegal move loses
+                tally[agent_side][2 if player is agent else 0] += 1
+                break
+            board.push(move)
+        else:
+            outcome = board.outcome()
+            if outcome is None:
+                stopped += 1
+                tally[agent_side][1] += 1
+            else:
+                tally[agent_side][1 if outcome.winner is None else 0 if outcome.winner == agent_side else 2] += 1
+    return MatchResult(tuple(tally[GOATS]), tuple(tally[1]), stopped)
 
 
 def wilson(kept: int, n: int) -> Tuple[float, float]:
@@ -209,6 +282,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     sc.add_argument("agent")
     sc.add_argument("--positions", help="a benchmark file (default: the shipped set)")
     sc.add_argument("--limit", type=int, help="only the first N positions")
+    mt = sub.add_parser("match", help="play an agent against an opponent (another AGENT, or perfect:DIR)")
+    mt.add_argument("agent")
+    mt.add_argument("--opponent", required=True)
+    mt.add_argument("--games", type=int, default=40)
+    mt.add_argument("--seed", type=int, default=1)
     gen = sub.add_parser("generate", help="make a position set from the whole-game solution")
     gen.add_argument("--tb", required=True, help="the folder of baghchal.tb and baghchal-placement.tb")
     gen.add_argument("--count", type=int, default=2000)
@@ -221,6 +299,23 @@ def main(argv: Optional[List[str]] = None) -> int:
                 positions = generate(tb, args.count, args.seed)
             write(positions, args.out, f"python -m baghchal.bench generate --count {args.count} --seed {args.seed}")
             print(f"{len(positions)} positions written to {args.out}")
+            return 0
+        if args.command == "match":
+            agent, release = agent_from_spec(args.agent)
+            try:
+                opponent, release_opponent = agent_from_spec(args.opponent)
+                try:
+                    result = match(agent, opponent, args.games, args.seed)
+                finally:
+                    release_opponent()
+            finally:
+                release()
+            mean, half = result.score()
+            print(f"{args.agent} against {args.opponent}, {args.games} games under the draw rule: "
+                  f"{mean:.1%} +- {half:.1%}")
+            print(f"as goats +{result.goats[0]} ={result.goats[1]} -{result.goats[2]}, "
+                  f"as tigers +{result.tigers[0]} ={result.tigers[1]} -{result.tigers[2]}"
+                  + (f", {result.stopped} stopped at the ply limit" if result.stopped else ""))
             return 0
         positions = load(args.positions)[: args.limit]
         agent, release = agent_from_spec(args.agent)

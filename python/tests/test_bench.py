@@ -72,3 +72,31 @@ def test_generating_needs_the_whole_solution(tb_dir):
             pytest.skip("the placement file is present")
         with pytest.raises(ValueError, match="needs the whole-game solution"):
             bench.generate(tb, 8, 1)
+
+
+def test_matches():
+    rnd = random.Random(3)
+    result = bench.match(lambda b: rnd.choice(b.legal_moves), lambda b: rnd.choice(b.legal_moves), 10, seed=2)
+    assert sum(result.goats) + sum(result.tigers) == 10 and sum(result.goats) == 5
+    mean, half = result.score()
+    assert 0 <= mean <= 1 and half > 0
+    failing = bench.match(lambda b: 1 / 0, lambda b: b.legal_moves[0], 4)
+    assert failing.goats == (0, 0, 2) and failing.tigers == (0, 0, 2) and failing.score() == (0.0, 0.0)
+    illegal = bench.match(lambda b: b.legal_moves[0], lambda b: "Z9", 2)
+    assert illegal.goats == (1, 0, 0) and illegal.tigers == (1, 0, 0)
+    short = bench.match(lambda b: b.legal_moves[0], lambda b: b.legal_moves[-1], 2, max_plies=3)
+    assert short.stopped + sum(short.goats[::2]) + sum(short.tigers[::2]) == 2
+    engine, release = bench.agent_from_spec("engine:depth=3")
+    try:
+        strong = bench.match(engine, lambda b: rnd.choice(b.legal_moves), 6, seed=4)
+    finally:
+        release()
+    assert strong.score()[0] > 0.7
+
+
+def test_perfect_play_needs_the_whole_solution(tb_dir, capsys):
+    with Tablebase(tb_dir) as tb:
+        if tb.has_placement:
+            pytest.skip("the placement file is present")
+    assert bench.main(["match", "random", "--opponent", f"perfect:{tb_dir}", "--games", "2"]) == 1
+    assert "perfect play needs the whole-game solution" in capsys.readouterr().err
