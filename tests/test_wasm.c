@@ -262,23 +262,31 @@ static void movetime_holds(kind_t kind)
 Test(wasm, movetime_holds_threads) { movetime_holds(THREADS); }
 Test(wasm, movetime_holds_worker) { movetime_holds(WORKER); }
 
-/* End of input ends a running search with its bestmove, then the program, as natively. */
-static void end_of_input(kind_t kind)
+/* End of input, as natively: a search that ends by itself (movetime) runs to its end, one
+ * that would not (infinite) is stopped; then the program ends. The worker takes end of input
+ * once the command running has ended: it is given only the first case. */
+static void end_of_input(kind_t kind, const char *go, double at_least_ms)
 {
     need_wasm();
     pipe_proc_t *p = start(kind, NULL);
     char *line;
-    pipe_send(p, "go infinite");
-    cr_assert_eq(pipe_read_until(p, "info depth 2 ", REPLY_MS, NULL, &line), PIPE_LINE);
+    pipe_send(p, "isready");
+    cr_assert_eq(pipe_read_until(p, "readyok", REPLY_MS, NULL, &line), PIPE_LINE);
+    pipe_send(p, "%s", go);
     pipe_close_stdin(p);
-    cr_assert_eq(pipe_read_until(p, "bestmove ", 2000, NULL, &line), PIPE_LINE);
+    cr_assert_eq(pipe_read_until(p, "bestmove ", 5000, NULL, &line), PIPE_LINE, "%s: no bestmove after '%s'",
+                 KIND[kind], go);
+    double ms = pipe_line_at(p) - pipe_sent_at(p);
+    cr_assert(ms >= at_least_ms && ms <= at_least_ms + 2000, "%s: '%s' then end of input: bestmove after %.0f ms",
+              KIND[kind], go, ms);
     pipe_exit_t ex = pipe_wait(p, REPLY_MS);
     cr_assert(ex.exited && ex.code == 0, "%s: code %d signal %d", KIND[kind], ex.code, ex.signal);
     pipe_free(p);
 }
 
-Test(wasm, end_of_input_is_quit_threads) { end_of_input(THREADS); }
-Test(wasm, end_of_input_is_quit_worker) { end_of_input(WORKER); }
+Test(wasm, end_of_input_stops_infinite_threads) { end_of_input(THREADS, "go infinite", 0); }
+Test(wasm, end_of_input_lets_movetime_end_threads) { end_of_input(THREADS, "go movetime 400", 250); }
+Test(wasm, end_of_input_lets_movetime_end_worker) { end_of_input(WORKER, "go movetime 400", 250); }
 
 /* One command from the arguments (the command-line engine; the worker takes none): its
  * output and exit status are the native program's. */

@@ -8,8 +8,16 @@
 // In a browser the lines come and go as postMessage strings, as stockfish.wasm's do; under
 // Node (`node baghchal-worker.js`) on standard input and output.
 var bcReady = false, bcBusy = false, bcStopping = false, bcQueue = [], bcQuit = false;
+var bcEnd = {}; // the end of input, queued like a line
 
 function bcCall(line) {
+  if (line === bcEnd) {
+    Module['_bc_end']();
+    bcQuit = true;
+    bcQueue = [];
+    Module['onQuit']();
+    return;
+  }
   var n = lengthBytesUTF8(line), p = _malloc(n + 1);
   if (!p) {
     Module['onLine']('info string error: out of memory');
@@ -46,8 +54,13 @@ function bcReenter(line) {
 }
 
 Module['send'] = function(line) {
-  line = String(line);
   if (bcQuit) return;
+  if (line === bcEnd) {
+    if (bcReady && !bcBusy && !bcQueue.length) bcCall(bcEnd);
+    else bcQueue.push(bcEnd);
+    return;
+  }
+  line = String(line);
   var word = line.trim().split(/\s+/)[0];
   if (!bcReady || (!bcBusy && bcQueue.length)) {
     bcQueue.push(line);
@@ -86,10 +99,11 @@ if (ENVIRONMENT_IS_NODE) {
     bcRest = lines.pop();
     lines.forEach(Module['send']);
   });
-  // End of input is quit: a search still running stops and reports its bestmove.
+  // End of input: once the command running has ended (a go infinite must be stopped first:
+  // the worker cannot tell it from a search that ends by itself while it runs), as natively.
   process.stdin.on('end', function() {
     if (bcRest) Module['send'](bcRest);
-    Module['send']('quit');
+    Module['send'](bcEnd);
   });
 } else if (typeof self == 'object' && typeof postMessage == 'function') {
   Module['onLine'] = function(line) { postMessage(line); };

@@ -31,6 +31,13 @@ EMSCRIPTEN_KEEPALIVE int bc_line(const char *line, size_t len)
     return uci_handle_input(engine, line, len);
 }
 
+/* End of input (Node's standard input; a page never ends it): after the command running,
+ * as natively, what ends by itself has ended; then quit. */
+EMSCRIPTEN_KEEPALIVE void bc_end(void)
+{
+    uci_end_of_input(engine);
+}
+
 /* The search's poll, every 256 nodes: at most every 20 ms the worker yields to the event
  * loop (a sleep of 0 ms), where the messages that came meanwhile are read. */
 void search_poll(void)
