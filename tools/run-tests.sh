@@ -20,6 +20,8 @@ pkg-config --exists libmicrohttpd 2>/dev/null || need+=(libmicrohttpd-dev)
 pkg-config --exists libcjson 2>/dev/null || need+=(libcjson-dev)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 command -v node >/dev/null || need+=(nodejs npm)
+# The WebAssembly engines (target board-static, suite test_wasm): Debian's emscripten.
+command -v emcc >/dev/null || need+=(emscripten)
 # The Python package (python/): Debian's python3 with its headers, venv, setuptools, pytest and numpy.
 for p in python3-dev python3-venv python3-setuptools python3-wheel python3-pytest python3-numpy; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
@@ -63,9 +65,10 @@ build/venv/bin/pip install -q --no-index --no-build-isolation ./python
 # (they are measured on the release build above). AddressSanitizer's build keeps the
 # assertions (Debug) at -O1, as sanitizer builds usually are: -O0 only made it slower. The
 # web board's browser test runs once, in the release build: under the sanitizers the server
-# is driven by test_server.
-CTEST_EXCLUDE="${SANITIZER_EXCLUDE:-^$}" run_suite build-asan -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_C_FLAGS_DEBUG=-g -O1" -DBAGHCHAL_SANITIZE=ON -DBAGHCHAL_NATIVE=OFF -DBAGHCHAL_BROWSER_TEST=OFF
-CTEST_EXCLUDE="${SANITIZER_EXCLUDE:-^$}" run_suite build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBAGHCHAL_TSAN=ON -DBAGHCHAL_NATIVE=OFF -DCMAKE_C_COMPILER=clang -DBAGHCHAL_BROWSER_TEST=OFF
+# is driven by test_server. The WebAssembly engines too (the same wasm whatever the host's
+# sanitizer): test_wasm is skipped there.
+CTEST_EXCLUDE="${SANITIZER_EXCLUDE:-^$}" run_suite build-asan -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_C_FLAGS_DEBUG=-g -O1" -DBAGHCHAL_SANITIZE=ON -DBAGHCHAL_NATIVE=OFF -DBAGHCHAL_BROWSER_TEST=OFF -DBAGHCHAL_WASM=OFF
+CTEST_EXCLUDE="${SANITIZER_EXCLUDE:-^$}" run_suite build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBAGHCHAL_TSAN=ON -DBAGHCHAL_NATIVE=OFF -DCMAKE_C_COMPILER=clang -DBAGHCHAL_BROWSER_TEST=OFF -DBAGHCHAL_WASM=OFF
 
 if [ "$fuzz_seconds" -gt 0 ]; then
   echo "== fuzzing, $fuzz_seconds s per harness"
