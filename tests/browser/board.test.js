@@ -427,7 +427,7 @@ async function main() {
     expectRefusal = true;
     await page.fill('#game-text', `${START}\nC3 C3`);
     await page.click('#import-game');
-    await page.waitForFunction(() => document.querySelector('#obx-error').textContent.startsWith('Import:'), null, { timeout: STEP_MS });
+    await page.waitForFunction(() => document.querySelector('#record-error').textContent.startsWith('Import:'), null, { timeout: STEP_MS });
     expectRefusal = false;
     check(await movesShown() === 3, 'a refused import leaves the game alone');
 

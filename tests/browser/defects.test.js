@@ -83,10 +83,11 @@ async function main() {
     const ready = () => page.waitForFunction(() => document.querySelector('#thinking').hidden &&
       (document.querySelectorAll('#board .hit.clickable').length > 0 || !document.querySelector('#result-banner').hidden),
     null, { timeout: STEP_MS });
-    // A fresh page at a size: no saved game, the address given.
+    // A fresh page at a size: no saved game, the address given. The storage is cleared from
+    // another document of the origin, so no board can save into it meanwhile.
     const open = async (size, query) => {
       await page.setViewportSize({ width: size.width, height: size.height });
-      await page.goto(URL_);
+      await page.goto(`${URL_}favicon.svg`);
       await page.evaluate(() => localStorage.clear());
       await page.goto(`${URL_}${query || ''}`);
       await page.waitForFunction(() => /to move/.test(document.querySelector('#status')?.textContent || ''), null, { timeout: STEP_MS });
@@ -237,6 +238,155 @@ async function main() {
       }
     }
 
+    // ---- 6. Copy says "copied" only when it copied ----
+    if (run(6)) {
+      await open(DESKTOP);
+      await page.click('[data-point="C3"]');
+      await ready();
+      // No clipboard for the page (an http address other than localhost) and no copy command.
+      await page.evaluate(() => {
+        Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined, configurable: true });
+        document.execCommand = () => false;
+      });
+      await page.click('#copy-link');
+      let said = await page.textContent('#obx-error');
+      check(said === 'Link not copied: this page may not use the clipboard here. Copy it from the address bar.',
+        `Copy link without a clipboard says so (${said})`);
+      await page.click('#export-pgn');
+      said = await page.textContent('#record-error');
+      check(said === 'PGN not copied: this page may not use the clipboard here. It is selected in the game record: copy it with Ctrl+C.',
+        `Export PGN without a clipboard says so (${said})`);
+      check(await page.evaluate(() => document.activeElement.id === 'game-text' &&
+        document.activeElement.selectionEnd - document.activeElement.selectionStart === document.activeElement.value.length),
+      'and the PGN is selected for a copy by hand');
+      check(await page.locator('#record-error.ok').count() === 0, 'in the colour of a failure');
+      await page.click('#copy-obx');
+      said = await page.textContent('#obx-error');
+      check(said === 'OBX not copied: this page may not use the clipboard here. It is selected in the OBX box: copy it with Ctrl+C.',
+        `Copy (OBX) without a clipboard says so (${said})`);
+      // With the clipboard: copied, and what was copied is the link.
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: URL_ });
+      await page.reload();
+      await ready();
+      await page.click('#copy-link');
+      await page.waitForFunction(() => document.querySelector('#obx-error').textContent === 'Link copied.', null, { timeout: STEP_MS });
+      const copied = await page.evaluate(() => navigator.clipboard.readText());
+      check(copied === page.url(), `the link copied is the address (${copied})`);
+      await context.clearPermissions();
+    }
+
+    // ---- 7. Undo after a flag fall: the earlier position, its clocks, no result ----
+    if (run(7)) {
+      await open(DESKTOP);
+      await setMovetime(100);
+      await page.selectOption('#tc', 'custom');
+      await page.fill('#tc-min', '0.05');
+      await page.fill('#tc-inc', '0');
+      await page.dispatchEvent('#tc-inc', 'change');
+      await ready();
+      await page.click('[data-point="C3"]');
+      await page.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length === 2, null, { timeout: STEP_MS });
+      await page.waitForFunction(() => !document.querySelector('#result-banner').hidden, null, { timeout: 8000 });
+      check((await page.textContent('#result-reason')).includes('time ran out'), 'the goats\' flag fell');
+      await page.click('#undo');
+      await ready();
+      check(await movesShown() === 0, 'undo took back both moves');
+      check(await page.locator('#result-banner').isHidden(), 'the result is gone with them');
+      check((await page.textContent('#status')).startsWith('Goats to move'), `the goats are to move (${await page.textContent('#status')})`);
+      const clocks = [(await page.textContent('#clock-goats')).trim(), (await page.textContent('#clock-tigers')).trim()];
+      check(clocks[0] === '0:03.0' && clocks[1] === '0:03.0', `the clocks are the start's (${clocks})`);
+      check(await page.locator('.clock.flagged').count() === 0, 'no clock is flagged');
+      check(await page.locator('#board .hit.clickable').count() > 0, 'the goats can move again');
+      await shot('7-undo-flag-desktop');
+      await page.selectOption('#tc', 'move');
+    }
+
+    // ---- 8. arrow keys right after ticking "Engine lines" ----
+    if (run(8)) {
+      await open(DESKTOP, `?obx=${STEPS.replace(/ /g, '+')}&moves=B2C2,C4C5`);
+      await page.click('#mode-human');
+      await page.check('#lines-on');
+      await page.keyboard.press('ArrowLeft');
+      await page.waitForFunction(() => document.querySelector('#status').getAttribute('data-ply') === '1', null, { timeout: 3000 });
+      checks++;
+      await page.keyboard.press('Home');
+      await page.waitForFunction(() => document.querySelector('#status').getAttribute('data-ply') === '0', null, { timeout: 3000 });
+      checks++;
+      await page.uncheck('#lines-on');
+    }
+
+    // ---- 9. "top 5" shows five lines where five moves keep the value ----
+    if (run(9) && TB) {
+      await open(DESKTOP, `?obx=${STEPS.replace(/ /g, '+')}&rule=draw`);
+      await page.click('#mode-human');
+      await page.selectOption('#multipv', '5');
+      await page.check('#lines-on');
+      await page.waitForFunction(() => document.querySelectorAll('#lines li').length === 5, null, { timeout: STEP_MS });
+      const firsts = await page.$$eval('#lines li', (lis) => lis.map((li) => li.querySelector('.mv').textContent));
+      const scores = await page.$$eval('#lines li .sc', (es) => es.map((e) => e.textContent));
+      check(new Set(firsts).size === 5, `five lines, five different moves (${firsts})`);
+      // Six moves draw here (the analysis lists them): every line is one of them.
+      check(scores.every((s) => s === '0.00'), `every line draws (${scores})`);
+      await page.click('#analyse');
+      await page.waitForFunction(() => document.querySelectorAll('#analysis-list li').length > 0, null, { timeout: STEP_MS });
+      const draws = await page.$$eval('#analysis-list li', (lis) => lis.filter((li) => li.classList.contains('draw'))
+        .map((li) => li.querySelector('.mv').textContent));
+      check(draws.length === 6 && firsts.every((m) => draws.includes(m)), `the lines' moves are among the analysis's draws (${draws})`);
+      await shot('9-top5-desktop');
+      await page.uncheck('#lines-on');
+    }
+
+    // ---- 10. one unit: plies on the engine card, in the lines and in the analysis ----
+    if (run(10)) {
+      await open(DESKTOP, `?obx=${STEPS.replace(/ /g, '+')}`);
+      await page.click('#mode-human');
+      // A forced win in 12 moves for the tigers to move is 23 plies; a loss in 3 moves, 6.
+      for (const [mate, turn, want] of [[-3, 'g', 'Tigers win in 6 plies'], [12, 't', 'Tigers win in 23 plies']]) {
+        await page.route('**/obx', async (route) => {
+          const res = await route.fetch();
+          const body = await res.json();
+          body.score = { mate };
+          if (body.lines) body.lines = body.lines.map((l) => ({ ...l, score: { mate } }));
+          await route.fulfill({ response: res, json: body });
+        });
+        if (turn === 't') await step('B2', 'C2');
+        await page.check('#lines-on');
+        await page.waitForFunction(() => document.querySelectorAll('#lines li').length >= 1, null, { timeout: STEP_MS });
+        const card = (await page.textContent('#score')).trim();
+        check(card === want, `the engine card counts plies (${card}, want ${want})`);
+        const sc = await page.getAttribute('#lines li .sc', 'title');
+        check(sc === want, `and the line's score says the same (${sc})`);
+        await page.uncheck('#lines-on');
+        await page.unrouteAll({ behavior: 'wait' });
+      }
+      if (TB) {
+        // With the database: the analysis's distance is the card's.
+        await open(DESKTOP, `?obx=${STEPS.replace(/ /g, '+')}&rule=draw&moves=D4C5`);
+        await page.click('#mode-human');
+        await page.click('#analyse');
+        await page.waitForFunction(() => document.querySelectorAll('#analysis-list li').length > 0, null, { timeout: STEP_MS });
+        const top = (await page.textContent('#analysis-list li .val')).trim();
+        await page.check('#lines-on');
+        await page.waitForFunction(() => document.querySelectorAll('#lines li').length >= 1, null, { timeout: STEP_MS });
+        const card = (await page.textContent('#score')).trim();
+        const turn = (await page.textContent('#status')).startsWith('Goats') ? 'Goats' : 'Tigers';
+        const d = /^(Win|Loss) in (\d+)/.exec(top);
+        const winner = d && d[1] === 'Win' ? turn : turn === 'Goats' ? 'Tigers' : 'Goats';
+        check(d && card === `${winner} win in ${d[2]} plies`, `the card (${card}) and the analysis (${top}) agree`);
+        await page.uncheck('#lines-on');
+      }
+    }
+
+    // ---- 11. a hint is not called the engine's last move ----
+    if (run(11)) {
+      await open(DESKTOP);
+      await setMovetime(100);
+      await page.click('#hint');
+      await page.waitForSelector('[data-arrow="hint"]', { timeout: STEP_MS });
+      const meta = await page.textContent('#engine-meta');
+      check(/^hint: /.test(meta) && !meta.includes('last engine move'), `the card says it is a hint (${meta})`);
+    }
+
     // ---- 12. contrast of at least 4.5:1, both themes ----
     if (run(12)) {
       await open(DESKTOP, `?obx=${STEPS.replace(/ /g, '+')}&moves=B2C2`);
@@ -320,6 +470,38 @@ async function main() {
       const list = await box('#moves-scroll');
       check(list.height >= 50 && list.width >= 250, `phone: the move list keeps its room (${JSON.stringify(list)})`);
       await shot('13-sideline-phone');
+    }
+
+    // ---- 14. Import says what the text looks like and what was expected ----
+    if (run(14)) {
+      for (const size of [DESKTOP, PHONE]) {
+        await open(size);
+        await page.click('[data-point="C3"]');
+        await ready();
+        const obx = await page.inputValue('#obx');
+        const tries = [
+          ['[Event "Casual game"]\n[White "A"]\n[Black "B"]\n[Result "*"]\n\n1. e4 e5 2. Nf3 Nc6 *\n',
+            'Import: "Nf3" is not a Bagh-Chal move; this looks like a chess game. Expected moves such as C3 (a placement), A1B2 (a step) or A1C3 (a capture).'],
+          ['[Variant "Crazyhouse"]\n\n1. C3 *\n', 'Import: this PGN is a game of Crazyhouse, not of Bagh-Chal.'],
+          ['hello world', 'Import: "hello world" is neither a PGN (tags in [brackets], then moves) nor a start OBX with its moves on the next line.'],
+          [`${obx.split(' ').slice(0, 4).join(' ')}\nC3 Z9`, 'Import: "Z9" is not a Bagh-Chal move. Expected moves such as C3 (a placement), A1B2 (a step) or A1C3 (a capture).'],
+        ];
+        for (const [text, want] of tries) {
+          await page.fill('#game-text', text);
+          await page.click('#import-game');
+          await page.waitForFunction(() => document.querySelector('#record-error').textContent.startsWith('Import:'), null, { timeout: STEP_MS });
+          const said = await page.textContent('#record-error');
+          check(said === want, `${size.name}: ${JSON.stringify(text.slice(0, 20))} is refused with ${JSON.stringify(want)} (${said})`);
+          check(await page.inputValue('#obx') === obx && await movesShown() === 2, `${size.name}: the game is left alone`);
+          await page.evaluate(() => { document.querySelector('#record-error').textContent = ''; });
+        }
+        await page.fill('#game-text', 'hello world');
+        await page.click('#import-game');
+        await page.locator('#record-error').scrollIntoViewIfNeeded();
+        check(inside(await box('#record-error'), size) && inside(await box('#import-game'), size), `${size.name}: the reason is beside Import`);
+        check(await page.textContent('#obx-error') === '', `${size.name}: and only there`);
+        await shot(`14-import-${size.name}`);
+      }
     }
 
     check(problems.length === 0, `no console errors or outside requests:\n${problems.join('\n')}`);

@@ -308,6 +308,7 @@
     if (c.running === mover || c.running === null) c.left[mover] += c.inc;
     c.running = other(mover);
     c.since = now;
+    node.clk = { goats: c.left.goats, tigers: c.left.tigers }; // for an undo after a flag fall
     if (node.pos && node.pos.result) stopClock();
   }
 
@@ -857,9 +858,13 @@
       : 'side line';
   }
 
+  // The engine's "mate N" counts moves of the side to move (a win in N moves is 2N - 1 plies, a
+  // loss in N moves 2N): shown in plies, as the database's distances are.
+  function matePlies(mate) { return mate > 0 ? 2 * mate - 1 : -2 * mate; }
+
   function scoreForGoats(score, side) {
     const sign = side === 'goats' ? 1 : -1;
-    if (score && typeof score.mate === 'number') return { mate: score.mate * sign };
+    if (score && typeof score.mate === 'number') return { mate: score.mate * sign, plies: matePlies(score.mate) };
     return { cp: (score ? score.cp : 0) * sign };
   }
 
@@ -870,13 +875,16 @@
   }
 
   function scoreText(s) {
-    if (s.mate !== undefined) return `${s.mate > 0 ? 'Goats' : 'Tigers'} win in ${Math.abs(s.mate)}`;
+    if (s.mate !== undefined) {
+      const who = s.mate > 0 ? 'Goats' : 'Tigers';
+      return typeof s.plies === 'number' ? `${who} win in ${s.plies} ${s.plies === 1 ? 'ply' : 'plies'}` : `${who} win`;
+    }
     const v = s.cp / 100;
     return v === 0 ? 'Even 0.00' : `${v > 0 ? 'Goats' : 'Tigers'} +${Math.abs(v).toFixed(2)}`;
   }
 
   function shortScore(s) {
-    if (s.mate !== undefined) return `${s.mate > 0 ? 'G' : 'T'} #${Math.abs(s.mate)}`;
+    if (s.mate !== undefined) return `${s.mate > 0 ? 'G' : 'T'} #${typeof s.plies === 'number' ? s.plies : ''}`;
     const v = s.cp / 100;
     return `${v > 0 ? '+' : v < 0 ? '−' : ''}${Math.abs(v).toFixed(2)}`;
   }
@@ -915,7 +923,7 @@
     const nodesText = a.nodes >= 1e6 ? `${(a.nodes / 1e6).toFixed(1)}M` : a.nodes >= 1e3 ? `${Math.round(a.nodes / 1e3)}k` : String(a.nodes || 0);
     // A forced result found early runs the iterations up to the engine's limit: no depth to speak of.
     const depth = a.depth < 100 ? `depth ${a.depth} · ` : '';
-    $('engine-meta').textContent = `last engine move: ${depth}${nodesText} nodes · ${((a.time_ms || 0) / 1000).toFixed(2)} s`;
+    $('engine-meta').textContent = `${a.kind === 'hint' ? 'hint' : 'last engine move'}: ${depth}${nodesText} nodes · ${((a.time_ms || 0) / 1000).toFixed(2)} s`;
     let side = a.side;
     for (const m of a.pv || []) {
       html('span', side === 'goats' ? 'g' : 't', prettyMove(m), pv);
@@ -944,7 +952,9 @@
     lines.forEach((l, i) => {
       const li = html('li', null, null, list);
       li.setAttribute('data-line', String(i + 1));
-      html('span', 'sc', shortScore(scoreForGoats(l.score, side0)), li);
+      if (l.database) { li.classList.add('from-database'); li.title = 'The value from the database (the engine searched the moves above)'; }
+      const s = scoreForGoats(l.score, side0);
+      html('span', 'sc', shortScore(s), li).title = scoreText(s);
       let side = side0;
       (l.pv || []).slice(0, 10).forEach((mv, j) => {
         const span = html('span', `mv ${side === 'goats' ? 'g' : 't'}`, prettyMove(mv), li);
@@ -1141,6 +1151,7 @@
     const o = { m: node.move, c: node.children.map(serialise) };
     if (node.eval) o.e = node.eval;
     if (node.obx && node.entry.kind !== 'step') o.o = node.obx; // where requests start (gameOf)
+    if (node.clk) o.k = node.clk;
     return o;
   }
 
@@ -1148,6 +1159,7 @@
     const n = newNode(parent, entryOf(o.m), side);
     if (o.e && typeof o.e === 'object') n.eval = o.e;
     if (typeof o.o === 'string' && n.entry.kind !== 'step') n.obx = o.o;
+    if (o.k && typeof o.k.goats === 'number' && typeof o.k.tigers === 'number') n.clk = { goats: o.k.goats, tigers: o.k.tigers };
     for (const c of o.c || []) n.children.push(build(n, c, other(side)));
     return n;
   }
@@ -1237,18 +1249,40 @@
 
   function gameText() { return `${state.startObx}\n${movesTo(mainLeaf()).map(plain).join(' ')}\n`; }
 
+  // A move as a record may write it: C3, A1B2, A1C3 or A1C3(B2), with or without the leading m.
+  const MOVE_WORD = /^m?[A-E][1-5](?:[A-E][1-5](?:\([A-E][1-5]\))?)?$/i;
+  const CHESS_WORD = /^(?:[KQRBN][a-h]?[1-8]?x?[a-h][1-8]|[a-h]x[a-h][1-8]|[a-h][1-8]=?[QRBN]|O-O(?:-O)?)[+#]?[!?]*$/;
+  const EXPECTED = 'Expected moves such as C3 (a placement), A1B2 (a step) or A1C3 (a capture).';
+  const OBX_LIKE = /^[TGX1-5]{1,5}(?:\/[TGX1-5]{1,5}){4}(?:\s|$)/i;
+
+  // The first word of a record that is not a move, said with what it looks like.
+  function badWord(words) {
+    const w = words.find((x) => !MOVE_WORD.test(x));
+    if (w === undefined) return null;
+    const chess = words.some((x) => CHESS_WORD.test(x));
+    return `"${w.length > 24 ? `${w.slice(0, 24)}…` : w}" is not a Bagh-Chal move${chess ? '; this looks like a chess game' : ''}. ${EXPECTED}`;
+  }
+
   // PGN (tags, FEN, movetext with side lines in brackets) or the plain form: the start OBX on
-  // the first line, the moves after. Returns {startObx, rule, tree: [{m, c}]}.
+  // the first line, the moves after. Returns {startObx, rule, tree: [{m, c}]}, or {error} saying
+  // what the text looks like and what was expected.
   function parseGame(text) {
     const t = text.trim();
     if (!t) return null;
     if (t.startsWith('[')) {
       const fen = /\[FEN\s+"([^"]*)"\]/i.exec(t);
       const rep = /\[Repetition\s+"(forbid|draw)"\]/i.exec(t);
+      const variant = /\[Variant\s+"([^"]*)"\]/i.exec(t);
+      if (variant && !/^bagh[- ]?chal$/i.test(variant[1].trim())) return { error: `this PGN is a game of ${variant[1].trim()}, not of Bagh-Chal.` };
+      if (fen && !OBX_LIKE.test(fen[1].trim())) {
+        return { error: `its FEN "${fen[1].trim().slice(0, 40)}" is not a Bagh-Chal position (an OBX: five rows of T, G and X, e.g. ${START}).` };
+      }
       const body = t.replace(/\[[^\]]*\]/g, ' ').replace(/\{[^}]*\}/g, ' ').replace(/;[^\n]*/g, ' ')
         .replace(/\(/g, ' ( ').replace(/\)/g, ' ) ');
       const words = body.split(/\s+/).filter((w) => w && !/^\d+\.+$/.test(w) && !/^(1-0|0-1|1\/2-1\/2|\*)$/.test(w))
         .map((w) => w.replace(/^\d+\.+/, '')).filter(Boolean);
+      const bad = badWord(words.filter((w) => w !== '(' && w !== ')'));
+      if (bad) return { error: bad };
       const root = { c: [] };
       let cur = root;
       let last = null;
@@ -1275,7 +1309,13 @@
       return { startObx: fen ? fen[1].trim() : START, rule: rep ? rep[1].toLowerCase() : null, tree: root.c };
     }
     const lines = t.split('\n');
+    if (!OBX_LIKE.test(lines[0].trim())) {
+      const first = lines[0].trim();
+      return { error: `"${first.length > 40 ? `${first.slice(0, 40)}…` : first}" is neither a PGN (tags in [brackets], then moves) nor a start OBX with its moves on the next line.` };
+    }
     const moves = lines.slice(1).join(' ').split(/[\s,]+/).filter(Boolean);
+    const bad = badWord(moves);
+    if (bad) return { error: bad };
     const tree = [];
     let at = tree;
     for (const m of moves) { const n = { m: entryOf(m).move, c: [] }; at.push(n); at = n.c; }
@@ -1293,7 +1333,7 @@
   async function importGame() {
     const g = parseGame($('game-text').value);
     if (!g) return;
-    if (g.error) { showError(`Import: ${g.error}`); return; }
+    if (g.error) { showError(`Import: ${g.error}`, false, 'record'); return; }
     const rule = g.rule || state.rule;
     try {
       // The server checks every line of the game; a refused one leaves the current game alone.
@@ -1312,13 +1352,13 @@
       leaf.pos = mainPos;
       leaf.obx = mainPos.obx;
       state.cur = leaf;
-      showError(`Game imported: ${movesTo(leaf).length} moves${leaves.length > 1 ? `, ${leaves.length - 1} side lines` : ''}.`, true);
+      showError(`Game imported: ${movesTo(leaf).length} moves${leaves.length > 1 ? `, ${leaves.length - 1} side lines` : ''}.`, true, 'record');
       save();
       renderAll();
       rebuildGraph();
       schedule();
     } catch (e) {
-      showError(`Import: ${e.message}`);
+      showError(`Import: ${e.message}`, false, 'record');
     }
   }
 
@@ -1353,8 +1393,11 @@
 
   // ---- talking to the server: failures are retried by themselves ------------------------------
 
-  function showError(msg, ok) {
-    const e = $('obx-error');
+  // A message under the OBX, or under the game record for what Import and Export say (beside
+  // their buttons, however long it is); the other place is cleared.
+  function showError(msg, ok, where) {
+    const e = $(where === 'record' ? 'record-error' : 'obx-error');
+    $(where === 'record' ? 'obx-error' : 'record-error').textContent = '';
     e.textContent = msg || '';
     e.classList.toggle('ok', Boolean(ok));
   }
@@ -1738,6 +1781,14 @@
     if ((h === 'goats' || h === 'tigers') && at.parent && at.side === h) at = cut(at);
     state.cur = at;
     if (state.clock && onMainLine(at)) {
+      const c = state.clock;
+      if (c.flag) {
+        // The flag fell after the moves taken back: the game goes on from there, with the
+        // clocks as they were at that position.
+        c.flag = null;
+        c.running = null;
+        c.left = at.clk ? { ...at.clk } : { goats: c.base, tigers: c.base };
+      }
       stopClock();
       if (at !== state.root && !state.clock.flag) { state.clock.running = posOf(at).turn; state.clock.since = performance.now(); }
     }
@@ -1799,11 +1850,25 @@
     }
   }
 
-  async function copyText(text, done) {
+  // Copies a text and says so only when it was copied: by the clipboard API, else by the copy
+  // command on the field that shows it (an http address other than localhost has no API). When
+  // neither works, the text is left selected in its field (or, for the link, the address bar)
+  // for a copy by hand.
+  async function copyText(text, what, field, place) {
+    let ok = false;
     try {
-      await navigator.clipboard.writeText(text);
-    } catch (e) { /* not allowed here: the text stays selected for a manual copy */ }
-    showError(done, true);
+      if (navigator.clipboard && navigator.clipboard.writeText) { await navigator.clipboard.writeText(text); ok = true; }
+    } catch (e) { ok = false; }
+    if (!ok && field) {
+      field.value = text;
+      field.focus();
+      field.select();
+      try { ok = document.execCommand('copy') === true; } catch (e) { ok = false; }
+    }
+    const where = field === $('game-text') ? 'record' : null;
+    if (ok) showError(`${what} copied.`, true, where);
+    else if (field) showError(`${what} not copied: this page may not use the clipboard here. It is selected in the ${place}: copy it with Ctrl+C.`, false, where);
+    else showError(`${what} not copied: this page may not use the clipboard here. Copy it from the address bar.`);
   }
 
   async function hint() {
@@ -1817,7 +1882,8 @@
       const data = await api('/obx', strengthParams({ ...gameOf(node), movetime: state.movetime,
         repetition: state.rule }));
       if (gen !== state.gen) return;
-      state.analysis = { nodeId: node.id, score: data.score, depth: data.depth, pv: data.pv, side, nodes: data.nodes, time_ms: data.time_ms };
+      state.analysis = { nodeId: node.id, score: data.score, depth: data.depth, pv: data.pv, side, nodes: data.nodes,
+        time_ms: data.time_ms, kind: 'hint' };
       state.hint = data.move ? { nodeId: node.id, move: data.move } : null;
     } catch (e) {
       if (gen === state.gen) showError(`Engine: ${e.message}`);
@@ -1858,8 +1924,10 @@
       state.mpv = null;
       renderLines();
       try {
-        const data = await api('/obx', { ...gameOf(node), multipv: state.multipv,
+        let data = await api('/obx', { ...gameOf(node), multipv: state.multipv,
           movetime: Math.max(state.movetime, 300), repetition: state.rule }, ctrl.signal);
+        if (ctrl.signal.aborted || state.cur !== node) return;
+        data = await padLines(node, data, ctrl.signal);
         if (ctrl.signal.aborted || state.cur !== node) return;
         state.mpv = { nodeId: node.id, n: state.multipv, rule: state.rule, data };
         state.mpvCtrl = null;
@@ -1870,6 +1938,32 @@
         if (!ctrl.signal.aborted) $('lines-info').textContent = `lines: ${e.message}`;
       }
     }, 150);
+  }
+
+  // At a database position the engine searches only the moves it would play (under the draw
+  // rule, the draws that leave the most losing replies), so it may answer fewer lines than
+  // asked: the lines asked for are made up with the database's values of the other moves, best
+  // first, each a line of its one move.
+  async function padLines(node, data, signal) {
+    const lines = data.lines || [];
+    const want = state.multipv;
+    if (want <= 1 || !lines.length || lines.length >= want || lines.length >= (node.pos.legal || []).length) return data;
+    let an;
+    try {
+      an = await api('/analysis', { ...gameOf(node), movetime: 100, repetition: state.rule }, signal);
+    } catch (e) {
+      if (e.name === 'AbortError') throw e;
+      return data;
+    }
+    if (an.source !== 'database') return data;
+    const shown = new Set(lines.map((l) => l.pv && l.pv[0]));
+    const score = (m) => (m.wdl === 'draw' ? { cp: 0 } : typeof m.distance !== 'number' ? null
+      : { mate: m.wdl === 'win' ? Math.ceil(m.distance / 2) : -Math.max(1, Math.ceil(m.distance / 2)) });
+    const more = an.moves.filter((m) => !shown.has(m.move) && (m.wdl === 'win' || m.wdl === 'loss' ||
+      (m.wdl === 'draw' && state.rule === 'draw')) && score(m))
+      .slice(0, want - lines.length)
+      .map((m, i) => ({ multipv: lines.length + i + 1, depth: null, score: score(m), pv: [m.move], database: true }));
+    return { ...data, lines: [...lines, ...more] };
   }
 
   function setMode(mode) {
@@ -1957,7 +2051,10 @@
 
   function onKey(e) {
     const t = e.target;
-    if (t && (t.tagName === 'TEXTAREA' || t.tagName === 'INPUT' || t.tagName === 'SELECT')) return;
+    // Keys go to a field that uses them (text, numbers, a slider, a list); a checkbox or a
+    // button does not, so the arrows still walk the game after "Engine lines" is ticked.
+    if (t && (t.tagName === 'TEXTAREA' || t.tagName === 'SELECT' ||
+      (t.tagName === 'INPUT' && !['checkbox', 'radio', 'button'].includes(t.type)))) return;
     if (state.editor) return;
     const n = state.cur;
     if (e.key === 'ArrowLeft') { e.preventDefault(); if (n.parent) goTo(n.parent); }
@@ -2279,10 +2376,10 @@
     $('multipv').addEventListener('change', (e) => { state.multipv = Number(e.target.value); save(); requestLines(); });
     $('sound').addEventListener('click', () => { state.sound = !state.sound; save(); renderControls(); });
     $('theme').addEventListener('click', () => { state.theme = state.theme === 'light' ? 'dark' : 'light'; applyTheme(); save(); renderControls(); });
-    $('copy-obx').addEventListener('click', () => copyText(posOf(state.cur).obx, 'OBX copied.'));
+    $('copy-obx').addEventListener('click', () => copyText(posOf(state.cur).obx, 'OBX', $('obx'), 'OBX box'));
     $('copy-link').addEventListener('click', () => {
       if (state.addressTooLong) showError('The game is too long for an address: use Export PGN or Export OBX.');
-      else copyText(location.href, 'Link copied.');
+      else copyText(location.href, 'Link');
     });
     $('load-obx').addEventListener('click', () => loadObx());
     $('obx').addEventListener('input', () => { state.obxEdited = true; });
@@ -2292,8 +2389,8 @@
         loadObx();
       }
     });
-    $('export-pgn').addEventListener('click', () => { $('game-text').value = pgn(); copyText(pgn(), 'PGN copied.'); });
-    $('export-game').addEventListener('click', () => { $('game-text').value = gameText(); copyText(gameText(), 'Game copied.'); });
+    $('export-pgn').addEventListener('click', () => { $('game-text').value = pgn(); copyText(pgn(), 'PGN', $('game-text'), 'game record'); });
+    $('export-game').addEventListener('click', () => { $('game-text').value = gameText(); copyText(gameText(), 'Game', $('game-text'), 'game record'); });
     $('import-game').addEventListener('click', importGame);
     $('moves').addEventListener('click', (e) => {
       const cell = e.target.closest('[data-node]');
