@@ -4,7 +4,7 @@ scorer that reports the share of an agent's moves that keep the value, by phase 
 
     python -m baghchal.bench score AGENT [--positions FILE] [--limit N]
     python -m baghchal.bench match AGENT --opponent AGENT|perfect:DIR [--games N] [--seed S]
-    python -m baghchal.bench generate --tb DIR [--count N] [--seed S] [--out FILE]
+    python -m baghchal.bench generate --tb DIR [--forbid] [--count N] [--seed S] [--out FILE]
 
 AGENT is ``random``, ``engine:depth=6`` / ``engine:movetime=50`` / ``engine:nodes=20000``
 (the engine in process without the databases; ``,skill=5`` for a level), ``exe:PATH`` with
@@ -27,7 +27,8 @@ from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 from . import GOATS, Board, Move, Tablebase
 from .engine import Engine, Limit, popen
 
-__all__ = ["VERSION", "PHASES", "Position", "MatchResult", "load", "generate", "score", "match", "phase_of",
+__all__ = ["VERSION", "PHASES", "Position", "MatchResult", "load", "generate", "generate_forbid", "score", "match",
+           "phase_of",
            "agent_from_spec", "perfect_player", "wilson", "table"]
 
 VERSION = 1
@@ -37,17 +38,21 @@ PHASES = ["placement-early", "placement-mid", "placement-late", "movement"]
 """Goats in hand 20-14, 13-7, 6-1 and 0."""
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", f"positions-v{VERSION}.txt")
+DATA_FORBID = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", f"positions-forbid-v{VERSION}.txt")
 
 
 class Position(NamedTuple):
     """A benchmark position: its phase, the side to move, OBX, its value for the side to move
-    under the draw rule (``'win'`` or ``'draw'``) and the moves that keep it."""
+    under the rule (``'win'`` or ``'draw'``), the moves that keep it, and the repetition rule
+    (``'draw'``, or ``'forbid'`` for the set of positions the prover settles, played as a
+    game's start)."""
 
     phase: str
     side: str
     obx: str
     value: str
     keeping: Tuple[Move, ...]
+    rule: str = "draw"
 
 
 def phase_of(board: Board) -> str:
@@ -57,14 +62,18 @@ def phase_of(board: Board) -> str:
 
 
 def load(path: Optional[str] = None) -> List[Position]:
-    """The positions of a benchmark file (default: the set shipped with the package)."""
+    """The positions of a benchmark file (default: the draw-rule set shipped with the package;
+    a file whose header says ``# rule: forbid`` holds positions to play under ``forbid``)."""
     out = []
+    rule = "draw"
     with open(path or DATA, encoding="utf-8") as f:
         for line in f:
+            if line.startswith("# rule: "):
+                rule = line[len("# rule: "):].strip()
             if line.startswith("#") or not line.strip():
                 continue
             phase, side, obx, value, moves = line.rstrip("\n").split("\t")
-            out.append(Position(phase, side, obx, value, tuple(Move(m) for m in moves.split())))
+            out.append(Position(phase, side, obx, value, tuple(Move(m) for m in moves.split()), rule))
     return out
 
 
@@ -110,12 +119,53 @@ def generate(tb: Tablebase, count: int, seed: int) -> List[Position]:
     return [p for b in buckets.values() for p in b]
 
 
-def write(positions: Iterable[Position], path: str, command: str) -> None:
+def generate_forbid(tb: Tablebase, count: int, seed: int, max_games: int = 20000) -> List[Position]:
+    """Up to ``count`` movement-phase positions that the draw rule calls drawn and that the
+    forbid prover settles as a win for the side to move when the position starts a game under
+    ``forbid`` (as ``tbprobe`` settles them), with the moves that keep the win, from random and
+    engine games; at most ``max_games`` games are tried."""
+    rng = random.Random(seed)
+    out: List[Position] = []
+    seen = set()
+    with Engine(tablebase_path="", hash_mb=16) as engine:
+        for _ in range(max_games):
+            if len(out) >= count:
+                break
+            board = Board(repetition="draw")
+            by_engine = rng.random() < 0.5
+            stop = rng.randrange(40, 140)
+            while len(board.move_stack) < stop and board.legal_moves:
+                move = engine.play(board, depth=3).move if by_engine and rng.random() < 0.9 else \
+                    rng.choice(board.legal_moves)
+                board.push(move)
+            if board.is_game_over() or board.goats_in_hand:
+                continue
+            start = board.copy(stack=False)
+            key = tuple(start.obx().split()[:4])
+            if key in seen or tb.probe(start).result != "draw":
+                continue
+            start.repetition = "forbid"
+            value = tb.probe(start)
+            if value.result != "win":
+                continue
+            ranked = tb.rank_moves(start)
+            keeping = tuple(m for m, v in ranked if v.result == "win")
+            if not keeping or len(keeping) == len(ranked):
+                continue
+            seen.add(key)
+            out.append(Position("movement", "goats" if start.turn == GOATS else "tigers", " ".join(key), "win",
+                                keeping, "forbid"))
+    return out
+
+
+def write(positions: Iterable[Position], path: str, command: str, rule: str = "draw") -> None:
     """Writes a benchmark file."""
     with open(path, "w", encoding="utf-8") as f:
         f.write(f"# baghchal position benchmark, version {VERSION}\n")
         f.write(f"# made by: {command}\n")
-        f.write("# phase, side to move, OBX, value for the side to move under the draw rule, the moves that keep it\n")
+        if rule != "draw":
+            f.write(f"# rule: {rule}\n")
+        f.write(f"# phase, side to move, OBX, value for the side to move under the {rule} rule, the moves that keep it\n")
         for p in positions:
             f.write("\t".join([p.phase, p.side, p.obx, p.value, " ".join(str(m) for m in p.keeping)]) + "\n")
 
@@ -248,7 +298,7 @@ def score(agent: Agent, positions: List[Position]) -> Dict[Tuple[str, str], Tupl
     counts as not keeping the value."""
     counts: Dict[Tuple[str, str], List[int]] = {}
     for p in positions:
-        board = Board(p.obx, repetition="draw")
+        board = Board(p.obx, repetition=p.rule)
         try:
             move = agent(board.copy())
             move = board.parse_move(move if isinstance(move, (Move, str)) else str(move))
@@ -281,6 +331,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     sc = sub.add_parser("score", help="score an agent")
     sc.add_argument("agent")
     sc.add_argument("--positions", help="a benchmark file (default: the shipped set)")
+    sc.add_argument("--forbid", action="store_true", help="the shipped set of positions settled under forbid")
     sc.add_argument("--limit", type=int, help="only the first N positions")
     mt = sub.add_parser("match", help="play an agent against an opponent (another AGENT, or perfect:DIR)")
     mt.add_argument("agent")
@@ -291,14 +342,19 @@ def main(argv: Optional[List[str]] = None) -> int:
     gen.add_argument("--tb", required=True, help="the folder of baghchal.tb and baghchal-placement.tb")
     gen.add_argument("--count", type=int, default=2000)
     gen.add_argument("--seed", type=int, default=1)
-    gen.add_argument("--out", default=DATA)
+    gen.add_argument("--out")
+    gen.add_argument("--forbid", action="store_true", help="the positions the forbid prover settles (movement file only)")
     args = ap.parse_args(argv)
     try:
         if args.command == "generate":
+            out = args.out or (DATA_FORBID if args.forbid else DATA)
             with Tablebase(args.tb) as tb:
-                positions = generate(tb, args.count, args.seed)
-            write(positions, args.out, f"python -m baghchal.bench generate --count {args.count} --seed {args.seed}")
-            print(f"{len(positions)} positions written to {args.out}")
+                positions = generate_forbid(tb, args.count, args.seed) if args.forbid else generate(tb, args.count,
+                                                                                                   args.seed)
+            command = f"python -m baghchal.bench generate{' --forbid' if args.forbid else ''} --count {args.count} " \
+                      f"--seed {args.seed}"
+            write(positions, out, command, "forbid" if args.forbid else "draw")
+            print(f"{len(positions)} positions written to {out}")
             return 0
         if args.command == "match":
             agent, release = agent_from_spec(args.agent)
@@ -317,13 +373,15 @@ def main(argv: Optional[List[str]] = None) -> int:
                   f"as tigers +{result.tigers[0]} ={result.tigers[1]} -{result.tigers[2]}"
                   + (f", {result.stopped} stopped at the ply limit" if result.stopped else ""))
             return 0
-        positions = load(args.positions)[: args.limit]
+        positions = load(args.positions or (DATA_FORBID if args.forbid else None))[: args.limit]
         agent, release = agent_from_spec(args.agent)
         try:
             results = score(agent, positions)
         finally:
             release()
-        print(f"baghchal position benchmark v{VERSION}, agent {args.agent}: moves that keep the value")
+        rule = positions[0].rule if positions else "draw"
+        print(f"baghchal position benchmark v{VERSION}{' (forbid)' if rule == 'forbid' else ''}, agent {args.agent}: "
+              "moves that keep the value")
         print(table(results))
         return 0
     except Exception as e:  # noqa: BLE001 - a one-line reason, not a trace

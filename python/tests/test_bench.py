@@ -100,3 +100,20 @@ def test_perfect_play_needs_the_whole_solution(tb_dir, capsys):
             pytest.skip("the placement file is present")
     assert bench.main(["match", "random", "--opponent", f"perfect:{tb_dir}", "--games", "2"]) == 1
     assert "perfect play needs the whole-game solution" in capsys.readouterr().err
+
+
+def test_the_shipped_forbid_set(tb_dir):
+    positions = bench.load(bench.DATA_FORBID)
+    assert len(positions) == 284
+    assert {(p.phase, p.value, p.rule) for p in positions} == {("movement", "win", "forbid")}
+    with Tablebase(tb_dir) as tb:
+        for p in positions[::7]:
+            board = Board(p.obx, repetition="draw")
+            assert tb.probe(board).result == "draw"  # the draw rule calls it drawn
+            board.repetition = "forbid"
+            assert tb.probe(board).result == "win"  # the prover settles it as a game's start
+            assert {m for m, v in tb.rank_moves(board) if v.result == "win"} == set(p.keeping)
+            assert set(p.keeping) < set(board.legal_moves)
+    keep = {Board(p.obx).obx(): set(p.keeping) for p in positions}
+    result = bench.score(lambda b: next(m for m in b.legal_moves if m in keep[b.obx()]), positions)
+    assert result[("movement", "both")] == (284, 284)
