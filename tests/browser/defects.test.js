@@ -504,6 +504,37 @@ async function main() {
       }
     }
 
+    // ---- 15. an upright evaluation bar beside the board ----
+    if (run(15)) {
+      await open(DESKTOP);
+      await setMovetime(100);
+      await page.click('[data-point="C3"]');
+      await page.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length === 2 &&
+        document.querySelector('#score').textContent !== '—', null, { timeout: STEP_MS });
+      await page.waitForTimeout(400); // the bar's transition
+      const [bar, board, side] = [await box('#vbar'), await box('#board'), await box('.side')];
+      check(inside(bar, DESKTOP) && bar.x >= board.x + board.width && bar.x + bar.width <= side.x && bar.width >= 4,
+        `the bar stands between the board and the side column (${JSON.stringify(bar)})`);
+      check(Math.abs(bar.y - board.y) <= 1 && Math.abs(bar.height - board.height) <= 1, 'as tall as the board');
+      const goats = Number(await page.getAttribute('#vbar', 'data-goats'));
+      const card = parseFloat(await page.$eval('#evalbar', (e) => e.style.width)) / 100;
+      check(Math.abs(goats - card) <= 0.006, `it shows the card's value (${goats}, the card's bar ${card})`);
+      const fill = await box('#vbar-fill');
+      check(Math.abs(fill.height - goats * bar.height) <= 2 && Math.abs(fill.y + fill.height - (bar.y + bar.height)) <= 1,
+        `the goats' share grows from the bottom, the goats' side (${JSON.stringify(fill)})`);
+      check((await page.getAttribute('#vbar', 'aria-label')) === `Evaluation: ${(await page.textContent('#score')).trim()}`,
+        'it says its value to a screen reader');
+      await page.click('#flip');
+      await page.waitForTimeout(400);
+      const flipped = await box('#vbar-fill');
+      check(Math.abs(flipped.y - bar.y) <= 1 && Math.abs(flipped.height - fill.height) <= 2, 'flipped, from the top');
+      await shot('15-evalbar-desktop');
+      await page.click('#flip');
+      await page.setViewportSize({ width: PHONE.width, height: PHONE.height });
+      check(!(await page.locator('#vbar').isVisible()), 'a phone upright has no room for it: the card\'s bar remains');
+      check(await page.evaluate(() => document.documentElement.scrollWidth) <= PHONE.width, 'nothing overflows the phone');
+    }
+
     check(problems.length === 0, `no console errors or outside requests:\n${problems.join('\n')}`);
   } catch (e) {
     // The page as it was when a check failed.

@@ -889,11 +889,25 @@
     return `${v > 0 ? '+' : v < 0 ? '−' : ''}${Math.abs(v).toFixed(2)}`;
   }
 
+  // The goats' share (0..1) on the card's bar and on the upright bar beside the board, whose
+  // goats' part grows from the goats' side of the board.
+  function setBars(f, text) {
+    const pct = `${Math.round(f * 100)}%`;
+    $('evalbar').style.width = pct;
+    const v = $('vbar');
+    const fill = $('vbar-fill');
+    fill.style.height = pct;
+    fill.style.top = state.flipped ? '0' : '';
+    fill.style.bottom = state.flipped ? '' : '0';
+    v.setAttribute('data-goats', f.toFixed(3));
+    v.setAttribute('aria-label', `Evaluation: ${text}`);
+    v.title = text;
+  }
+
   function renderEngine() {
     $('thinking').hidden = !state.thinking;
     const a = state.analysis;
     const score = $('score');
-    const bar = $('evalbar');
     const pv = $('pv');
     clear(pv);
     renderGraph();
@@ -903,7 +917,7 @@
       score.textContent = result.winner ? `${capitalise(result.winner)} won` : 'Drawn';
       score.setAttribute('data-cp', 'over');
       $('engine-meta').textContent = 'game over';
-      bar.style.width = result.winner === 'goats' ? '100%' : result.winner === 'tigers' ? '0%' : '50%';
+      setBars(result.winner === 'goats' ? 1 : result.winner === 'tigers' ? 0 : 0.5, score.textContent);
       return;
     }
     const lines = mpvLines(state.cur);
@@ -912,13 +926,13 @@
       score.textContent = '—';
       score.removeAttribute('data-cp');
       $('engine-meta').textContent = '';
-      bar.style.width = '50%';
+      setBars(0.5, 'no score yet');
       return;
     }
     const s = scoreForGoats(shown.score, shown.side);
     score.textContent = scoreText(s);
     score.setAttribute('data-cp', s.mate !== undefined ? `mate ${s.mate}` : String(s.cp));
-    bar.style.width = `${Math.round(fraction(s) * 100)}%`;
+    setBars(fraction(s), score.textContent);
     if (!a) { $('engine-meta').textContent = ''; return; }
     const nodesText = a.nodes >= 1e6 ? `${(a.nodes / 1e6).toFixed(1)}M` : a.nodes >= 1e3 ? `${Math.round(a.nodes / 1e3)}k` : String(a.nodes || 0);
     // A forced result found early runs the iterations up to the engine's limit: no depth to speak of.
