@@ -535,6 +535,44 @@ async function main() {
       check(await page.evaluate(() => document.documentElement.scrollWidth) <= PHONE.width, 'nothing overflows the phone');
     }
 
+    // ---- 16. resign: asked twice, the result and the record say so, Undo takes it back ----
+    if (run(16)) {
+      for (const size of [DESKTOP, PHONE]) {
+        await open(size);
+        await setMovetime(100);
+        check(await page.locator('#resign').isVisible(), `${size.name}: Resign is offered from the start`);
+        await page.click('[data-point="C3"]');
+        await page.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length === 2, null, { timeout: STEP_MS });
+        await ready();
+        check(inside(await box('#resign'), size), `${size.name}: Resign is in the first screen (${JSON.stringify(await box('#resign'))})`);
+        check(await page.$eval('#controls', (e) => e.scrollWidth <= e.clientWidth + 1), `${size.name}: the controls still fit one row`);
+        await page.click('#resign');
+        check((await page.textContent('#resign')).trim() === 'Confirm?', `${size.name}: a first click asks to confirm`);
+        check(await page.locator('#result-banner').isHidden(), `${size.name}: and does not resign yet`);
+        await page.click('#resign');
+        await page.waitForFunction(() => !document.querySelector('#result-banner').hidden, null, { timeout: STEP_MS });
+        check((await page.textContent('#result-title')).trim() === 'Tigers win' &&
+          (await page.textContent('#result-reason')).trim() === 'The goats resigned',
+        `${size.name}: the tigers win, the goats resigned (${await page.textContent('#result-banner')})`);
+        check(await page.locator('#board .hit.clickable').count() === 0 && await page.locator('#resign').isHidden(),
+          `${size.name}: no move and no Resign after it`);
+        await page.waitForTimeout(500);
+        check(await movesShown() === 2, `${size.name}: the engine played no move after it`);
+        await shot(`16-resign-${size.name}`);
+        await page.click('#export-pgn');
+        const pgn = await page.inputValue('#game-text');
+        check(pgn.includes('[Result "0-1"]') && pgn.includes('[Termination "tigers win: the goats resigned"]'),
+          `${size.name}: the PGN has the result and why`);
+        await page.reload();
+        await page.waitForFunction(() => !document.querySelector('#result-banner').hidden, null, { timeout: STEP_MS });
+        check((await page.textContent('#result-reason')).trim() === 'The goats resigned', `${size.name}: kept over a reload`);
+        await page.click('#undo');
+        await ready();
+        check(await page.locator('#result-banner').isHidden() && await movesShown() === 0 &&
+          await page.locator('#board .hit.clickable').count() > 0, `${size.name}: Undo takes the resignation back with the moves`);
+      }
+    }
+
     check(problems.length === 0, `no console errors or outside requests:\n${problems.join('\n')}`);
   } catch (e) {
     // The page as it was when a check failed.

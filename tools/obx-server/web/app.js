@@ -57,6 +57,7 @@
     tcMin: 5,
     tcInc: 3,
     clock: null,     // {base, inc, left: {goats, tigers}, running, since, flag}
+    resigned: null,  // the side that resigned: the game ends at the main line's end
     failure: null,   // {message, retry, attempt, at}: a request that failed; retried by itself
     ctrl: null,      // aborts the engine request in flight
     thinking: null,  // the node the engine is searching for
@@ -363,7 +364,48 @@
       const winner = other(c.flag);
       return { winner, reason: 'time', description: `${winner} win: the ${c.flag}' time ran out` };
     }
+    if (state.resigned && node === mainLeaf()) {
+      const winner = other(state.resigned);
+      return { winner, reason: 'resign', description: `${winner} win: the ${state.resigned} resigned` };
+    }
     return null;
+  }
+
+  // The side a Resign click gives up for: the person's, or in a game of two players the side
+  // to move; none while the engine plays both or the game is over.
+  function resigningSide() {
+    const leaf = mainLeaf();
+    if (!leaf.pos || resultAt(leaf) || state.editor) return null;
+    const h = humanSide();
+    return h === 'both' ? leaf.pos.turn : h === 'none' ? null : h;
+  }
+
+  let resignTimer = null;
+  // A first click asks to confirm (for 3 s); the second resigns: the game ends at the end of
+  // its main line, shown there.
+  function resign() {
+    const side = resigningSide();
+    if (!side) return;
+    const b = $('resign');
+    if (!b.classList.contains('confirm')) {
+      b.classList.add('confirm');
+      b.textContent = 'Confirm?';
+      clearTimeout(resignTimer);
+      resignTimer = setTimeout(() => { b.classList.remove('confirm'); b.textContent = 'Resign'; }, 3000);
+      return;
+    }
+    clearTimeout(resignTimer);
+    b.classList.remove('confirm');
+    b.textContent = 'Resign';
+    abortEngine();
+    state.gen++;
+    stopClock();
+    state.resigned = side;
+    state.selected = null;
+    state.cur = mainLeaf();
+    sound('end');
+    save();
+    renderAll();
   }
 
   // ---- who moves ----------------------------------------------------------------------------
@@ -1090,6 +1132,7 @@
     const node = state.cur;
     $('undo').disabled = lineEnd(node) === state.root;
     $('pause').hidden = state.mode !== 'watch';
+    $('resign').hidden = !resigningSide();
     $('pause').textContent = state.paused ? 'Resume' : 'Pause';
     $('hint').disabled = !node.pos || Boolean(resultAt(node)) || Boolean(state.thinking) || Boolean(state.editor);
     $('flip').setAttribute('aria-pressed', String(state.flipped));
@@ -1187,7 +1230,7 @@
         startObx: state.startObx, rule: state.rule, tree: state.root.children.map(serialise),
         rootEval: state.root.eval, path: pathTo(state.cur).map((n) => n.parent.children.indexOf(n)),
         mode: state.mode, movetime: state.movetime, flipped: state.flipped, skill: state.skill, elo: state.elo,
-        tc: state.tc, tcMin: state.tcMin, tcInc: state.tcInc, clock, sound: state.sound, theme: state.theme,
+        tc: state.tc, tcMin: state.tcMin, tcInc: state.tcInc, clock, resigned: state.resigned, sound: state.sound, theme: state.theme,
         linesOn: state.linesOn, multipv: state.multipv,
       }));
     } catch (e) { /* storage full or disabled: the game just is not kept */ }
@@ -1737,6 +1780,7 @@
     state.hint = null;
     state.paused = false;
     state.rebuilding = null;
+    state.resigned = null;
     newClock();
   }
 
@@ -1806,6 +1850,7 @@
       stopClock();
       if (at !== state.root && !state.clock.flag) { state.clock.running = posOf(at).turn; state.clock.since = performance.now(); }
     }
+    state.resigned = null; // taken back with the moves, as a flag fall is
     if (state.mode === 'watch') state.paused = true;
     save();
     renderAll();
@@ -2291,6 +2336,7 @@
       const c = saved.clock;
       state.clock = { base: c.base, inc: c.inc, left: c.left, running: c.running, since: performance.now(), flag: c.flag };
     }
+    if (saved.resigned === 'goats' || saved.resigned === 'tigers') state.resigned = saved.resigned;
   }
 
   // The node of a saved tree at the end of a list of moves, or null.
@@ -2365,6 +2411,7 @@
     $('banner-new').addEventListener('click', newGame);
     $('undo').addEventListener('click', undo);
     $('hint').addEventListener('click', hint);
+    $('resign').addEventListener('click', resign);
     $('pause').addEventListener('click', togglePause);
     $('flip').addEventListener('click', flip);
     $('retry').addEventListener('click', retryFailed);
