@@ -573,6 +573,34 @@ async function main() {
       }
     }
 
+    // ---- 17. "?" lists the keyboard shortcuts ----
+    if (run(17)) {
+      for (const size of [DESKTOP, PHONE]) {
+        await open(size, `?obx=${STEPS.replace(/ /g, '+')}&moves=B2C2,C4C5`);
+        await page.click('#mode-human');
+        await page.keyboard.press('?');
+        await page.waitForFunction(() => document.querySelector('#keys').open, null, { timeout: 3000 });
+        check(inside(await box('#keys'), size), `${size.name}: the list is in view (${JSON.stringify(await box('#keys'))})`);
+        const rows = await page.$$eval('#keys-list tr', (trs) => trs.map((tr) => `${tr.cells[0].textContent}: ${tr.cells[1].textContent}`));
+        check(JSON.stringify(rows) === JSON.stringify(['← →: previous / next move', 'Home End: first position / end of the line',
+          'f: flip the board', "Tab: to the board's points and every control", 'arrows on a point: to the next point',
+          'Enter Space: on a point: place, pick up or put down', '?: this list', 'Esc: close it']), `${size.name}: every shortcut (${rows})`);
+        await page.keyboard.press('ArrowLeft');
+        check(await page.getAttribute('#status', 'data-ply') === '2', `${size.name}: keys meanwhile are the list's`);
+        await shot(`17-keys-${size.name}`);
+        await page.keyboard.press('Escape');
+        await page.waitForFunction(() => !document.querySelector('#keys').open, null, { timeout: 3000 });
+        await page.keyboard.press('ArrowLeft');
+        await page.waitForFunction(() => document.querySelector('#status').getAttribute('data-ply') === '1', null, { timeout: 3000 });
+        checks++;
+        await page.click('#keys-open');
+        await page.waitForFunction(() => document.querySelector('#keys').open, null, { timeout: 3000 });
+        await page.click('#keys-close');
+        await page.waitForFunction(() => !document.querySelector('#keys').open, null, { timeout: 3000 });
+        checks++;
+      }
+    }
+
     check(problems.length === 0, `no console errors or outside requests:\n${problems.join('\n')}`);
   } catch (e) {
     // The page as it was when a check failed.

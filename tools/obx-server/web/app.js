@@ -2108,12 +2108,22 @@
     }
   }
 
+  function toggleKeys() {
+    const d = $('keys');
+    if (d.open) d.close();
+    else if (d.showModal) d.showModal();
+    else d.setAttribute('open', '');
+  }
+
   function onKey(e) {
     const t = e.target;
     // Keys go to a field that uses them (text, numbers, a slider, a list); a checkbox or a
     // button does not, so the arrows still walk the game after "Engine lines" is ticked.
     if (t && (t.tagName === 'TEXTAREA' || t.tagName === 'SELECT' ||
       (t.tagName === 'INPUT' && !['checkbox', 'radio', 'button'].includes(t.type)))) return;
+    // "?" opens the list of shortcuts (and closes it); while it is open the keys are its own.
+    if (e.key === '?' && !e.ctrlKey && !e.metaKey && !e.altKey) { e.preventDefault(); toggleKeys(); return; }
+    if ($('keys').open) return;
     if (state.editor) return;
     const n = state.cur;
     if (e.key === 'ArrowLeft') { e.preventDefault(); if (n.parent) goTo(n.parent); }
@@ -2412,6 +2422,7 @@
     $('undo').addEventListener('click', undo);
     $('hint').addEventListener('click', hint);
     $('resign').addEventListener('click', resign);
+    $('keys-open').addEventListener('click', toggleKeys);
     $('pause').addEventListener('click', togglePause);
     $('flip').addEventListener('click', flip);
     $('retry').addEventListener('click', retryFailed);
