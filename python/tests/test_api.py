@@ -9,6 +9,7 @@ import baghchal
 import baghchal.engine
 import baghchal.bench
 import baghchal.env
+import baghchal.pgn
 from baghchal import _core
 
 PUBLIC_CLASSES = [baghchal.Board, baghchal.Move, baghchal.Tablebase, baghchal.Engine, baghchal.Outcome,
@@ -30,7 +31,7 @@ def test_every_public_name_has_a_docstring():
         obj = getattr(baghchal, name)
         if (inspect.isclass(obj) or callable(obj)) and not (obj.__doc__ or "").strip():
             missing.append(name)
-    for module in (baghchal.engine, baghchal.env, baghchal.bench):
+    for module in (baghchal.engine, baghchal.env, baghchal.bench, baghchal.pgn):
         for name in module.__all__:
             obj = getattr(module, name)
             if (inspect.isclass(obj) or inspect.isfunction(obj)) and not (obj.__doc__ or "").strip():
@@ -51,8 +52,9 @@ def test_the_examples_in_the_docstrings_hold():
     globs.update(Limit=baghchal.engine.Limit, Score=baghchal.engine.Score, popen=baghchal.engine.popen)
     finder, runner = doctest.DocTestFinder(), doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     globs.update(vars(baghchal.env))
+    globs.update(vars(baghchal.pgn))
     tests = finder.find(baghchal, globs=globs) + finder.find(baghchal.engine, globs=globs)
-    tests += finder.find(baghchal.env, globs=globs)
+    tests += finder.find(baghchal.env, globs=globs) + finder.find(baghchal.pgn, globs=globs)
     parser = doctest.DocTestParser()
     # The C classes' methods and properties, which the module finder does not reach.
     for cls in (_core.Move, _core.Board, _core.Tablebase, _core.Engine):

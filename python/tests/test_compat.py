@@ -155,3 +155,19 @@ def test_pgn_errors():
     with pytest.raises(IllegalMoveError, match="A1B1 is not a legal move here"):
         board.pgn_move(Move("A1B1"))
     assert Board.from_pgn("").move_stack == []
+
+
+def test_the_pgn_module(tmp_path):
+    from baghchal import pgn
+
+    path = tmp_path / "games.pgn"
+    with open(path, "w", encoding="utf-8") as f:
+        for _, text, _ in package_games():
+            board = pgn.read_game(text)
+            assert pgn.write_game(board, f) == text
+    with open(path, encoding="utf-8") as f:
+        again = [b.pgn() for b in pgn.read_games(f)]
+    assert again == [text for _, text, _ in package_games()]
+    with open(path, encoding="utf-8") as f:
+        with pytest.raises(IllegalMoveError, match="Repetition forbid"):
+            list(pgn.read_games(f, repetition="forbid"))
