@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the tests need (Debian packages, when missing) and runs every test:
 # (the browser test also fetches playwright-core from npm into the build directory)
-# the release build, the same suites under AddressSanitizer + UndefinedBehaviorSanitizer,
-# under ThreadSanitizer, and the libFuzzer harnesses for a bounded time.
+# the release build, the Python package's suites against it (python/tests, in build/venv),
+# the same C suites under AddressSanitizer + UndefinedBehaviorSanitizer, under ThreadSanitizer,
+# and the libFuzzer harnesses for a bounded time.
 # Usage: tools/run-tests.sh [fuzz-seconds-per-harness (default 60)]
 set -euo pipefail
 cd "$(dirname "$0")/.."
