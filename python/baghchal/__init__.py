@@ -16,7 +16,7 @@ True
 """
 from __future__ import annotations
 
-from typing import Iterator, List, NamedTuple, Optional, Tuple
+from typing import List, NamedTuple, Optional, Tuple
 
 from . import _core
 from ._core import (
@@ -168,9 +168,6 @@ class Board(_core.Board):
 
     def __reduce__(self) -> Tuple[object, Tuple[str, List[str], str]]:
         return (_rebuild, (self.root().obx(), [str(m) for m in self.move_stack], self.repetition))
-
-    def __iter__(self) -> Iterator[Move]:
-        return iter(self.legal_moves)
 
 
 class TablebaseValue(NamedTuple):
