@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union, overload
 
 from . import _core
-from ._core import BusyError, EngineError, IllegalMoveError, Move
+from ._core import BusyError, EngineError, Move
 
 __all__ = ["Score", "Limit", "PlayResult", "Info", "Engine", "SimpleEngine", "popen"]
 

@@ -4,7 +4,7 @@ import random
 import pytest
 
 import baghchal
-from baghchal import Board, Move, Tablebase, bench
+from baghchal import Board, Tablebase, bench
 
 
 @pytest.fixture(scope="module")
