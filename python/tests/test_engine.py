@@ -226,3 +226,17 @@ def test_the_subprocess_engine_dies_or_hangs(engine_path, tmp_path):
             e.play(Board(), Limit(depth=2))
         assert time.monotonic() - t < 3
         assert e.process.poll() is not None  # killed
+
+
+def test_searches_with_the_database_match_the_executable(tb_dir, protocol):
+    protocol.configure({"TablebasePath": tb_dir})
+    rng = random.Random(21)
+    boards = movement_positions(rng, 3, "draw") + movement_positions(rng, 3, "forbid")
+    with Engine(tablebase_path=tb_dir) as e:
+        for board in boards:
+            e.clear()
+            protocol.new_game()
+            mine, theirs = e.play(board, depth=6), protocol.play(board, Limit(depth=6))
+            assert mine.move == theirs.move, board.obx()
+            for key in ("score", "depth", "nodes", "tbhits", "pv"):
+                assert mine.info[key] == theirs.info[key], (key, board.obx())
