@@ -511,7 +511,13 @@ async function main() {
       await page.click('[data-point="C3"]');
       await page.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length === 2 &&
         document.querySelector('#score').textContent !== '—', null, { timeout: STEP_MS });
-      await page.waitForTimeout(400); // the bar's transition
+      // The bar's transition over: its fill at the value it shows.
+      const settledBar = () => page.waitForFunction(() => {
+        const v = document.querySelector('#vbar').getBoundingClientRect();
+        const f = document.querySelector('#vbar-fill').getBoundingClientRect();
+        return Math.abs(f.height - Number(document.querySelector('#vbar').dataset.goats) * v.height) <= 2;
+      }, null, { timeout: 5000 });
+      await settledBar();
       const [bar, board, side] = [await box('#vbar'), await box('#board'), await box('.side')];
       check(inside(bar, DESKTOP) && bar.x >= board.x + board.width && bar.x + bar.width <= side.x && bar.width >= 4,
         `the bar stands between the board and the side column (${JSON.stringify(bar)})`);
@@ -525,7 +531,7 @@ async function main() {
       check((await page.getAttribute('#vbar', 'aria-label')) === `Evaluation: ${(await page.textContent('#score')).trim()}`,
         'it says its value to a screen reader');
       await page.click('#flip');
-      await page.waitForTimeout(400);
+      await settledBar();
       const flipped = await box('#vbar-fill');
       check(Math.abs(flipped.y - bar.y) <= 1 && Math.abs(flipped.height - fill.height) <= 2, 'flipped, from the top');
       await shot('15-evalbar-desktop');
