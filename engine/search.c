@@ -992,15 +992,24 @@ static void filter_root_by_tb(search_shared_t *s, root_move_t *root, int *nroot)
      * value the remaining moves keep is what counts. */
     s->root_tb = ranked[0].value;
     if (s->root_tb.wdl == TB_DRAW && keep > 1) {
+        /* One answer: the drawing moves that leave the most losing replies. Several lines:
+         * every drawing move, those first, so that each line shown keeps the draw. */
         uint32_t share[MAX_MOVES], top = 0;
         for (int i = 0; i < keep; i++) {
             share[i] = wrong_reply_share(s->tb, p, ranked[i].move);
             top = share[i] > top ? share[i] : top;
         }
-        int k = 0;
-        for (int i = 0; i < keep; i++)
+        tb_move_value_t rest[MAX_MOVES];
+        int k = 0, r = 0;
+        for (int i = 0; i < keep; i++) {
             if (share[i] == top)
                 ranked[k++] = ranked[i];
+            else
+                rest[r++] = ranked[i];
+        }
+        if (s->multipv > 1)
+            for (int i = 0; i < r; i++)
+                ranked[k++] = rest[i];
         keep = k;
     }
     for (int i = 0; i < keep; i++)

@@ -2070,3 +2070,66 @@ Test(tbengine, forbid_blocked_fastest_win_still_wins)
         game_free(&g);
     }
 }
+
+/* MultiPV at a drawn root under the draw rule: every move that keeps the draw is a line (up to
+ * MultiPV), not only those the single answer prefers (the ones that leave the opponent the
+ * most losing replies); with one line the answer is still one of those. */
+Test(tbengine, multipv_shows_every_move_that_keeps_the_draw)
+{
+    start_with_database();
+    expect_silent("setoption name Repetition value draw");
+    int checked = 0;
+    for (uint64_t seed = 1; seed < 4000 && checked < 12; seed++) {
+        line_t l;
+        if (!random_movement_game(seed, &l, REP_DRAW))
+            continue;
+        game_t g;
+        library_game(&l, REP_DRAW, &g);
+        move_t moves[MAX_MOVES];
+        tb_move_value_t ranked[MAX_MOVES];
+        int n = game_legal_moves(&g, moves);
+        int keep = search_rank_tb_moves(tb, &g, moves, n, ranked);
+        game_free(&g);
+        if (keep < 3 || ranked[0].value.wdl != TB_DRAW)
+            continue;
+        checked++;
+        send_position(&l);
+        int want = keep < 6 ? keep : 6;
+        expect_silent("setoption name MultiPV value 6");
+        send_line("go depth 3");
+        pipe_lines_t out = {0};
+        char *best;
+        cr_assert_eq(pipe_read_until(eng, "bestmove ", GO_MS, &out, &best), PIPE_LINE);
+        /* The last line of each multipv index at the last depth. */
+        char first[7][MOVE_TEXT_LEN] = {{0}};
+        int lines = 0;
+        for (size_t i = 0; i < out.count; i++) {
+            info_t in;
+            parse_info(out.line[i], true, &in);
+            const char *mp = strstr(out.line[i], " multipv ");
+            cr_assert_not_null(mp, "no multipv in '%s'", out.line[i]);
+            int k = atoi(mp + 9);
+            cr_assert(k >= 1 && k <= 6, "'%s'", out.line[i]);
+            cr_assert(!in.mate && in.score == 0, "a drawing line scored otherwise: '%s'", out.line[i]);
+            snprintf(first[k], MOVE_TEXT_LEN, "%s", in.pv[0]);
+            lines = k > lines ? k : lines;
+        }
+        cr_assert_eq(lines, want, "seed %llu: %d lines where %d moves keep the draw", (unsigned long long)seed, lines,
+                     keep);
+        for (int k = 1; k <= lines; k++) {
+            cr_assert(move_in(first[k], moves, n), "line %d starts with '%s'", k, first[k]);
+            bool draws = false;
+            for (int i = 0; i < keep; i++) {
+                char t[MOVE_TEXT_LEN];
+                move_format(ranked[i].move, t);
+                draws |= strcmp(t, first[k]) == 0;
+            }
+            cr_assert(draws, "line %d starts with %s, which does not keep the draw", k, first[k]);
+            for (int j = 1; j < k; j++)
+                cr_assert_str_neq(first[j], first[k], "two lines start with %s", first[k]);
+        }
+        pipe_lines_free(&out);
+        expect_silent("setoption name MultiPV value 1");
+    }
+    cr_assert_geq(checked, 5, "only %d drawn roots with three drawing moves found", checked);
+}
