@@ -1,27 +1,83 @@
-// The static board in headless Chromium, served by a plain static file server (no
-// baghchal-server): the page says it plays in the browser, plays goats against the worker's
-// engine (moves, the engine's score and line), shows the engine's lines, refuses /analysis
-// with its reason, and after a reload offline (the service worker) plays on.
-// Usage: BOARD_URL=http://127.0.0.1:PORT/ node wasm/static-test.js  (playwright-core on NODE_PATH)
+// The static board (build/board-static) in headless Chromium. First from a plain static file
+// server, no baghchal-server: the page says it plays in the browser, plays goats against the
+// worker's engine (moves, the engine's score and line), gives the engine's lines, refuses an
+// illegal move with the engine's reason and /analysis with its own, and after a reload
+// offline (the service worker) plays on. Then the same files with baghchal-server behind the
+// same origin (as a host proxying the API to it): the page uses the server, never loads the
+// worker, and /analysis answers (from the database when BOARD_TB names one).
+// Usage: BOARD_DIR=build/board-static BOARD_SERVER=build/bin/baghchal-server [BOARD_TB=dir]
+//        node wasm/static-test.js   (playwright-core on NODE_PATH; CHROMIUM, default /usr/bin/chromium)
 'use strict';
 const assert = require('node:assert/strict');
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const http = require('node:http');
+const path = require('node:path');
 const { chromium } = require('playwright-core');
 
-const URL_ = process.env.BOARD_URL;
+const DIR = process.env.BOARD_DIR;
+const SERVER_BIN = process.env.BOARD_SERVER;
+const TB = process.env.BOARD_TB || '';
 const STEP_MS = 30000;
+const API = ['/health', '/legal', '/obx', '/analysis'];
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml',
+  '.wasm': 'application/wasm', '.webmanifest': 'application/manifest+json' };
+
+// The site's files as any static host serves them; with api, the API passed on to that port.
+function staticServer(api) {
+  const srv = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    if (API.includes(url.pathname)) {
+      if (!api) { res.writeHead(404, { 'Content-Type': 'text/plain' }); res.end('not found'); return; }
+      const up = http.request({ host: '127.0.0.1', port: api, path: req.url, method: req.method, headers: req.headers }, (r) => {
+        res.writeHead(r.statusCode, r.headers);
+        r.pipe(res);
+      });
+      up.on('error', () => { res.writeHead(502); res.end(); });
+      req.pipe(up);
+      return;
+    }
+    const name = url.pathname === '/' ? 'index.html' : path.basename(url.pathname);
+    const file = path.join(DIR, name);
+    if (!fs.existsSync(file)) { res.writeHead(404, { 'Content-Type': 'text/plain' }); res.end('not found'); return; }
+    res.writeHead(200, { 'Content-Type': TYPES[path.extname(name)] || 'application/octet-stream' });
+    res.end(fs.readFileSync(file));
+  });
+  return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve(srv)));
+}
+
+function startServer() {
+  return new Promise((resolve, reject) => {
+    const args = ['--port', '0', '--workers', '2', '--hash', '8', '--movetime', '100', '--max-movetime', '3000'];
+    if (TB) args.push('--tablebase', TB);
+    const p = spawn(SERVER_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 20000);
+    p.stdout.on('data', (d) => {
+      out += d;
+      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
+      if (m) { clearTimeout(timer); resolve({ proc: p, port: Number(m[1]) }); }
+    });
+    p.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}: ${out}`)); });
+  });
+}
+
 let checks = 0;
 function check(cond, msg) { assert.ok(cond, msg); checks++; }
 
 async function main() {
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium' });
+  const site = await staticServer(0);
   const context = await browser.newContext();
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(URL_);
-  await page.waitForFunction(() => document.documentElement.dataset.mode === 'local', null, { timeout: STEP_MS });
+  await page.goto(`http://127.0.0.1:${site.address().port}/`);
+  await page.waitForFunction(() => document.documentElement.dataset.engine === 'local', null, { timeout: STEP_MS });
   await page.waitForFunction(() => document.querySelector('#status')?.textContent.includes('Goats to move'), null, { timeout: STEP_MS });
-  await page.waitForFunction(() => document.querySelector('#server-info')?.textContent.includes('in this browser'), null, { timeout: STEP_MS });
+  // The header once the page has the engine's /health answer (its version).
+  await page.waitForFunction(() => /engine \d+\.\d+\.\d+ in this browser/.test(document.querySelector('#server-info')?.textContent),
+    null, { timeout: STEP_MS });
   check(true, 'the page says it plays in the browser');
   await page.$eval('#movetime', (el) => { el.value = '100'; el.dispatchEvent(new Event('input')); });
   const settled = async (n) => {
@@ -33,6 +89,10 @@ async function main() {
   const play = async (n) => {
     for (let i = 0; i < n; i++) {
       const before = await page.locator('#moves .mv[data-ply]').count();
+      // Once the page has every answer it asked for (a click before the first position's answer
+      // is taken back by it).
+      await page.waitForFunction(() => document.querySelectorAll('[data-target]').length > 0 &&
+        document.documentElement.dataset.pending === '0', null, { timeout: STEP_MS });
       const targets = await page.locator('[data-target]').evaluateAll((ts) => ts.map((t) => t.getAttribute('data-target')));
       check(targets.length > 0, 'placement targets are highlighted');
       await page.click(`[data-point="${targets[0]}"]`);
@@ -65,13 +125,39 @@ async function main() {
     .catch(async () => { await page.reload(); await page.waitForFunction(() => navigator.serviceWorker.controller, null, { timeout: STEP_MS }); });
   await context.setOffline(true);
   await page.reload();
-  await page.waitForFunction(() => document.documentElement.dataset.mode === 'local', null, { timeout: STEP_MS });
-  await page.waitForFunction(() => document.querySelector('#status')?.textContent.length > 0 &&
-    [...document.querySelectorAll('#board .hit.clickable')].length > 0, null, { timeout: STEP_MS });
-  await page.click('#new').catch(() => {});
-  await page.waitForFunction(() => document.querySelector('#status')?.textContent.includes('Goats to move'), null, { timeout: STEP_MS });
+  await page.waitForFunction(() => document.documentElement.dataset.engine === 'local', null, { timeout: STEP_MS });
+  await page.waitForFunction(() => /engine \d+\.\d+\.\d+ in this browser/.test(document.querySelector('#server-info')?.textContent),
+    null, { timeout: STEP_MS });
+  check(await page.locator('#moves .mv[data-ply]').count() === 6, 'the game is back after the reload');
   await play(1);
   check(errors.length === 0, `no page errors: ${errors.join('; ')}`);
+  await context.close();
+  site.close();
+
+  // ---- the same files with baghchal-server behind the same origin ----
+  const server = await startServer();
+  const proxied = await staticServer(server.port);
+  const ctx2 = await browser.newContext();
+  const page2 = await ctx2.newPage();
+  const fetched = [];
+  page2.on('request', (r) => fetched.push(new URL(r.url()).pathname));
+  page2.on('pageerror', (e) => errors.push(String(e)));
+  await page2.goto(`http://127.0.0.1:${proxied.address().port}/`);
+  await page2.waitForFunction(() => document.documentElement.dataset.engine === 'server', null, { timeout: STEP_MS });
+  await page2.waitForFunction(() => document.querySelector('#status')?.textContent.includes('Goats to move'), null, { timeout: STEP_MS });
+  await page2.waitForFunction(() => /workers/.test(document.querySelector('#server-info')?.textContent), null, { timeout: STEP_MS });
+  check(!(await page2.textContent('#server-info')).includes('in this browser'), 'the header names the server');
+  const an = await page2.evaluate(async () => {
+    const r = await fetch('/analysis', { method: 'POST', body: JSON.stringify({ obx: 'GTGGG/TGXGT/GXGXG/GGTGG/GGXGG g @0 c3 - -', repetition: 'draw' }) });
+    return { status: r.status, body: await r.json() };
+  });
+  check(an.status === 200 && an.body.source === (TB ? 'database' : 'search') && an.body.moves.length > 0,
+    `/analysis answered by the server (${TB ? 'database' : 'search'}): ${JSON.stringify(an).slice(0, 300)}`);
+  check(!fetched.some((p) => p.includes('baghchal-worker')), 'with a server the page never loads the worker');
+  check(errors.length === 0, `no page errors: ${errors.join('; ')}`);
+  await ctx2.close();
+  proxied.close();
+  server.proc.kill('SIGTERM');
   await browser.close();
   console.log(`static board: ${checks} checks passed`);
 }

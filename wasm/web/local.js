@@ -2,8 +2,9 @@
 // page is the server's board as it is; when none does (a static host, a phone offline) the
 // page's requests to /health, /legal and /obx are answered by the engine in a Web Worker
 // (baghchal-worker.js) with the protocol's lines (PROTOCOL.md): every rule is still the
-// engine's. /analysis (the databases) stays the server's. <html data-mode> and the header say
-// which mode the page is in.
+// engine's. /analysis (the databases) stays the server's. The header and <html data-engine>
+// ("server" or "local"; not data-mode, which app.js gives its mode buttons) say which mode the
+// page is in; <html data-pending> counts the requests the worker has still to answer.
 'use strict';
 
 (() => {
@@ -27,7 +28,9 @@
     } finally {
       clearTimeout(timer);
     }
-    document.documentElement.setAttribute('data-mode', mode);
+    document.documentElement.setAttribute('data-engine', mode);
+    // The engine starts at once: its first answer (the page's /health) comes the sooner.
+    if (mode === 'local') health();
     return mode;
   })();
 
@@ -208,7 +211,14 @@
   window.fetch = async (input, init) => {
     const url = new URL(typeof input === 'string' ? input : input.url, location.href);
     if (url.origin === location.origin && API.includes(url.pathname) && (await probe) === 'local') {
-      return local(url.pathname, init);
+      // <html data-pending>: the requests the page's engine has still to answer.
+      const root = document.documentElement;
+      root.dataset.pending = String(Number(root.dataset.pending || 0) + 1);
+      try {
+        return await local(url.pathname, init);
+      } finally {
+        root.dataset.pending = String(Number(root.dataset.pending) - 1);
+      }
     }
     return realFetch(input, init);
   };
