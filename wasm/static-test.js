@@ -1,10 +1,11 @@
 // The static board (build/board-static) in headless Chromium. First from a plain static file
 // server, no baghchal-server: the page says it plays in the browser, plays goats against the
-// worker's engine (moves, the engine's score and line), gives the engine's lines, refuses an
-// illegal move with the engine's reason and /analysis with its own, and after a reload
-// offline (the service worker) plays on. Then the same files with baghchal-server behind the
-// same origin (as a host proxying the API to it): the page uses the server, never loads the
-// worker, and /analysis answers (from the database when BOARD_TB names one).
+// worker's engine (moves, the engine's score and line, a hint, level 0), gives the engine's
+// lines, refuses an illegal move with the engine's reason and /analysis with its own, and
+// after a reload offline (the service worker) plays on, also a game on the clock. Then the
+// same files with baghchal-server behind the same origin (as a host proxying the API to it):
+// the page uses the server, never loads the worker, and /analysis answers (from the database
+// when BOARD_TB names one).
 // Usage: BOARD_DIR=build/board-static BOARD_SERVER=build/bin/baghchal-server [BOARD_TB=dir]
 //        node wasm/static-test.js   (playwright-core on NODE_PATH; CHROMIUM, default /usr/bin/chromium)
 'use strict';
@@ -104,6 +105,22 @@ async function main() {
     }
   };
   await play(3);
+  // What the page asks of its engine (app.js calls the fetch of the moment: this one, then local.js's).
+  await page.evaluate(() => {
+    const f = window.fetch;
+    window.asked = [];
+    window.fetch = (u, i) => { window.asked.push({ path: String(u), body: i && i.body ? JSON.parse(i.body) : null }); return f(u, i); };
+  });
+  const asked = () => page.evaluate(() => window.asked.filter((a) => a.path === '/obx').map((a) => a.body));
+  // A hint: an arrow from the engine's move.
+  await page.click('#hint');
+  await page.waitForSelector('[data-arrow="hint"]', { timeout: STEP_MS });
+  check(true, 'a hint is shown');
+  // A level: the engine answers at Skill Level 0.
+  await page.selectOption('#skill', '0');
+  await play(1);
+  check((await asked()).some((b) => b.skill === 0), 'the engine was asked at level 0');
+  await page.selectOption('#skill', '20');
   const res = await page.evaluate(async () => {
     const r = await fetch('/analysis', { method: 'POST', body: JSON.stringify({ obx: 'TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g @20 c0 - #' }) });
     return { status: r.status, body: await r.json() };
@@ -128,8 +145,23 @@ async function main() {
   await page.waitForFunction(() => document.documentElement.dataset.engine === 'local', null, { timeout: STEP_MS });
   await page.waitForFunction(() => /engine \d+\.\d+\.\d+ in this browser/.test(document.querySelector('#server-info')?.textContent),
     null, { timeout: STEP_MS });
-  check(await page.locator('#moves .mv[data-ply]').count() === 6, 'the game is back after the reload');
+  check(await page.locator('#moves .mv[data-ply]').count() === 8, 'the game is back after the reload');
   await play(1);
+  // A game on the clock (3 s each): the engine plays on its clock.
+  await page.evaluate(() => {
+    const f = window.fetch;
+    window.asked = [];
+    window.fetch = (u, i) => { window.asked.push({ path: String(u), body: i && i.body ? JSON.parse(i.body) : null }); return f(u, i); };
+  });
+  await page.selectOption('#tc', 'custom');
+  await page.fill('#tc-min', '0.05');
+  await page.fill('#tc-inc', '0');
+  await page.dispatchEvent('#tc-inc', 'change');
+  await page.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length === 0, null, { timeout: STEP_MS });
+  await play(1);
+  const clocked = (await asked()).find((b) => b.gtime !== undefined);
+  check(clocked && clocked.ttime > 0 && clocked.ttime <= 3000 && clocked.movetime === undefined,
+    `the engine was asked on its clock: ${JSON.stringify(clocked)}`);
   check(errors.length === 0, `no page errors: ${errors.join('; ')}`);
   await context.close();
   site.close();
