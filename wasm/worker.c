@@ -38,14 +38,25 @@ EMSCRIPTEN_KEEPALIVE void bc_end(void)
     uci_end_of_input(engine);
 }
 
-/* The search's poll, every 256 nodes: at most every 20 ms the worker yields to the event
- * loop (a sleep of 0 ms), where the messages that came meanwhile are read. */
+/* One turn of the event loop, where the messages that came meanwhile are read: a message to
+ * itself, not a timer of 0 ms, which browsers stretch to 4 ms once timers nest. */
+EM_ASYNC_JS(void, bc_yield, (), {
+    await new Promise(function(resume) {
+        if (typeof MessageChannel != 'function')
+            return setTimeout(resume, 0);
+        var c = new MessageChannel();
+        c.port1.onmessage = function() { c.port1.close(); resume(); };
+        c.port2.postMessage(0);
+    });
+});
+
+/* The search's poll, every 256 nodes: at most every 20 ms the worker yields to the event loop. */
 void search_poll(void)
 {
     static double last;
     double now = emscripten_get_now();
     if (now - last >= 20) {
-        emscripten_sleep(0);
+        bc_yield();
         last = emscripten_get_now();
     }
 }
