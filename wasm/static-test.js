@@ -59,6 +59,7 @@ function startServer() {
       const m = /listening on http:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
       if (m) { clearTimeout(timer); resolve({ proc: p, port: Number(m[1]) }); }
     });
+    p.on('error', (e) => { clearTimeout(timer); reject(new Error(`${SERVER_BIN} could not start: ${e.message}`)); });
     p.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}: ${out}`)); });
   });
 }
