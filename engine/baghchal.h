@@ -13,6 +13,7 @@
 #include "timeman.h"
 #include "forbid.h"
 #include "search.h"
+#include "tbreport.h"
 #include "engine.h"
 
 #endif

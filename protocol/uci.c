@@ -661,42 +661,6 @@ static void cmd_eval(uci_t *u)
     out(u, "Total (side to move): %d", p->side == GOATS ? total : -total);
 }
 
-static void format_tb_value(char *buf, size_t len, tb_value_t v)
-{
-    if (v.wdl == TB_DRAW)
-        snprintf(buf, len, "draw");
-    else if (v.distance == TB_DISTANCE_UNKNOWN)
-        snprintf(buf, len, "%s", v.wdl == TB_WIN ? "win" : "loss");
-    else
-        snprintf(buf, len, "%s in %d", v.wdl == TB_WIN ? "win" : "loss", v.distance);
-}
-
-/* tbprobe under forbid, where no game is drawn (forbid.h): what holds for this game, what the
- * prover settles within a small budget, and open for the rest. */
-static void tbprobe_forbid(uci_t *u, const tb_t *tb)
-{
-    if (!u->prover && !(u->prover = fb_prover_new(FB_SETTLE_MB))) {
-        ERR(u, "out of memory");
-        return;
-    }
-    fb_settled_t root;
-    char text[64];
-    fb_settle(u->prover, tb, &u->game, MOVE_NONE, FB_SETTLE_NODES, &root);
-    fb_settled_text(&root, false, text, sizeof text);
-    out(u, "Value: %s", text);
-    move_t moves[MAX_MOVES];
-    fb_settled_t val[MAX_MOVES];
-    int n = game_legal_moves(&u->game, moves);
-    fb_settle_moves(u->prover, tb, &u->game, moves, n, FB_SETTLE_NODES, val);
-    out(u, "Moves (%d):", n);
-    for (int i = 0; i < n; i++) {
-        char mt[MOVE_TEXT_LEN];
-        move_format(moves[i], mt);
-        fb_settled_text(&val[i], true, text, sizeof text);
-        out(u, "%s: %s", mt, text);
-    }
-}
-
 static void cmd_tbprobe(uci_t *u)
 {
     load_default_tablebase(u);
@@ -705,37 +669,26 @@ static void cmd_tbprobe(uci_t *u)
         ERR(u, "no tablebase loaded (setoption name TablebasePath value <dir>)");
         return;
     }
-    const position_t *p = game_position(&u->game);
-    char text[32];
-    game_result_t r = game_result(&u->game);
-    if (r.reason != RESULT_NONE) {
-        /* Over by the rules or by the game's history: no database needed. */
-        out(u, "Value: %s", r.winner < 0 ? "draw" : r.winner == p->side ? "win in 0" : "loss in 0");
-        out(u, "Moves (0):");
+    tbr_value_t v, moves[MAX_MOVES];
+    int n;
+    tbr_status_t st = tbr_position(tb, &u->prover, &u->game, &v);
+    if (st == TBR_OK)
+        st = tbr_moves(tb, &u->prover, &u->game, moves, &n);
+    if (st == TBR_NO_MEMORY) {
+        ERR(u, "out of memory");
         return;
     }
-    tb_value_t v;
-    if (!tb_probe(tb, p, &v)) {
+    if (st == TBR_NOT_COVERED) {
         out(u, "Value: not covered (goats in hand)");
         return;
     }
-    if (u->game.rule == REP_FORBID) {
-        tbprobe_forbid(u, tb);
-        return;
-    }
-    format_tb_value(text, sizeof text, v);
-    out(u, "Value: %s", text);
-    move_t moves[MAX_MOVES];
-    tb_move_value_t ranked[MAX_MOVES];
-    int n = game_legal_moves(&u->game, moves);
-    if (n > 0 && search_rank_tb_moves(tb, &u->game, moves, n, ranked) < 0)
-        n = 0;
+    /* TBR_CHILD_NOT_COVERED: the value, and no moves (n is 0). */
+    out(u, "Value: %s", v.text);
     out(u, "Moves (%d):", n);
     for (int i = 0; i < n; i++) {
         char m[MOVE_TEXT_LEN];
-        move_format(ranked[i].move, m);
-        format_tb_value(text, sizeof text, ranked[i].value);
-        out(u, "%s: %s", m, text);
+        move_format(moves[i].move, m);
+        out(u, "%s: %s", m, moves[i].text);
     }
 }
 

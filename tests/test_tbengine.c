@@ -1218,6 +1218,97 @@ Test(tbengine, tbprobe_random_games)
     end_engine();
 }
 
+/* A tbreport value's fields say what its text says: "win in 7" is a win at distance 7, "win"
+ * one of unknown distance, "open ..." an open one, "draw" a draw. */
+static void check_tbr_fields(const tbr_value_t *v, const char *what)
+{
+    int d = -1;
+    char word[8] = "";
+    if (strncmp(v->text, "open", 4) == 0) {
+        cr_assert_eq(v->result, TBR_OPEN, "%s: '%s'", what, v->text);
+        cr_assert_eq(v->distance, TB_DISTANCE_UNKNOWN, "%s: '%s'", what, v->text);
+    } else if (sscanf(v->text, "%7s in %d", word, &d) == 2) {
+        cr_assert_str_eq(word, tbr_result_name(v->result), "%s: '%s'", what, v->text);
+        cr_assert_eq(v->distance, d, "%s: '%s'", what, v->text);
+    } else {
+        cr_assert_str_eq(v->text, tbr_result_name(v->result), "%s", what);
+        cr_assert(v->result == TBR_DRAW || v->distance == TB_DISTANCE_UNKNOWN, "%s: '%s'", what, v->text);
+    }
+    cr_assert(!v->proved || (v->result != TBR_OPEN && v->result != TBR_DRAW), "%s: '%s'", what, v->text);
+}
+
+/* tbr_position and tbr_moves (what tbprobe prints and the Python package returns): the
+ * database's values under draw, never a draw under forbid, every legal move once, and the
+ * statuses of positions not covered or over. */
+Test(tbengine, tbreport_values)
+{
+    need_database();
+    fb_prover_t *pr = NULL;
+    tbr_value_t v, vals[MAX_MOVES];
+    int n = -1, open = 0, proved = 0;
+    game_t g;
+    position_t p;
+    position_set_start(&p);
+    cr_assert(game_init(&g, &p, NULL, REP_FORBID));
+    cr_assert_eq(tbr_position(tb, &pr, &g, &v), TBR_NOT_COVERED);
+    cr_assert_eq(tbr_moves(tb, &pr, &g, vals, &n), TBR_NOT_COVERED);
+    cr_assert_eq(n, 0);
+    cr_assert_null(pr, "no prover for a position the database does not know");
+    game_free(&g);
+    line_t l;
+    line_init(&l, "TGGGT/GGXGG/GXGXG/GGXGG/TGGGT t @0 c3");
+    library_game(&l, REP_DRAW, &g);
+    cr_assert_eq(tbr_position(tb, &pr, &g, &v), TBR_OK);
+    cr_assert_str_eq(v.text, "loss in 0");
+    cr_assert(v.result == TBR_LOSS && v.distance == 0 && !v.proved);
+    cr_assert_eq(tbr_moves(tb, &pr, &g, vals, &n), TBR_OK);
+    cr_assert_eq(n, 0);
+    cr_assert_null(pr, "no prover for a game over");
+    game_free(&g);
+    for (uint64_t s = 1000; s < 1160; s++) {
+        rep_rule_t rule = s & 1 ? REP_DRAW : REP_FORBID;
+        if (!random_movement_game(s, &l, rule))
+            continue;
+        library_game(&l, rule, &g);
+        char what[64];
+        snprintf(what, sizeof what, "seed %llu", (unsigned long long)s);
+        tb_value_t db;
+        cr_assert(tb_probe(tb, game_position(&g), &db));
+        cr_assert_eq(tbr_position(tb, &pr, &g, &v), TBR_OK, "%s", what);
+        cr_assert_eq(v.move, MOVE_NONE);
+        check_tbr_fields(&v, what);
+        if (rule == REP_DRAW) {
+            cr_assert(v.result == (tbr_result_t)db.wdl && v.distance == db.distance, "%s", what);
+        } else {
+            cr_assert_neq(v.result, TBR_DRAW, "%s", what);
+            cr_assert_not_null(pr, "%s", what);
+            open += v.result == TBR_OPEN;
+            proved += v.proved;
+        }
+        move_t legal[MAX_MOVES];
+        int nl = game_legal_moves(&g, legal);
+        cr_assert_eq(tbr_moves(tb, &pr, &g, vals, &n), TBR_OK, "%s", what);
+        cr_assert_eq(n, nl, "%s", what);
+        for (int i = 0; i < n; i++) {
+            check_tbr_fields(&vals[i], what);
+            cr_assert(rule == REP_DRAW || vals[i].result != TBR_DRAW, "%s", what);
+            int found = 0;
+            for (int k = 0; k < nl; k++)
+                found += legal[k] == vals[i].move;
+            for (int k = 0; k < i; k++)
+                found += vals[k].move == vals[i].move;
+            cr_assert_eq(found, 1, "%s: move %d", what, i);
+        }
+        /* Best first: under draw the best move keeps the position's value. */
+        if (n && rule == REP_DRAW)
+            cr_assert_eq(vals[0].result, v.result, "%s: '%s' for '%s'", what, vals[0].text, v.text);
+        game_free(&g);
+    }
+    cr_log_info("tbreport: %d open and %d proved under forbid", open, proved);
+    cr_assert_gt(open + proved, 0);
+    fb_prover_free(pr);
+}
+
 /* Database entries of every slice, as OBX positions without history. */
 Test(tbengine, tbprobe_database_entries)
 {

@@ -1168,30 +1168,32 @@ static PyObject *tb_value_tuple(const char *result, int distance, bool proved, c
     return Py_BuildValue("(siOs)", result, distance, proved ? Py_True : Py_False, text);
 }
 
-static void format_tb_value(char *buf, size_t len, tb_value_t v)
+static PyObject *tbr_value_tuple(const tbr_value_t *v)
 {
-    if (v.wdl == TB_DRAW)
-        snprintf(buf, len, "draw");
-    else if (v.distance == TB_DISTANCE_UNKNOWN)
-        snprintf(buf, len, "%s", v.wdl == TB_WIN ? "win" : "loss");
-    else
-        snprintf(buf, len, "%s in %d", v.wdl == TB_WIN ? "win" : "loss", v.distance);
+    return tb_value_tuple(tbr_result_name(v->result), v->distance, v->proved, v->text);
 }
 
-static const char *wdl_name(int wdl) { return wdl > 0 ? "win" : wdl < 0 ? "loss" : "draw"; }
-
-/* The prover is one per handle: one forbid probe at a time takes it, without the GIL. */
-static bool tb_prover_take(TablebaseObject *t)
+/* The prover is one per handle: one forbid probe at a time holds it (a game under `draw`
+ * needs none), without the GIL. */
+static bool tb_prover_lock(TablebaseObject *t, const game_t *g)
 {
+    if (g->rule != REP_FORBID)
+        return false;
     Py_BEGIN_ALLOW_THREADS
     PyThread_acquire_lock(t->prover_lock, WAIT_LOCK);
     Py_END_ALLOW_THREADS
-    if (!t->prover && !(t->prover = fb_prover_new(FB_SETTLE_MB))) {
-        PyThread_release_lock(t->prover_lock);
-        PyErr_NoMemory();
-        return false;
-    }
     return true;
+}
+
+/* The exception for a report that failed (tbreport.h); NULL. */
+static PyObject *tbr_raise(tbr_status_t st)
+{
+    if (st == TBR_NO_MEMORY)
+        return PyErr_NoMemory();
+    PyErr_SetString(PyExc_KeyError, st == TBR_CHILD_NOT_COVERED
+                                        ? "a move leads to a position the database does not cover"
+                                        : "not covered (goats in hand, and no placement file)");
+    return NULL;
 }
 
 /* What the protocol's tbprobe says of the position: (result, distance, proved, text). */
@@ -1205,46 +1207,18 @@ static PyObject *Tablebase_probe(PyObject *self, PyObject *arg)
         t->users--;
         return NULL;
     }
-    PyObject *out = NULL;
     const game_t *g = &b->game;
-    const position_t *p = game_position(g);
-    game_result_t r = game_result(g);
-    tb_value_t v;
-    bool covered;
-    char text[64];
-    if (r.reason != RESULT_NONE) {
-        /* Over by the rules or by the game's history: no database needed. */
-        out = r.winner < 0 ? tb_value_tuple("draw", 0, false, "draw")
-              : r.winner == p->side ? tb_value_tuple("win", 0, false, "win in 0")
-                                    : tb_value_tuple("loss", 0, false, "loss in 0");
-        goto done;
-    }
+    tbr_value_t v;
+    tbr_status_t st;
+    bool locked = tb_prover_lock(t, g);
     Py_BEGIN_ALLOW_THREADS
-    covered = tb_probe(t->tb, p, &v);
+    st = tbr_position(t->tb, &t->prover, g, &v);
     Py_END_ALLOW_THREADS
-    if (!covered) {
-        PyErr_SetString(PyExc_KeyError, "not covered (goats in hand, and no placement file)");
-        goto done;
-    }
-    if (g->rule == REP_FORBID) {
-        fb_settled_t s;
-        if (!tb_prover_take(t))
-            goto done;
-        Py_BEGIN_ALLOW_THREADS
-        fb_settle(t->prover, t->tb, g, MOVE_NONE, FB_SETTLE_NODES, &s);
-        Py_END_ALLOW_THREADS
+    if (locked)
         PyThread_release_lock(t->prover_lock);
-        fb_settled_text(&s, false, text, sizeof text);
-        const char *res = s.result == FB_WIN ? "win" : s.result == FB_LOSS ? "loss" : "open";
-        out = tb_value_tuple(res, s.result == FB_OPEN ? TB_DISTANCE_UNKNOWN : s.distance, s.proved, text);
-    } else {
-        format_tb_value(text, sizeof text, v);
-        out = tb_value_tuple(wdl_name(v.wdl), v.distance, false, text);
-    }
-done:
     board_release(b);
     t->users--;
-    return out;
+    return st == TBR_OK ? tbr_value_tuple(&v) : tbr_raise(st);
 }
 
 /* The database's own value of the position alone (the draw rule, no history): (wdl, distance). */
@@ -1286,74 +1260,28 @@ static PyObject *Tablebase_rank_moves(PyObject *self, PyObject *arg)
         t->users--;
         return NULL;
     }
-    PyObject *out = NULL;
     const game_t *g = &b->game;
-    move_t moves[MAX_MOVES];
-    int n = game_legal_moves(g, moves), ranked_n = 0;
-    tb_value_t v;
-    bool covered;
+    tbr_value_t vals[MAX_MOVES];
+    int n;
+    tbr_status_t st;
+    bool locked = tb_prover_lock(t, g);
     Py_BEGIN_ALLOW_THREADS
-    covered = n == 0 || tb_probe(t->tb, game_position(g), &v);
+    st = tbr_moves(t->tb, &t->prover, g, vals, &n);
     Py_END_ALLOW_THREADS
-    if (!covered) {
-        PyErr_SetString(PyExc_KeyError, "not covered (goats in hand, and no placement file)");
-        goto done;
-    }
-    out = PyList_New(0);
-    if (!out || n == 0)
-        goto done;
-    if (g->rule == REP_FORBID) {
-        fb_settled_t vals[MAX_MOVES];
-        if (!tb_prover_take(t)) {
-            Py_CLEAR(out);
-            goto done;
-        }
-        Py_BEGIN_ALLOW_THREADS
-        fb_settle_moves(t->prover, t->tb, g, moves, n, FB_SETTLE_NODES, vals);
-        Py_END_ALLOW_THREADS
+    if (locked)
         PyThread_release_lock(t->prover_lock);
-        for (int i = 0; i < n; i++) {
-            char text[64];
-            fb_settled_text(&vals[i], true, text, sizeof text);
-            /* For the side that makes the move: the child's result turned round. */
-            const char *res = vals[i].result == FB_WIN ? "loss" : vals[i].result == FB_LOSS ? "win" : "open";
-            int d = vals[i].result == FB_OPEN || vals[i].distance == TB_DISTANCE_UNKNOWN ? TB_DISTANCE_UNKNOWN
-                                                                                         : vals[i].distance + 1;
-            PyObject *item = Py_BuildValue("(NN)", move_object(moves[i]), tb_value_tuple(res, d, vals[i].proved, text));
-            if (!item || PyList_Append(out, item) < 0) {
-                Py_XDECREF(item);
-                Py_CLEAR(out);
-                goto done;
-            }
-            Py_DECREF(item);
-        }
-    } else {
-        tb_move_value_t ranked[MAX_MOVES];
-        Py_BEGIN_ALLOW_THREADS
-        ranked_n = search_rank_tb_moves(t->tb, g, moves, n, ranked);
-        Py_END_ALLOW_THREADS
-        if (ranked_n < 0) {
-            Py_CLEAR(out);
-            PyErr_SetString(PyExc_KeyError, "a move leads to a position the database does not cover");
-            goto done;
-        }
-        for (int i = 0; i < n; i++) {
-            char text[64];
-            format_tb_value(text, sizeof text, ranked[i].value);
-            PyObject *item = Py_BuildValue("(NN)", move_object(ranked[i].move),
-                                           tb_value_tuple(wdl_name(ranked[i].value.wdl), ranked[i].value.distance,
-                                                          false, text));
-            if (!item || PyList_Append(out, item) < 0) {
-                Py_XDECREF(item);
-                Py_CLEAR(out);
-                goto done;
-            }
-            Py_DECREF(item);
-        }
-    }
-done:
     board_release(b);
     t->users--;
+    if (st != TBR_OK)
+        return tbr_raise(st);
+    PyObject *out = PyList_New(n);
+    for (int i = 0; out && i < n; i++) {
+        PyObject *item = Py_BuildValue("(NN)", move_object(vals[i].move), tbr_value_tuple(&vals[i]));
+        if (!item)
+            Py_CLEAR(out);
+        else
+            PyList_SET_ITEM(out, i, item);
+    }
     return out;
 }
 
