@@ -1,8 +1,9 @@
 // The static board (build/board-static) in headless Chromium. First from a plain static file
 // server, no baghchal-server: the page says it plays in the browser, plays goats against the
 // worker's engine (moves, the engine's score and line, a hint, level 0), gives the engine's
-// lines, refuses an illegal move with the engine's reason and /analysis with its own, and
-// after a reload offline (the service worker) plays on, also a game on the clock. Then the
+// lines, stops a search the page gives up, refuses an illegal move with the engine's reason
+// and /analysis with its own, and after a reload offline (the service worker) plays on, also
+// a game on the clock. Then the
 // same files with baghchal-server behind the same origin (as a host proxying the API to it):
 // the page uses the server, never loads the worker, and /analysis answers (from the database
 // when BOARD_TB names one).
@@ -132,6 +133,20 @@ async function main() {
     return r.json();
   });
   check(lines.lines && lines.lines.length === 3 && /^m[A-E][1-5]/.test(lines.move), `three engine lines: ${JSON.stringify(lines)}`);
+  // A request the page gives up: the search stops and the next request is answered at once.
+  const abort = await page.evaluate(async () => {
+    const ctrl = new AbortController();
+    const t0 = performance.now();
+    const long = fetch('/obx', { method: 'POST', signal: ctrl.signal,
+      body: JSON.stringify({ obx: 'TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g @20 c0 - #', movetime: 5000 }) });
+    setTimeout(() => ctrl.abort(), 200);
+    let name = 'none';
+    try { await long; } catch (e) { name = e.name; }
+    const r = await fetch('/legal', { method: 'POST', body: JSON.stringify({ obx: 'TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g @20 c0 - #' }) });
+    return { name, ms: performance.now() - t0, status: r.status };
+  });
+  check(abort.name === 'AbortError' && abort.status === 200 && abort.ms < 2000,
+    `an aborted search ends at once: ${JSON.stringify(abort)}`);
   const bad = await page.evaluate(async () => {
     const r = await fetch('/legal', { method: 'POST', body: JSON.stringify({ obx: 'TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g @20 c0 - #', move: 'A1B2' }) });
     return { status: r.status, body: await r.json() };

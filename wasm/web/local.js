@@ -45,7 +45,18 @@
     for (const l of current.lines) worker.postMessage(l);
   }
 
-  function run(lines, last) {
+  // A job not started yet is dropped; the one running is told to stop (its bestmove ends it).
+  function cancel(job) {
+    const i = jobs.indexOf(job);
+    if (i >= 0) {
+      jobs.splice(i, 1);
+      job.resolve(null);
+    } else if (current === job) {
+      worker.postMessage('stop');
+    }
+  }
+
+  function run(lines, last, hold) {
     if (!worker) {
       worker = new Worker('baghchal-worker.js');
       worker.onmessage = (e) => {
@@ -60,7 +71,12 @@
         }
       };
     }
-    return new Promise((resolve) => { jobs.push({ lines, last, out: [], resolve }); next(); });
+    return new Promise((resolve) => {
+      const job = { lines, last, out: [], resolve };
+      if (hold) hold(job);
+      jobs.push(job);
+      next();
+    });
   }
 
   // ---- from protocol lines to the server's JSON (tools/obx-server/README.md) -------------------
@@ -155,13 +171,14 @@
     else if (!depth) go += ' movetime 1000';
     if (depth) go += ` depth ${depth}`;
     if (signal && signal.aborted) throw new DOMException('Aborted', 'AbortError');
-    const onAbort = () => worker.postMessage('stop');
+    let job = null;
+    const onAbort = () => { if (job) cancel(job); };
     if (signal) signal.addEventListener('abort', onAbort);
     const out = await run([`setoption name MultiPV value ${multipv}`,
       `setoption name UCI_LimitStrength value ${elo ? 'true' : 'false'}`, ...(elo ? [`setoption name UCI_Elo value ${elo}`] : []),
-      `setoption name Skill Level value ${skill === null ? 20 : skill}`, ...positionLines(b), go], 'bestmove');
+      `setoption name Skill Level value ${skill === null ? 20 : skill}`, ...positionLines(b), go], 'bestmove', (j) => { job = j; });
     if (signal) signal.removeEventListener('abort', onAbort);
-    if (signal && signal.aborted) throw new DOMException('Aborted', 'AbortError');
+    if (!out || (signal && signal.aborted)) throw new DOMException('Aborted', 'AbortError');
     const best = out[out.length - 1].split(' ')[1];
     const lines = {};
     for (const l of out) {
