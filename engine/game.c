@@ -141,6 +141,11 @@ int game_legal_moves(const game_t *g, move_t *out)
     return k;
 }
 
+bool game_is_legal_move(const game_t *g, move_t m)
+{
+    return !game_is_over_by_draw(g) && move_is_pseudo_legal(game_position(g), m) && !game_move_repeats(g, m);
+}
+
 game_result_t game_result(const game_t *g)
 {
     const position_t *p = game_position(g);

@@ -57,6 +57,8 @@ static inline const position_t *game_position(const game_t *g) { return &g->hist
 /* The moves legal now: the rules of the position, minus under `forbid` the moves that
  * recreate an earlier position once all goats are placed. None once the game is over. */
 int game_legal_moves(const game_t *g, move_t *out);
+/* Is m among game_legal_moves(g)? Without generating the repetition-checked list. */
+bool game_is_legal_move(const game_t *g, move_t m);
 /* Does m (made from the position before it) recreate an earlier position illegally? */
 bool game_move_repeats(const game_t *g, move_t m);
 /* Number of times the current position (board and side to move) occurred, itself included. */

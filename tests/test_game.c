@@ -473,3 +473,49 @@ Test(game, pop_takes_back_moves_as_if_never_played)
             game_free(&g);
         }
 }
+
+/* game_is_legal_move says yes to exactly the moves game_legal_moves lists, for every move
+ * code, along random games under both rules (through repetitions, blocked moves and ends). */
+Test(game, is_legal_move_matches_the_legal_list)
+{
+    static const char *const starts[] = {CYCLE_POS, "TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g @20 c0",
+                                         "GGGGX/GTGTG/XGXGX/GTGTG/XGGGG t @0 c4"};
+    uint64_t rng = 0x9E3779B97F4A7C15ULL;
+    int over = 0, refused_by_history = 0;
+    for (size_t s = 0; s < sizeof starts / sizeof *starts; s++) {
+        for (int rule = REP_FORBID; rule <= REP_DRAW; rule++) {
+            game_t g;
+            start_game(&g, starts[s], (rep_rule_t)rule);
+            for (int ply = 0; ply < 120; ply++) {
+                move_t list[MAX_MOVES], pseudo[MAX_MOVES];
+                int n = game_legal_moves(&g, list), np = gen_moves(game_position(&g), pseudo);
+                for (int code = 0; code < 1 << 12; code++)
+                    cr_assert_eq(game_is_legal_move(&g, (move_t)code), contains(list, n, (move_t)code),
+                                 "%s, ply %d: move code %d", starts[s], ply, code);
+                for (int i = 0; i < np; i++)
+                    refused_by_history += !contains(list, n, pseudo[i]);
+                if (n == 0) {
+                    over++;
+                    break;
+                }
+                rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+                char msg[128];
+                cr_assert_eq(game_play(&g, list[rng % (uint64_t)n], msg, sizeof msg), BC_OK, "%s", msg);
+            }
+            game_free(&g);
+        }
+    }
+    cr_assert_gt(over, 0);
+    cr_assert_gt(refused_by_history, 0);
+    /* A third occurrence under draw ends the game: no move is legal, though moves exist. */
+    static const char *const cycle[] = {"C2C1", "E1D1", "C1C2", "D1E1"};
+    game_t g;
+    start_game(&g, CYCLE_POS, REP_DRAW);
+    for (int i = 0; i < 8; i++)
+        play(&g, cycle[i % 4]);
+    assert_result(&g, RESULT_REPETITION_DRAW, -1);
+    cr_assert(move_is_pseudo_legal(game_position(&g), text_move("C2C1")));
+    for (int code = 0; code < 1 << 12; code++)
+        cr_assert_not(game_is_legal_move(&g, (move_t)code), "move code %d after the draw", code);
+    game_free(&g);
+}

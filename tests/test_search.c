@@ -78,16 +78,6 @@ static void play_text(game_t *g, const char *text)
     cr_assert_eq(game_play_text(g, text, msg, sizeof msg), BC_OK, "%s: %s", text, msg);
 }
 
-static bool is_legal(const game_t *g, move_t m)
-{
-    move_t list[MAX_MOVES];
-    int n = game_legal_moves(g, list);
-    for (int i = 0; i < n; i++)
-        if (list[i] == m)
-            return true;
-    return false;
-}
-
 /* Searches g to `depth` (or `nodes`) with e and records what was reported. */
 static void search_game(engine_t *e, const game_t *g, int depth, uint64_t nodes, record_t *r)
 {
@@ -283,7 +273,7 @@ static void check_mate_search(engine_t *e, const mate_case_t *c, int depth)
     game_from(&g, c->obx, REP_FORBID);
     search_game(e, &g, depth, 0, &r);
     move_name(r.best, name);
-    cr_assert(is_legal(&g, r.best), "%s: bestmove %s is not legal", c->obx, name);
+    cr_assert(game_is_legal_move(&g, r.best), "%s: bestmove %s is not legal", c->obx, name);
     cr_assert_eq(mate_of(&r.final), c->mate, "%s at depth %d: mate %d, expected mate %d", c->obx, depth,
                  score_mate_moves(r.final.score), c->mate);
     cr_assert_eq(r.final.bound, BOUND_EXACT, "%s: the mate score is a bound", c->obx);
@@ -399,7 +389,7 @@ static void play_random_game(engine_t *e, side_t side, uint32_t seed, int depth,
             record_t r;
             search_game(e, &g, depth, 0, &r);
             m = r.best;
-            cr_assert(is_legal(&g, m), "seed %u ply %zu: the engine plays an illegal move", seed, g.count);
+            cr_assert(game_is_legal_move(&g, m), "seed %u ply %zu: the engine plays an illegal move", seed, g.count);
         } else {
             move_t list[MAX_MOVES];
             int n = game_legal_moves(&g, list);
@@ -476,7 +466,7 @@ Test(search, node_limited_search_is_deterministic)
         engine_clear(e);
         search_game(e, &g, 0, 20000, &a);
         cr_assert_eq(a.final.nodes, 20000, "nodes 20000 searched %" PRIu64 " nodes", a.final.nodes);
-        cr_assert(is_legal(&g, a.best));
+        cr_assert(game_is_legal_move(&g, a.best));
         engine_clear(e);
         search_game(e, &g, 0, 20000, &b);
         check_same_record(&a, &b, "the same engine after engine_clear");
@@ -513,7 +503,7 @@ Test(search, two_threads_search_legally)
         if (game_result(&g).reason == RESULT_NONE) {
             record_t r;
             search_game(e, &g, k % 2 ? 7 : 0, k % 2 ? 0 : 30000, &r);
-            cr_assert(is_legal(&g, r.best), "two threads: an illegal bestmove");
+            cr_assert(game_is_legal_move(&g, r.best), "two threads: an illegal bestmove");
             cr_assert_eq(r.final.pv[0], r.best);
         }
         game_free(&g);
@@ -757,7 +747,7 @@ Test(search, a_clock_search_keeps_its_maximum)
     record_t r;
     int64_t spent = timed_search(e, &l, &r);
     cr_assert_eq(r.nbest, 1);
-    cr_assert(is_legal(&g, r.best));
+    cr_assert(game_is_legal_move(&g, r.best));
     /* 50 ms left and 30 ms overhead: 20 ms at most, and a busy machine's scheduling (15 ms),
      * short of the 50 ms of a search that forgets the overhead. */
     cr_assert_leq(r.final.time_ms, 35 * SLOW, "a 50 ms clock search reports %" PRId64 " ms", r.final.time_ms);

@@ -667,12 +667,7 @@ static PyObject *Board_is_legal(PyObject *self, PyObject *arg)
         return NULL;
     if (!Py_IS_TYPE(arg, &MoveType))
         return PyErr_Format(PyExc_TypeError, "is_legal() takes a Move, not %.80s", Py_TYPE(arg)->tp_name);
-    move_t list[MAX_MOVES], m = ((MoveObject *)arg)->code;
-    int n = game_legal_moves(&b->game, list);
-    for (int i = 0; i < n; i++)
-        if (list[i] == m)
-            Py_RETURN_TRUE;
-    Py_RETURN_FALSE;
+    return PyBool_FromLong(game_is_legal_move(&b->game, ((MoveObject *)arg)->code));
 }
 
 static PyObject *Board_piece_at(PyObject *self, PyObject *arg)
@@ -852,16 +847,6 @@ static PyObject *Board_pgn(PyObject *self, PyObject *unused)
     return r;
 }
 
-static bool move_is_legal_now(const game_t *g, move_t m)
-{
-    move_t list[MAX_MOVES];
-    int n = game_legal_moves(g, list);
-    for (int i = 0; i < n; i++)
-        if (list[i] == m)
-            return true;
-    return false;
-}
-
 static PyObject *Board_pgn_move(PyObject *self, PyObject *arg)
 {
     BoardObject *b = (BoardObject *)self;
@@ -872,7 +857,7 @@ static PyObject *Board_pgn_move(PyObject *self, PyObject *arg)
     move_t m = ((MoveObject *)arg)->code;
     char t[MOVE_TEXT_LEN], buf[COMPAT_MOVE_TEXT_LEN];
     move_format(m, t);
-    if (!move_is_legal_now(&b->game, m))
+    if (!game_is_legal_move(&b->game, m))
         return PyErr_Format(IllegalMoveError, "%s is not a legal move here", t);
     if (compat_move_format(m, game_position(&b->game)->side, buf) == 0)
         return PyErr_Format(NotationError, "%s has no token in the package's notation", t);
@@ -900,7 +885,7 @@ static PyObject *Board_parse_pgn_move(PyObject *self, PyObject *arg)
     compat_error_t e = compat_move_parse(game_position(&b->game), text, &m, err, sizeof err);
     if (e != COMPAT_OK)
         return compat_raise(e, IllegalMoveError, err);
-    if (!move_is_legal_now(&b->game, m)) {
+    if (!game_is_legal_move(&b->game, m)) {
         char t[MOVE_TEXT_LEN];
         move_format(m, t);
         game_result_t r = game_result(&b->game);
@@ -1575,13 +1560,8 @@ static PyObject *Engine_search(PyObject *self, PyObject *args)
                 l.searchmoves[l.searchmoves_nb++] = ((MoveObject *)m)->code;
         }
         Py_DECREF(seq);
-        move_t legal[MAX_MOVES];
-        int nl = game_legal_moves(&b->game, legal);
         for (int i = 0; i < l.searchmoves_nb; i++) {
-            bool found = false;
-            for (int k = 0; k < nl && !found; k++)
-                found = legal[k] == l.searchmoves[i];
-            if (!found) {
+            if (!game_is_legal_move(&b->game, l.searchmoves[i])) {
                 char t[MOVE_TEXT_LEN];
                 move_format(l.searchmoves[i], t);
                 return PyErr_Format(IllegalMoveError, "searchmoves: %s is not legal here", t);
