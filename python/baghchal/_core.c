@@ -55,14 +55,43 @@ static PyObject *move_object(move_t m)
     return o;
 }
 
+/* text (len bytes from Python) holds no NUL byte; else kind is raised with msg. */
+static bool nul_free(const char *text, Py_ssize_t len, PyObject *kind, const char *msg)
+{
+    if ((size_t)len == strlen(text))
+        return true;
+    PyErr_SetString(kind, msg);
+    return false;
+}
+
+/* The UTF-8 text of a str (arg must be one) as move text; NULL (an exception set) otherwise. */
+static const char *move_text_arg(PyObject *arg)
+{
+    Py_ssize_t len;
+    const char *text = PyUnicode_AsUTF8AndSize(arg, &len);
+    return text && nul_free(text, len, IllegalMoveError, "move text contains a NUL character") ? text : NULL;
+}
+
+/* A new list of the Move objects of n moves. */
+static PyObject *move_list(const move_t *moves, size_t n)
+{
+    PyObject *out = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; out && i < n; i++) {
+        PyObject *m = move_object(moves[i]);
+        if (!m)
+            Py_CLEAR(out);
+        else
+            PyList_SET_ITEM(out, (Py_ssize_t)i, m);
+    }
+    return out;
+}
+
 static PyObject *move_from_text(const char *text, Py_ssize_t len)
 {
     char msg[160] = "";
     move_t m;
-    if ((size_t)len != strlen(text)) {
-        PyErr_SetString(IllegalMoveError, "move text contains a NUL character");
+    if (!nul_free(text, len, IllegalMoveError, "move text contains a NUL character"))
         return NULL;
-    }
     if (move_parse_text(text, &m, msg, sizeof msg) != BC_OK) {
         PyErr_SetString(IllegalMoveError, msg);
         return NULL;
@@ -167,18 +196,23 @@ static move_t move_image(int s, move_t m)
     return move_make(move_kind(m), square_image(s, move_from(m)), square_image(s, move_to(m)));
 }
 
-static bool parse_symmetry(PyObject *arg, int *s)
+/* A number 0..count-1 from a Python int ("square 25 is not one of 0..24" otherwise, what
+ * naming it); false with an exception set. */
+static bool index_arg(PyObject *arg, long count, const char *what, int *out)
 {
     long v = PyLong_AsLong(arg);
     if (v == -1 && PyErr_Occurred())
         return false;
-    if (v < 0 || v >= TB_SYM_NB) {
-        PyErr_Format(PyExc_ValueError, "symmetry %ld is not one of 0..7", v);
+    if (v < 0 || v >= count) {
+        PyErr_Format(PyExc_ValueError, "%s %ld is not one of 0..%ld", what, v, count - 1);
         return false;
     }
-    *s = (int)v;
+    *out = (int)v;
     return true;
 }
+
+static bool square_arg(PyObject *arg, int *sq) { return index_arg(arg, SQUARE_NB, "square", sq); }
+static bool parse_symmetry(PyObject *arg, int *s) { return index_arg(arg, TB_SYM_NB, "symmetry", s); }
 
 static PyObject *Move_transform(PyObject *self, PyObject *arg)
 {
@@ -387,15 +421,7 @@ static PyObject *Board_get_legal_moves(PyObject *self, void *c)
         return NULL;
     move_t list[MAX_MOVES];
     int n = game_legal_moves(&b->game, list);
-    PyObject *out = PyList_New(n);
-    if (!out)
-        return NULL;
-    for (int i = 0; i < n; i++) {
-        PyObject *m = move_cache[list[i] & (MOVE_CODES - 1)];
-        Py_INCREF(m);
-        PyList_SET_ITEM(out, i, m);
-    }
-    return out;
+    return move_list(list, (size_t)n);
 }
 
 static PyObject *Board_push(PyObject *self, PyObject *arg)
@@ -408,14 +434,9 @@ static PyObject *Board_push(PyObject *self, PyObject *arg)
     if (Py_IS_TYPE(arg, &MoveType)) {
         e = game_play(&b->game, ((MoveObject *)arg)->code, msg, sizeof msg);
     } else if (PyUnicode_Check(arg)) {
-        Py_ssize_t len;
-        const char *text = PyUnicode_AsUTF8AndSize(arg, &len);
+        const char *text = move_text_arg(arg);
         if (!text)
             return NULL;
-        if ((size_t)len != strlen(text)) {
-            PyErr_SetString(IllegalMoveError, "move text contains a NUL character");
-            return NULL;
-        }
         e = game_play_text(&b->game, text, msg, sizeof msg);
     } else {
         return PyErr_Format(PyExc_TypeError, "push() takes a Move or move text, not %.80s", Py_TYPE(arg)->tp_name);
@@ -461,12 +482,7 @@ static PyObject *Board_get_move_stack(PyObject *self, void *c)
     BoardObject *b = (BoardObject *)self;
     if (!board_ready(b))
         return NULL;
-    PyObject *out = PyList_New((Py_ssize_t)b->game.count);
-    if (!out)
-        return NULL;
-    for (size_t i = 0; i < b->game.count; i++)
-        PyList_SET_ITEM(out, (Py_ssize_t)i, move_object(b->game.moves[i]));
-    return out;
+    return move_list(b->game.moves, b->game.count);
 }
 
 enum { PERFT_MAX_DEPTH = 64 };
@@ -492,21 +508,24 @@ static PyObject *Board_perft(PyObject *self, PyObject *arg)
 static const char *const REASON_NAMES[] = {"", "five_captured", "tigers_trapped", "goats_stuck",
                                            "repetition_blocked", "repetition_draw"};
 
+/* None for a game still going, else (winner or None for a draw, reason name, description). */
+static PyObject *outcome_tuple(game_result_t r)
+{
+    if (r.reason == RESULT_NONE)
+        Py_RETURN_NONE;
+    PyObject *winner = r.winner < 0 ? (Py_INCREF(Py_None), Py_None) : PyLong_FromLong(r.winner);
+    if (!winner)
+        return NULL;
+    return Py_BuildValue("(Nss)", winner, REASON_NAMES[r.reason], result_describe(r));
+}
+
 static PyObject *Board_outcome_raw(PyObject *self, PyObject *unused)
 {
     (void)unused;
     BoardObject *b = (BoardObject *)self;
     if (!board_ready(b))
         return NULL;
-    game_result_t r = game_result(&b->game);
-    if (r.reason == RESULT_NONE)
-        Py_RETURN_NONE;
-    PyObject *winner = r.winner < 0 ? Py_None : PyLong_FromLong(r.winner);
-    if (!winner)
-        return NULL;
-    if (winner == Py_None)
-        Py_INCREF(winner);
-    return Py_BuildValue("(Nss)", winner, REASON_NAMES[r.reason], result_describe(r));
+    return outcome_tuple(game_result(&b->game));
 }
 
 static PyObject *Board_result(PyObject *self, PyObject *unused)
@@ -616,6 +635,22 @@ static PyObject *Board_transform(PyObject *self, PyObject *arg)
     return board_wrap(Py_TYPE(self), &g);
 }
 
+/* For a move of the position's rules: raises IllegalMoveError and returns true when the game
+ * is over or m recreates an earlier position (Repetition forbid). */
+static bool refuse_unplayable(const game_t *g, move_t m)
+{
+    char t[MOVE_TEXT_LEN];
+    move_format(m, t);
+    game_result_t r = game_result(g);
+    if (r.reason != RESULT_NONE)
+        PyErr_Format(IllegalMoveError, "%s: the game is over (%s)", t, result_describe(r));
+    else if (game_move_repeats(g, m))
+        PyErr_Format(IllegalMoveError, "%s recreates an earlier position (Repetition forbid)", t);
+    else
+        return false;
+    return true;
+}
+
 static PyObject *Board_parse_move(PyObject *self, PyObject *arg)
 {
     BoardObject *b = (BoardObject *)self;
@@ -634,14 +669,9 @@ static PyObject *Board_parse_move(PyObject *self, PyObject *arg)
             return NULL;
         }
     } else if (PyUnicode_Check(arg)) {
-        Py_ssize_t len;
-        const char *text = PyUnicode_AsUTF8AndSize(arg, &len);
+        const char *text = move_text_arg(arg);
         if (!text)
             return NULL;
-        if ((size_t)len != strlen(text)) {
-            PyErr_SetString(IllegalMoveError, "move text contains a NUL character");
-            return NULL;
-        }
         if (move_parse(game_position(&b->game), text, &m, msg, sizeof msg) != BC_OK) {
             PyErr_SetString(IllegalMoveError, msg);
             return NULL;
@@ -650,13 +680,8 @@ static PyObject *Board_parse_move(PyObject *self, PyObject *arg)
         return PyErr_Format(PyExc_TypeError, "parse_move() takes a Move or move text, not %.80s",
                             Py_TYPE(arg)->tp_name);
     }
-    char t[MOVE_TEXT_LEN];
-    move_format(m, t);
-    game_result_t r = game_result(&b->game);
-    if (r.reason != RESULT_NONE)
-        return PyErr_Format(IllegalMoveError, "%s: the game is over (%s)", t, result_describe(r));
-    if (game_move_repeats(&b->game, m))
-        return PyErr_Format(IllegalMoveError, "%s recreates an earlier position (Repetition forbid)", t);
+    if (refuse_unplayable(&b->game, m))
+        return NULL;
     return move_object(m);
 }
 
@@ -675,15 +700,13 @@ static PyObject *Board_piece_at(PyObject *self, PyObject *arg)
     BoardObject *b = (BoardObject *)self;
     if (!board_ready(b))
         return NULL;
-    long sq = PyLong_AsLong(arg);
-    if (sq == -1 && PyErr_Occurred())
+    int sq;
+    if (!square_arg(arg, &sq))
         return NULL;
-    if (sq < 0 || sq >= SQUARE_NB)
-        return PyErr_Format(PyExc_ValueError, "square %ld is not one of 0..24", sq);
     const position_t *p = game_position(&b->game);
-    if (p->tigers & bb_square((int)sq))
+    if (p->tigers & bb_square(sq))
         return PyUnicode_FromString("T");
-    if (p->goats & bb_square((int)sq))
+    if (p->goats & bb_square(sq))
         return PyUnicode_FromString("G");
     Py_RETURN_NONE;
 }
@@ -755,20 +778,25 @@ static PyObject *compat_raise(compat_error_t e, PyObject *kind, const char *msg)
     return NULL;
 }
 
+/* The arguments of from_fen and from_pgn, (text, *, repetition='forbid') by format; a text
+ * holding a NUL byte raises kind with nul_msg. False with an exception set otherwise. */
+static bool text_and_rule(PyObject *args, PyObject *kwds, const char *format, char **kwlist, const char **text,
+                          rep_rule_t *rule, PyObject *kind, const char *nul_msg)
+{
+    const char *rule_text = "forbid";
+    Py_ssize_t len;
+    return PyArg_ParseTupleAndKeywords(args, kwds, format, kwlist, text, &len, &rule_text) &&
+           parse_rule(rule_text, rule) && nul_free(*text, len, kind, nul_msg);
+}
+
 static PyObject *Board_from_fen(PyObject *cls, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"fen", "repetition", NULL};
-    const char *fen, *rule_text = "forbid";
-    Py_ssize_t len;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "s#|$s:from_fen", kwlist, &fen, &len, &rule_text))
-        return NULL;
+    const char *fen;
     rep_rule_t rule;
-    if (!parse_rule(rule_text, &rule))
+    if (!text_and_rule(args, kwds, "s#|$s:from_fen", kwlist, &fen, &rule, InvalidPositionError,
+                       "invalid FEN: the text contains a NUL character"))
         return NULL;
-    if ((size_t)len != strlen(fen)) {
-        PyErr_SetString(InvalidPositionError, "invalid FEN: the text contains a NUL character");
-        return NULL;
-    }
     position_t p;
     int ply = 0;
     char err[256] = "";
@@ -802,17 +830,11 @@ static PyObject *Board_fen(PyObject *self, PyObject *unused)
 static PyObject *Board_from_pgn(PyObject *cls, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"pgn", "repetition", NULL};
-    const char *text, *rule_text = "forbid";
-    Py_ssize_t len;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "s#|$s:from_pgn", kwlist, &text, &len, &rule_text))
-        return NULL;
+    const char *text;
     rep_rule_t rule;
-    if (!parse_rule(rule_text, &rule))
+    if (!text_and_rule(args, kwds, "s#|$s:from_pgn", kwlist, &text, &rule, NotationError,
+                       "invalid PGN: the text contains a NUL character"))
         return NULL;
-    if ((size_t)len != strlen(text)) {
-        PyErr_SetString(NotationError, "invalid PGN: the text contains a NUL character");
-        return NULL;
-    }
     game_t g;
     char err[512] = "";
     compat_error_t e;
@@ -869,15 +891,10 @@ static PyObject *Board_parse_pgn_move(PyObject *self, PyObject *arg)
     BoardObject *b = (BoardObject *)self;
     if (!board_ready(b))
         return NULL;
-    Py_ssize_t len;
-    const char *text = PyUnicode_Check(arg) ? PyUnicode_AsUTF8AndSize(arg, &len) : NULL;
+    const char *text = PyUnicode_Check(arg) ? move_text_arg(arg) : NULL;
     if (!text) {
         if (!PyErr_Occurred())
             PyErr_Format(PyExc_TypeError, "parse_pgn_move() takes a str, not %.80s", Py_TYPE(arg)->tp_name);
-        return NULL;
-    }
-    if ((size_t)len != strlen(text)) {
-        PyErr_SetString(IllegalMoveError, "move text contains a NUL character");
         return NULL;
     }
     move_t m;
@@ -885,14 +902,8 @@ static PyObject *Board_parse_pgn_move(PyObject *self, PyObject *arg)
     compat_error_t e = compat_move_parse(game_position(&b->game), text, &m, err, sizeof err);
     if (e != COMPAT_OK)
         return compat_raise(e, IllegalMoveError, err);
-    if (!game_is_legal_move(&b->game, m)) {
-        char t[MOVE_TEXT_LEN];
-        move_format(m, t);
-        game_result_t r = game_result(&b->game);
-        if (r.reason != RESULT_NONE)
-            return PyErr_Format(IllegalMoveError, "%s: the game is over (%s)", t, result_describe(r));
-        return PyErr_Format(IllegalMoveError, "%s recreates an earlier position (Repetition forbid)", t);
-    }
+    if (refuse_unplayable(&b->game, m))
+        return NULL;
     return move_object(m);
 }
 
@@ -918,12 +929,7 @@ static PyObject *Board_package_outcome_raw(PyObject *self, PyObject *unused)
     compat_error_t e = compat_game_result(&b->game, &r, err, sizeof err);
     if (e != COMPAT_OK)
         return compat_raise(e, NotationError, err);
-    if (r.reason == RESULT_NONE)
-        Py_RETURN_NONE;
-    PyObject *winner = r.winner < 0 ? (Py_INCREF(Py_None), Py_None) : PyLong_FromLong(r.winner);
-    if (!winner)
-        return NULL;
-    return Py_BuildValue("(Nss)", winner, REASON_NAMES[r.reason], result_describe(r));
+    return outcome_tuple(r);
 }
 
 static PyGetSetDef Board_getset[] = {
@@ -1146,6 +1152,18 @@ static TablebaseObject *tb_borrow(PyObject *self)
     return t;
 }
 
+/* tb_borrow and board_borrow (arg a Board) together; NULL (an exception set, nothing taken)
+ * when either fails. */
+static TablebaseObject *tb_borrow_board(PyObject *self, PyObject *arg, BoardObject **b)
+{
+    TablebaseObject *t = tb_borrow(self);
+    if (t && !(*b = board_borrow(arg))) {
+        t->users--;
+        return NULL;
+    }
+    return t;
+}
+
 static PyObject *tb_value_tuple(const char *result, int distance, bool proved, const char *text)
 {
     if (distance == TB_DISTANCE_UNKNOWN)
@@ -1158,16 +1176,24 @@ static PyObject *tbr_value_tuple(const tbr_value_t *v)
     return tb_value_tuple(tbr_result_name(v->result), v->distance, v->proved, v->text);
 }
 
-/* The prover is one per handle: one forbid probe at a time holds it (a game under `draw`
- * needs none), without the GIL. */
-static bool tb_prover_lock(TablebaseObject *t, const game_t *g)
+/* tbr_position (n NULL) or tbr_moves of the board's game, without the GIL, then gives the
+ * handle and the board back. The prover is one per handle: under forbid one report at a time
+ * holds it (a game under `draw` needs none). */
+static tbr_status_t tb_report(TablebaseObject *t, BoardObject *b, tbr_value_t *vals, int *n)
 {
-    if (g->rule != REP_FORBID)
-        return false;
+    const game_t *g = &b->game;
+    bool locked = g->rule == REP_FORBID;
+    tbr_status_t st;
     Py_BEGIN_ALLOW_THREADS
-    PyThread_acquire_lock(t->prover_lock, WAIT_LOCK);
+    if (locked)
+        PyThread_acquire_lock(t->prover_lock, WAIT_LOCK);
+    st = n ? tbr_moves(t->tb, &t->prover, g, vals, n) : tbr_position(t->tb, &t->prover, g, vals);
+    if (locked)
+        PyThread_release_lock(t->prover_lock);
     Py_END_ALLOW_THREADS
-    return true;
+    board_release(b);
+    t->users--;
+    return st;
 }
 
 /* The exception for a report that failed (tbreport.h); NULL. */
@@ -1184,39 +1210,22 @@ static PyObject *tbr_raise(tbr_status_t st)
 /* What the protocol's tbprobe says of the position: (result, distance, proved, text). */
 static PyObject *Tablebase_probe(PyObject *self, PyObject *arg)
 {
-    TablebaseObject *t = tb_borrow(self);
+    BoardObject *b;
+    TablebaseObject *t = tb_borrow_board(self, arg, &b);
     if (!t)
         return NULL;
-    BoardObject *b = board_borrow(arg);
-    if (!b) {
-        t->users--;
-        return NULL;
-    }
-    const game_t *g = &b->game;
     tbr_value_t v;
-    tbr_status_t st;
-    bool locked = tb_prover_lock(t, g);
-    Py_BEGIN_ALLOW_THREADS
-    st = tbr_position(t->tb, &t->prover, g, &v);
-    Py_END_ALLOW_THREADS
-    if (locked)
-        PyThread_release_lock(t->prover_lock);
-    board_release(b);
-    t->users--;
+    tbr_status_t st = tb_report(t, b, &v, NULL);
     return st == TBR_OK ? tbr_value_tuple(&v) : tbr_raise(st);
 }
 
 /* The database's own value of the position alone (the draw rule, no history): (wdl, distance). */
 static PyObject *Tablebase_probe_wdl(PyObject *self, PyObject *arg)
 {
-    TablebaseObject *t = tb_borrow(self);
+    BoardObject *b;
+    TablebaseObject *t = tb_borrow_board(self, arg, &b);
     if (!t)
         return NULL;
-    BoardObject *b = board_borrow(arg);
-    if (!b) {
-        t->users--;
-        return NULL;
-    }
     position_t p = *game_position(&b->game);
     board_release(b);
     tb_value_t v;
@@ -1237,26 +1246,13 @@ static PyObject *Tablebase_probe_wdl(PyObject *self, PyObject *arg)
 /* Every legal move with its value for the side that makes it, best first, as tbprobe lists them. */
 static PyObject *Tablebase_rank_moves(PyObject *self, PyObject *arg)
 {
-    TablebaseObject *t = tb_borrow(self);
+    BoardObject *b;
+    TablebaseObject *t = tb_borrow_board(self, arg, &b);
     if (!t)
         return NULL;
-    BoardObject *b = board_borrow(arg);
-    if (!b) {
-        t->users--;
-        return NULL;
-    }
-    const game_t *g = &b->game;
     tbr_value_t vals[MAX_MOVES];
     int n;
-    tbr_status_t st;
-    bool locked = tb_prover_lock(t, g);
-    Py_BEGIN_ALLOW_THREADS
-    st = tbr_moves(t->tb, &t->prover, g, vals, &n);
-    Py_END_ALLOW_THREADS
-    if (locked)
-        PyThread_release_lock(t->prover_lock);
-    board_release(b);
-    t->users--;
+    tbr_status_t st = tb_report(t, b, vals, &n);
     if (st != TBR_OK)
         return tbr_raise(st);
     PyObject *out = PyList_New(n);
@@ -1755,13 +1751,11 @@ static PyTypeObject EngineType = {
 static PyObject *mod_square_name(PyObject *m, PyObject *arg)
 {
     (void)m;
-    long sq = PyLong_AsLong(arg);
-    if (sq == -1 && PyErr_Occurred())
+    int sq;
+    if (!square_arg(arg, &sq))
         return NULL;
-    if (sq < 0 || sq >= SQUARE_NB)
-        return PyErr_Format(PyExc_ValueError, "square %ld is not one of 0..24", sq);
     char name[3];
-    square_name((int)sq, name);
+    square_name(sq, name);
     return PyUnicode_FromString(name);
 }
 
@@ -1874,6 +1868,16 @@ static PyObject *new_error(PyObject *mod, const char *name, PyObject *bases, con
     return e;
 }
 
+static bool add_type(PyObject *mod, const char *name, PyTypeObject *type)
+{
+    Py_INCREF(type);
+    if (PyModule_AddObject(mod, name, (PyObject *)type) < 0) {
+        Py_DECREF(type);
+        return false;
+    }
+    return true;
+}
+
 PyMODINIT_FUNC PyInit__core(void)
 {
     if (!sym_index && !(sym_index = tb_index_new()))
@@ -1919,26 +1923,9 @@ PyMODINIT_FUNC PyInit__core(void)
     Py_DECREF(rt);
     if (!TablebaseError || !EngineError || !BusyError)
         goto fail;
-    Py_INCREF(&MoveType);
-    if (PyModule_AddObject(mod, "Move", (PyObject *)&MoveType) < 0) {
-        Py_DECREF(&MoveType);
+    if (!add_type(mod, "Move", &MoveType) || !add_type(mod, "Board", &BoardType) ||
+        !add_type(mod, "Tablebase", &TablebaseType) || !add_type(mod, "Engine", &EngineType))
         goto fail;
-    }
-    Py_INCREF(&BoardType);
-    if (PyModule_AddObject(mod, "Board", (PyObject *)&BoardType) < 0) {
-        Py_DECREF(&BoardType);
-        goto fail;
-    }
-    Py_INCREF(&TablebaseType);
-    if (PyModule_AddObject(mod, "Tablebase", (PyObject *)&TablebaseType) < 0) {
-        Py_DECREF(&TablebaseType);
-        goto fail;
-    }
-    Py_INCREF(&EngineType);
-    if (PyModule_AddObject(mod, "Engine", (PyObject *)&EngineType) < 0) {
-        Py_DECREF(&EngineType);
-        goto fail;
-    }
     if (PyModule_AddStringConstant(mod, "VERSION", BAGHCHAL_VERSION) < 0 ||
         PyModule_AddIntConstant(mod, "GOATS", GOATS) < 0 || PyModule_AddIntConstant(mod, "TIGERS", TIGERS) < 0 ||
         PyModule_AddIntConstant(mod, "MAX_MULTIPV", MAX_MULTIPV) < 0 ||

@@ -181,6 +181,36 @@ def test_forbid_refuses_the_repeating_move_and_draw_allows_it():
     assert b.result() == "*" and b.occurrences() == 2
 
 
+def test_every_way_in_gives_the_same_refusal():
+    """push, parse_move and parse_pgn_move refuse alike: NUL bytes, a finished game, a repetition."""
+    b = Board(CYCLE_POS)
+    for m in CYCLE[:3]:
+        b.push(m)
+    # D1E1 is B1415 and C2C1 is G2313 in the package's notation.
+    for parse, text in ((b.push, "D1E1"), (b.parse_move, "D1E1"), (b.parse_pgn_move, "B1415")):
+        with pytest.raises(IllegalMoveError, match="^D1E1 recreates an earlier position \\(Repetition forbid\\)$"):
+            parse(text)
+    for parse in (b.push, b.parse_move, b.parse_pgn_move):
+        with pytest.raises(IllegalMoveError, match="^move text contains a NUL character$"):
+            parse("D1\x00E1")
+    with pytest.raises(baghchal.NotationError, match="NUL"):
+        Board.from_pgn("1. G33\x00")
+    b.repetition = "draw"
+    for m in CYCLE[3:] + CYCLE:
+        b.push(m)
+    assert b.result() == "draw"
+    over = "^C2C1: the game is over \\(draw: the position occurred three times\\)$"
+    for parse, text in ((b.push, "C2C1"), (b.parse_move, "C2C1"), (b.parse_pgn_move, "G2313")):
+        with pytest.raises(IllegalMoveError, match=over):
+            parse(text)
+    for call in (b.piece_at, baghchal.square_name):
+        with pytest.raises(ValueError, match="^square 25 is not one of 0..24$"):
+            call(25)
+        with pytest.raises(ValueError, match="^square -1 is not one of 0..24$"):
+            call(-1)
+    assert b.piece_at(0) == "T" and baghchal.square_name(24) == "E5"
+
+
 def test_results_by_the_rules():
     b = Board("TGXXT/GGGGG/GGGGG/GGGGG/TXXXT t @0 c4")
     b.push("mA1C1(B1)")
