@@ -86,15 +86,21 @@ static void finish_cmd(run_t *r, pipe_proc_t *p, const char *cmd)
 
 /* Runs a shell command line (a tool with its arguments; stderr joined to stdout) and
  * collects its output and exit status. */
+static void format_cmd(char *cmd, size_t len, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
+static void format_cmd(char *cmd, size_t len, const char *fmt, va_list ap)
+{
+    int n = vsnprintf(cmd, len, fmt, ap);
+    cr_assert(n > 0 && (size_t)n < len, "a command line of %d bytes", n);
+}
+
 static void run(run_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void run(run_t *r, const char *fmt, ...)
 {
     char cmd[16384];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(cmd, sizeof cmd, fmt, ap);
+    format_cmd(cmd, sizeof cmd, fmt, ap);
     va_end(ap);
-    cr_assert(n > 0 && (size_t)n < sizeof cmd);
     finish_cmd(r, start_cmd(cmd), cmd);
 }
 
@@ -121,6 +127,29 @@ static void dump(const run_t *r)
 {
     for (size_t i = 0; i < r->out.count; i++)
         fprintf(stderr, "  | %s\n", r->out.line[i]);
+}
+
+/* Runs a command line that must be refused: exit status code and want, the one-line reason,
+ * as its last line (its only line with only set: tbverify prints nothing else). */
+static void expect_refusal(int code, bool only, const char *want, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void expect_refusal(int code, bool only, const char *want, const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    format_cmd(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    run_t r;
+    finish_cmd(&r, start_cmd(cmd), cmd);
+    if (r.code != code || r.out.count == 0)
+        dump(&r);
+    cr_assert_eq(r.code, code, "%s", cmd);
+    cr_assert_gt(r.out.count, 0, "%s: no reason given", cmd);
+    if (only)
+        cr_assert_eq(r.out.count, 1, "%s: %zu lines", cmd, r.out.count);
+    cr_assert_str_eq(r.out.line[r.out.count - 1], want, "%s", cmd);
+    run_free(&r);
 }
 
 /* The small game in dir with its work folder: a copy of the one ctest builds once
@@ -606,10 +635,31 @@ static uint8_t *read_file(const char *path, size_t *len)
     return b;
 }
 
+/* The file at path holds exactly want (len bytes). */
+static void expect_same_file(const char *path, const uint8_t *want, size_t len, const char *what)
+{
+    size_t got_len;
+    uint8_t *got = read_file(path, &got_len);
+    cr_assert(got_len == len && !memcmp(got, want, len), "%s: %s", path, what);
+    free(got);
+}
+
 static void count_built(const run_t *r, size_t *built, size_t *loaded)
 {
     *built = count_lines(r, " entries built in ");
     *loaded = count_lines(r, " entries loaded in ");
+}
+
+/* The small game's placement build in dir (two threads), which must succeed; the layers it
+ * built and loaded when asked. */
+static void build_placement(run_t *r, const char *dir, size_t *built, size_t *loaded)
+{
+    run(r, "%s %s --goats %d --captures-to-win %d --placement --threads 2", TBGEN, dir, GOATS_N, WIN_K);
+    if (r->code != 0)
+        dump(r);
+    cr_assert_eq(r->code, 0);
+    if (built)
+        count_built(r, built, loaded);
 }
 
 Test(tbtools, a_stopped_build_resumes_at_the_first_layer_not_finished)
@@ -619,11 +669,9 @@ Test(tbtools, a_stopped_build_resumes_at_the_first_layer_not_finished)
     snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
     snprintf(work, sizeof work, "%s/placement-work", dir);
     run_t r;
-    size_t built, loaded, len0, len1;
+    size_t built, loaded, len0;
     /* Uninterrupted: five layers built, the work folder gone. */
-    run(&r, "%s %s --goats %d --captures-to-win %d --placement --threads 2", TBGEN, dir, GOATS_N, WIN_K);
-    cr_assert_eq(r.code, 0);
-    count_built(&r, &built, &loaded);
+    build_placement(&r, dir, &built, &loaded);
     cr_assert_eq(built, 5);
     cr_assert_eq(loaded, 0);
     run_free(&r);
@@ -639,62 +687,63 @@ Test(tbtools, a_stopped_build_resumes_at_the_first_layer_not_finished)
     cr_assert_eq(built, 2);
     run_free(&r);
     /* The packed layers are kept; the next run builds the three others only. */
-    run(&r, "%s %s --goats %d --captures-to-win %d --placement --threads 2", TBGEN, dir, GOATS_N, WIN_K);
-    if (r.code != 0)
-        dump(&r);
-    cr_assert_eq(r.code, 0);
-    count_built(&r, &built, &loaded);
+    build_placement(&r, dir, &built, &loaded);
     cr_assert_eq(built, 3, "the layers not finished");
     cr_assert_eq(loaded, 2, "the finished ones");
     cr_assert_not_null(find_line(&r, "layer goats  h= 1 c=1: 1,666 entries loaded in "));
     cr_assert_not_null(find_line(&r, "layer tigers h= 1 c=1: 1,666 entries loaded in "));
     cr_assert_not_null(find_line(&r, "layer goats  h= 1 c=0: 34,986 entries built in "));
     run_free(&r);
-    uint8_t *after = read_file(path, &len1);
-    cr_assert_eq(len1, len0);
-    cr_assert_eq(memcmp(before, after, len0), 0, "the file is the same byte for byte");
-    free(after);
+    expect_same_file(path, before, len0, "the file is the same byte for byte");
     cr_assert_neq(stat(work, &st), 0, "the work folder is removed");
     /* A finished file is not built again. */
-    run(&r, "%s %s --goats %d --captures-to-win %d --placement --threads 2", TBGEN, dir, GOATS_N, WIN_K);
-    cr_assert_eq(r.code, 0);
-    count_built(&r, &built, &loaded);
+    build_placement(&r, dir, &built, &loaded);
     cr_assert_eq(built + loaded, 0);
     char said[400];
     snprintf(said, sizeof said, "%s: already built, every checksum verified", path);
     cr_assert_not_null(find_line(&r, said));
     run_free(&r);
-    after = read_file(path, &len1);
-    cr_assert_eq(memcmp(before, after, len0), 0, "the same file again");
+    expect_same_file(path, before, len0, "the same file again");
     free(before);
-    free(after);
+}
+
+/* The small game in a new folder, its placement file's header saying version; its path. */
+static const char *small_game_of_version(int version, char *path, size_t len)
+{
+    const char *dir = make_dir();
+    build_small(dir);
+    snprintf(path, len, "%s/%s", dir, TBP_FILE_NAME);
+    FILE *f = fopen(path, "r+b");
+    cr_assert_not_null(f);
+    cr_assert_eq(fseek(f, 8, SEEK_SET), 0);
+    cr_assert_neq(fputc(version, f), EOF);
+    cr_assert_eq(fclose(f), 0);
+    return dir;
+}
+
+/* The placement file of dir is refused, by the library and by tbverify, for reason. */
+static void expect_file_refused(const char *dir, const char *reason)
+{
+    tb_t *tb;
+    char msg[300];
+    cr_assert_eq(tb_open(dir, &tb, msg, sizeof msg), TB_ERR_FORMAT);
+    cr_assert_str_eq(msg, reason);
+    char want[400];
+    snprintf(want, sizeof want, "baghchal-tbverify: %s", reason);
+    expect_refusal(2, true, want, "%s %s", TBVERIFY, dir);
 }
 
 /* A file of the version before (its header says 3) is refused, naming the command. */
 Test(tbtools, an_older_file_is_refused_with_the_command_that_rebuilds_it)
 {
-    const char *dir = make_dir();
-    build_small(dir);
     char path[256], msg[300];
-    snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
-    FILE *f = fopen(path, "r+b");
-    cr_assert_not_null(f);
-    cr_assert_eq(fseek(f, 8, SEEK_SET), 0);
-    cr_assert_neq(fputc(3, f), EOF);
-    cr_assert_eq(fclose(f), 0);
-    tb_t *tb;
-    cr_assert_eq(tb_open(dir, &tb, msg, sizeof msg), TB_ERR_FORMAT);
-    cr_assert_str_eq(msg, "placement file version 3, this program reads version 4: build it again with "
-                          "baghchal-tbgen <dir> --placement --restart");
+    const char *dir = small_game_of_version(3, path, sizeof path);
+    expect_file_refused(dir, "placement file version 3, this program reads version 4: build it again with "
+                             "baghchal-tbgen <dir> --placement --restart");
     run_t r;
-    run(&r, "%s %s", TBVERIFY, dir);
-    cr_assert_eq(r.code, 2);
-    cr_assert_str_eq(r.out.line[0], "baghchal-tbverify: placement file version 3, this program reads version 4: "
-                                    "build it again with baghchal-tbgen <dir> --placement --restart");
-    run_free(&r);
+    tb_t *tb;
     /* The build replaces it. */
-    run(&r, "%s %s --goats %d --captures-to-win %d --placement --threads 2", TBGEN, dir, GOATS_N, WIN_K);
-    cr_assert_eq(r.code, 0);
+    build_placement(&r, dir, NULL, NULL);
     run_free(&r);
     cr_assert_eq(tb_open(dir, &tb, msg, sizeof msg), TB_OK, "%s", msg);
     tb_close(tb);
@@ -716,12 +765,8 @@ static bool exists(const char *dir, const char *name)
 static void expect_merge_resumed(const char *dir, const uint8_t *want, size_t want_len)
 {
     run_t r;
-    size_t built, loaded, len;
-    run(&r, "%s %s --goats %d --captures-to-win %d --placement --threads 2", TBGEN, dir, GOATS_N, WIN_K);
-    if (r.code != 0)
-        dump(&r);
-    cr_assert_eq(r.code, 0);
-    count_built(&r, &built, &loaded);
+    size_t built, loaded;
+    build_placement(&r, dir, &built, &loaded);
     cr_assert_eq(built, 0, "no layer is built again");
     cr_assert_eq(loaded, 5, "every layer is finished");
     cr_assert_not_null(find_line(&r, "layer tigers h= 1 c=0: 34,986 entries loaded in "));
@@ -734,10 +779,7 @@ static void expect_merge_resumed(const char *dir, const uint8_t *want, size_t wa
     char path[256], work[256];
     snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
     snprintf(work, sizeof work, "%s/placement-work", dir);
-    uint8_t *got = read_file(path, &len);
-    cr_assert_eq(len, want_len);
-    cr_assert_eq(memcmp(got, want, len), 0, "the file is the uninterrupted build's, byte for byte");
-    free(got);
+    expect_same_file(path, want, want_len, "the file is the uninterrupted build's, byte for byte");
     struct stat st;
     cr_assert_neq(stat(work, &st), 0, "the work folder is removed");
 }
@@ -746,8 +788,7 @@ static void expect_merge_resumed(const char *dir, const uint8_t *want, size_t wa
 static uint8_t *straight_build(const char *dir, size_t *len)
 {
     run_t r;
-    run(&r, "%s %s --goats %d --captures-to-win %d --placement --threads 2", TBGEN, dir, GOATS_N, WIN_K);
-    cr_assert_eq(r.code, 0);
+    build_placement(&r, dir, NULL, NULL);
     run_free(&r);
     char path[256];
     snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
@@ -815,23 +856,17 @@ Test(tbtools, a_build_in_a_locked_folder_is_refused_with_the_holders_pid)
     build_small(dir);
     char path[256], msg[256], want[400];
     snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
-    size_t len0, len1;
+    size_t len0;
     uint8_t *before = read_file(path, &len0);
     tb_dir_lock_t lock;
     cr_assert_eq(tb_dir_lock(dir, &lock, msg, sizeof msg), TB_OK, "%s", msg);
-    run_t r;
-    run(&r, "%s %s --goats %d --captures-to-win %d --placement --restart", TBGEN, dir, GOATS_N, WIN_K);
-    cr_assert_eq(r.code, 1);
-    cr_assert_eq(r.out.count, 1, "one line");
     snprintf(want, sizeof want,
              "baghchal-tbgen: %s is being built by another process (pid %ld holds baghchal-tbgen.lock): wait for it "
              "to end, or stop it",
              dir, (long)getpid());
-    cr_assert_str_eq(r.out.line[0], want);
-    run_free(&r);
-    uint8_t *after = read_file(path, &len1);
-    cr_assert(len1 == len0 && !memcmp(before, after, len0), "the file is untouched");
-    free(after);
+    expect_refusal(1, true, want, "%s %s --goats %d --captures-to-win %d --placement --restart", TBGEN, dir, GOATS_N,
+                   WIN_K);
+    expect_same_file(path, before, len0, "the file is untouched");
     /* The library refuses a second lock the same way. */
     pid_t child = fork();
     cr_assert_geq(child, 0);
@@ -845,6 +880,7 @@ Test(tbtools, a_build_in_a_locked_folder_is_refused_with_the_holders_pid)
     cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a second lock is refused");
     tb_dir_unlock(&lock);
     cr_assert_not(exists(dir, TB_LOCK_NAME), "the lock file goes with the lock");
+    run_t r;
     run(&r, "%s %s --goats %d --captures-to-win %d --placement", TBGEN, dir, GOATS_N, WIN_K);
     cr_assert_eq(r.code, 0);
     run_free(&r);
@@ -882,16 +918,26 @@ Test(tbtools, overlapping_builds_leave_the_right_file)
         run_free(&r);
     }
     cr_assert_geq(ok, 1, "one build ran");
-    size_t len0, len1;
-    uint8_t *want = read_file(ref, &len0), *got = read_file(path, &len1);
-    cr_assert(len0 == len1 && !memcmp(want, got, len0), "the file is the small game's, byte for byte");
+    size_t len0;
+    uint8_t *want = read_file(ref, &len0);
+    expect_same_file(path, want, len0, "the file is the small game's, byte for byte");
     free(want);
-    free(got);
 }
 
 /* ---- What is not a regular file ----------------------------------------------------------- */
 
 /* A FIFO in a file's place once held the tools in open() for good; now each says what it is. */
+/* tbverify (status 2, its only line) and tbgen (status 1, its last line) refuse the folder
+ * dir for what its file path is. */
+static void expect_both_refuse(const char *dir, const char *path, const char *what)
+{
+    char want[600];
+    snprintf(want, sizeof want, "baghchal-tbverify: %s %s", path, what);
+    expect_refusal(2, true, want, "%s %s", TBVERIFY, dir);
+    snprintf(want, sizeof want, "baghchal-tbgen: %s %s", path, what);
+    expect_refusal(1, false, want, "%s %s --goats %d --captures-to-win %d", TBGEN, dir, GOATS_N, WIN_K);
+}
+
 Test(tbtools, a_fifo_or_directory_in_a_files_place_is_refused)
 {
     const char *dir = make_dir();
@@ -904,54 +950,25 @@ Test(tbtools, a_fifo_or_directory_in_a_files_place_is_refused)
     run_t r;
     /* The movement file: tbverify refuses it (status 2), tbgen too (status 1). */
     cr_assert_eq(mkfifo(path, 0600), 0, "%s", strerror(errno));
-    run(&r, "%s %s", TBVERIFY, d);
-    cr_assert_eq(r.code, 2);
-    cr_assert_eq(r.out.count, 1);
-    snprintf(want, sizeof want, "baghchal-tbverify: %s is a FIFO, not a regular file", path);
-    cr_assert_str_eq(r.out.line[0], want);
-    run_free(&r);
-    run(&r, "%s %s --goats %d --captures-to-win %d", TBGEN, d, GOATS_N, WIN_K);
-    cr_assert_eq(r.code, 1);
-    snprintf(want, sizeof want, "baghchal-tbgen: %s is a FIFO, not a regular file", path);
-    cr_assert_str_eq(r.out.line[r.out.count - 1], want);
-    run_free(&r);
+    expect_both_refuse(d, path, "is a FIFO, not a regular file");
     cr_assert_eq(unlink(path), 0);
     cr_assert_eq(mkdir(path, 0700), 0);
-    run(&r, "%s %s", TBVERIFY, d);
-    cr_assert_eq(r.code, 2);
-    snprintf(want, sizeof want, "baghchal-tbverify: %s is a directory, not a file", path);
-    cr_assert_str_eq(r.out.line[0], want);
-    run_free(&r);
-    run(&r, "%s %s --goats %d --captures-to-win %d", TBGEN, d, GOATS_N, WIN_K);
-    cr_assert_eq(r.code, 1);
-    snprintf(want, sizeof want, "baghchal-tbgen: %s is a directory, not a file", path);
-    cr_assert_str_eq(r.out.line[r.out.count - 1], want);
-    run_free(&r);
+    expect_both_refuse(d, path, "is a directory, not a file");
     cr_assert_eq(rmdir(path), 0);
 
     /* The placement file beside a good movement file. */
     build_small(d);
     cr_assert_eq(unlink(ppath), 0);
     cr_assert_eq(mkfifo(ppath, 0600), 0);
-    run(&r, "%s %s", TBVERIFY, d);
-    cr_assert_eq(r.code, 2);
     snprintf(want, sizeof want, "baghchal-tbverify: %s is a FIFO, not a regular file", ppath);
-    cr_assert_str_eq(r.out.line[0], want);
-    run_free(&r);
+    expect_refusal(2, true, want, "%s %s", TBVERIFY, d);
     /* tbgen finds it before building, not at the end. */
-    run(&r, "%s %s --goats %d --captures-to-win %d --placement", TBGEN, d, GOATS_N, WIN_K);
-    cr_assert_eq(r.code, 1);
     snprintf(want, sizeof want, "baghchal-tbgen: %s is a FIFO, not a regular file: remove it", ppath);
-    cr_assert_eq(r.out.count, 1, "refused before anything is built, the movement file too");
-    cr_assert_str_eq(r.out.line[0], want);
-    run_free(&r);
+    expect_refusal(1, true, want, "%s %s --goats %d --captures-to-win %d --placement", TBGEN, d, GOATS_N, WIN_K);
     cr_assert_eq(unlink(ppath), 0);
     cr_assert_eq(mkdir(ppath, 0700), 0);
-    run(&r, "%s %s --goats %d --captures-to-win %d --placement", TBGEN, d, GOATS_N, WIN_K);
-    cr_assert_eq(r.code, 1);
     snprintf(want, sizeof want, "baghchal-tbgen: %s is a directory, not a file: remove it", ppath);
-    cr_assert_str_eq(r.out.line[r.out.count - 1], want);
-    run_free(&r);
+    expect_refusal(1, false, want, "%s %s --goats %d --captures-to-win %d --placement", TBGEN, d, GOATS_N, WIN_K);
     cr_assert_eq(rmdir(ppath), 0);
     /* A work folder that is a file; then a FIFO named as a packed layer, and as a record:
      * not finished, built again and replaced. */
@@ -959,11 +976,8 @@ Test(tbtools, a_fifo_or_directory_in_a_files_place_is_refused)
     FILE *f = fopen(work, "w");
     cr_assert_not_null(f);
     fclose(f);
-    run(&r, "%s %s --goats %d --captures-to-win %d --placement", TBGEN, d, GOATS_N, WIN_K);
-    cr_assert_eq(r.code, 1);
     snprintf(want, sizeof want, "baghchal-tbgen: %s is not a directory: remove it", work);
-    cr_assert_str_eq(r.out.line[r.out.count - 1], want);
-    run_free(&r);
+    expect_refusal(1, false, want, "%s %s --goats %d --captures-to-win %d --placement", TBGEN, d, GOATS_N, WIN_K);
     cr_assert_eq(unlink(work), 0);
     cr_assert_eq(mkdir(work, 0700), 0);
     char fifo[400];
@@ -983,11 +997,8 @@ Test(tbtools, a_fifo_or_directory_in_a_files_place_is_refused)
     /* The lock file. */
     snprintf(fifo, sizeof fifo, "%s/%s", d, TB_LOCK_NAME);
     cr_assert_eq(mkfifo(fifo, 0600), 0);
-    run(&r, "%s %s --goats %d --captures-to-win %d --placement", TBGEN, d, GOATS_N, WIN_K);
-    cr_assert_eq(r.code, 1);
     snprintf(want, sizeof want, "baghchal-tbgen: %s is a FIFO, not a regular file", fifo);
-    cr_assert_str_eq(r.out.line[r.out.count - 1], want);
-    run_free(&r);
+    expect_refusal(1, false, want, "%s %s --goats %d --captures-to-win %d --placement", TBGEN, d, GOATS_N, WIN_K);
 }
 
 /* ---- baghchal-tbverify's options and messages ----------------------------------------------- */
@@ -1049,41 +1060,26 @@ Test(tbtools, a_long_paths_message_keeps_its_reason)
  * and the build does not write over the file unless asked (--restart). */
 Test(tbtools, a_newer_file_says_the_program_is_older)
 {
-    const char *dir = make_dir();
-    build_small(dir);
     char path[256], msg[300];
-    snprintf(path, sizeof path, "%s/%s", dir, TBP_FILE_NAME);
-    FILE *f = fopen(path, "r+b");
-    cr_assert_not_null(f);
-    cr_assert_eq(fseek(f, 8, SEEK_SET), 0);
-    cr_assert_neq(fputc(TBP_FILE_VERSION + 1, f), EOF);
-    cr_assert_eq(fclose(f), 0);
-    size_t len0, len1;
+    const char *dir = small_game_of_version(TBP_FILE_VERSION + 1, path, sizeof path);
+    size_t len0;
     uint8_t *before = read_file(path, &len0);
-    tb_t *tb;
-    cr_assert_eq(tb_open(dir, &tb, msg, sizeof msg), TB_ERR_FORMAT);
-    cr_assert_str_eq(msg, "placement file version 5 is newer than this program, which reads version 4: use a newer "
-                          "baghchal");
-    run_t r;
-    run(&r, "%s %s", TBVERIFY, dir);
-    cr_assert_eq(r.code, 2);
-    cr_assert_str_eq(r.out.line[0], "baghchal-tbverify: placement file version 5 is newer than this program, which "
-                                    "reads version 4: use a newer baghchal");
-    run_free(&r);
-    run(&r, "%s %s --goats %d --captures-to-win %d --placement", TBGEN, dir, GOATS_N, WIN_K);
-    cr_assert_eq(r.code, 1);
+    expect_file_refused(dir, "placement file version 5 is newer than this program, which reads version 4: use a "
+                             "newer baghchal");
     char want[600];
     snprintf(want, sizeof want,
              "baghchal-tbgen: %s is version 5, newer than this program (version 4): not built over; use the newer "
              "program (--restart replaces it with version 4)",
              path);
+    run_t r;
+    run(&r, "%s %s --goats %d --captures-to-win %d --placement", TBGEN, dir, GOATS_N, WIN_K);
+    cr_assert_eq(r.code, 1);
     cr_assert_str_eq(r.out.line[r.out.count - 1], want);
     cr_assert_eq(count_lines(&r, " entries built in "), 0);
     run_free(&r);
-    uint8_t *after = read_file(path, &len1);
-    cr_assert(len0 == len1 && !memcmp(before, after, len0), "the newer file is kept");
+    expect_same_file(path, before, len0, "the newer file is kept");
     free(before);
-    free(after);
+    tb_t *tb;
     run(&r, "%s %s --goats %d --captures-to-win %d --placement --restart", TBGEN, dir, GOATS_N, WIN_K);
     cr_assert_eq(r.code, 0);
     run_free(&r);
