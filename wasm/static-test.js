@@ -156,6 +156,15 @@ async function main() {
   // Offline: the service worker serves the site; the engine is the page's own.
   await page.waitForFunction(() => navigator.serviceWorker && navigator.serviceWorker.controller, null, { timeout: STEP_MS })
     .catch(async () => { await page.reload(); await page.waitForFunction(() => navigator.serviceWorker.controller, null, { timeout: STEP_MS }); });
+  // Installable: Chromium's own installability check (manifest, icons, service worker) finds
+  // nothing but the test's browser context being a private one, which no player's is.
+  const cdp = await context.newCDPSession(page);
+  const installable = (await cdp.send('Page.getInstallabilityErrors')).installabilityErrors
+    .filter((e) => e.errorId !== 'in-incognito');
+  check(installable.length === 0, `the page can be installed: ${JSON.stringify(installable)}`);
+  const manifest = await cdp.send('Page.getAppManifest');
+  check(manifest.errors.length === 0 && manifest.url.endsWith('/manifest.webmanifest'),
+    `the manifest is read without errors: ${JSON.stringify(manifest.errors)}`);
   await context.setOffline(true);
   await page.reload();
   await page.waitForFunction(() => document.documentElement.dataset.engine === 'local', null, { timeout: STEP_MS });
