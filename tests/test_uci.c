@@ -2249,9 +2249,12 @@ Test(uci, a_go_behind_slow_commands_keeps_its_whole_time)
     go_t g;
     collect_go(&g, pipe_line_at(eng), REPLY_MS);
     check_go_shape(&g);
-    /* The search ends min(Move Overhead, movetime / 5) early: it never ends before that. */
+    /* The search ends min(Move Overhead, movetime / 5) early: it never ends before that. The
+     * engine's own count is exact; what the test sees from readyok to bestmove can be short by
+     * how late a loaded machine let the test read the readyok. */
     double whole = movetime - OVERHEAD_MS;
-    cr_assert_geq(go_ms(&g), whole - 5, "the go after the slow commands answered %.0f ms after readyok", go_ms(&g));
+    cr_assert_geq(go_ms(&g), whole - 5 - TIMED_SLACK_MS, "the go after the slow commands answered %.0f ms after readyok",
+                  go_ms(&g));
     cr_assert_geq(go_last(&g)->time, whole - 5, "the last info line says time %lld", go_last(&g)->time);
     cr_assert_gt(go_last(&g)->depth, 1, "a %d ms search stopped at depth %d", movetime, go_last(&g)->depth);
     go_free(&g);
