@@ -934,7 +934,8 @@
   // The goats' share (0..1) on the card's bar and on the upright bar beside the board, whose
   // goats' part grows from the goats' side of the board.
   function setBars(f, text) {
-    const pct = `${Math.round(f * 100)}%`;
+    // As precise as data-goats says, so that the bar's height is the value it names.
+    const pct = `${(f * 100).toFixed(1)}%`;
     $('evalbar').style.width = pct;
     const v = $('vbar');
     const fill = $('vbar-fill');
