@@ -268,9 +268,11 @@ static inline void count_node(worker_t *w)
                 atomic_store_explicit(&s->stop, true, memory_order_relaxed);
         }
     }
-    if ((n & 255) == 0 && search_poll)
+    if ((n & 255) != 0)
+        return;
+    if (search_poll)
         search_poll();
-    if ((n & 255) == 0 && s->maximum_ms && !atomic_load_explicit(&s->pondering, memory_order_relaxed) &&
+    if (s->maximum_ms && !atomic_load_explicit(&s->pondering, memory_order_relaxed) &&
         search_now_ms() - s->start_ms >= s->maximum_ms)
         atomic_store_explicit(&s->stop, true, memory_order_relaxed);
 }
