@@ -13,6 +13,7 @@
 
 #include "baghchal.h"
 #include "pipe.h"
+#include "tree.h"
 
 #define ENGINE BAGHCHAL_BIN_DIR "/baghchal"
 
@@ -1333,16 +1334,6 @@ Test(protocol, a_byte_order_mark_before_the_first_command_is_ignored)
 
 /* ---- option values round-trip ---- */
 
-/* A folder holding the movement database ($BAGHCHAL_TB_DIR), or NULL. */
-static const char *database_dir(void)
-{
-    const char *dir = getenv("BAGHCHAL_TB_DIR");
-    char path[1024];
-    if (!dir || !*dir)
-        return NULL;
-    snprintf(path, sizeof path, "%s/%s", dir, TB_FILE_NAME);
-    return access(path, R_OK) == 0 ? dir : NULL;
-}
 
 /* Makes a fresh folder under a home whose name is not ASCII and points XDG_DATA_HOME at it;
  * returns the standard folder the engine will name (XDG_DATA_HOME/baghchal), not yet made. */
@@ -1383,7 +1374,7 @@ Test(protocol, a_utf8_option_default_round_trips)
 {
     char home[512];
     const char *std_dir = utf8_data_home(home, sizeof home);
-    const char *db = database_dir();
+    const char *db = tree_database_dir();
     if (db) {
         cr_assert_eq(mkdir(std_dir, 0700), 0, "%s: %s", std_dir, strerror(errno));
         char from[1024], to[1024];

@@ -2351,59 +2351,30 @@ Test(server, a_half_closed_client_gets_no_cut_short_move)
     stop(s);
 }
 
-/* How well m keeps a forbid game going (as tools/longgame walks): 0 ends it, 1 captures, 2
- * leaves a goat to be captured or the opponent only captures, 3 is quiet. */
-static int keeps_going(const game_t *g, move_t m)
-{
-    position_t next = *game_position(g);
-    position_make(&next, m);
-    if (next.captured >= BC_CAPTURES_TO_WIN)
-        return 0;
-    move_t replies[MAX_MOVES];
-    int n = gen_moves(&next, replies), legal = 0, quiet = 0;
-    for (int i = 0; i < n; i++) {
-        position_t after = next;
-        position_make(&after, replies[i]);
-        if (next.in_hand || game_count_position(g, &after) == 0) {
-            legal++;
-            quiet += move_kind(replies[i]) != MOVE_JUMP;
-        }
-    }
-    if (!legal)
-        return 0;
-    if (move_kind(m) == MOVE_JUMP)
-        return 1;
-    return capturable_goats(next.tigers, next.goats) || !quiet ? 2 : 3;
-}
-
-/* A legal game of n plies from the start under forbid, no position repeated, never over: a
- * seeded walk that keeps the game quiet where it can and steps back from dead ends. */
+/* A legal game of n plies from the start under forbid, no position repeated, never over, as
+ * tools/longgame writes it (a seeded walk that keeps the game quiet where it can). */
 static void long_game(game_t *g, int n)
 {
+    char plies[16];
+    snprintf(plies, sizeof plies, "%d", n);
+    char *argv[] = {(char *)BAGHCHAL_BIN_DIR "/longgame", "plies", plies, "forbid", NULL};
+    pipe_proc_t *p = pipe_start(argv, 0);
+    cr_assert_not_null(p, "cannot start %s: %s", argv[0], strerror(errno));
+    char *line;
+    cr_assert_eq(pipe_read_line(p, EXIT_MS, &line), PIPE_LINE, "longgame printed no game");
+    const char *prefix = "position startpos moves ";
+    cr_assert_eq(strncmp(line, prefix, strlen(prefix)), 0, "longgame printed '%.60s'", line);
     position_t start;
     position_set_start(&start);
     cr_assert(game_init(g, &start, NULL, REP_FORBID));
-    unsigned long long rng = 0x9E3779B97F4A7C15ull;
-    int restarts = 0;
-    while ((int)g->count < n) {
-        move_t list[MAX_MOVES], best[MAX_MOVES];
-        int k = game_result(g).reason == RESULT_NONE ? game_legal_moves(g, list) : 0, nb = 0, top = 0;
-        for (int i = 0; i < k; i++) {
-            int q = keeps_going(g, list[i]);
-            if (q > top)
-                top = q, nb = 0;
-            if (q == top && q > 0)
-                best[nb++] = list[i];
-        }
-        if (!nb) {
-            cr_assert_lt(restarts++, 10000, "no long game found");
-            for (int back = 0; back < 8 && g->count > 0; back++)
-                game_pop(g);
-            continue;
-        }
-        rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-        cr_assert_eq(game_play(g, best[rng % (unsigned)nb], NULL, 0), BC_OK);
-    }
+    char *save = NULL, msg[200];
+    for (char *t = strtok_r(line + strlen(prefix), " ", &save); t; t = strtok_r(NULL, " ", &save))
+        cr_assert_eq(game_play_text(g, t, msg, sizeof msg), BC_OK, "longgame's move %s: %s", t, msg);
+    pipe_exit_t e = pipe_wait(p, EXIT_MS);
+    pipe_free(p);
+    cr_assert(e.exited && e.code == 0, "longgame ended with status %d", e.code);
+    cr_assert_eq((int)g->count, n);
+    cr_assert_eq(game_result(g).reason, RESULT_NONE, "longgame's game is over");
 }
 
 Test(server, a_game_longer_than_1024_plies_goes_on)

@@ -15,6 +15,7 @@
 
 #include "baghchal.h"
 #include "pipe.h"
+#include "tree.h"
 
 #define ENGINE BAGHCHAL_BIN_DIR "/baghchal"
 
@@ -2209,16 +2210,6 @@ Test(uci, multipv_lines_are_best_first_at_every_depth)
 
 /* ---- when the clock starts ---- */
 
-/* A folder holding the movement database ($BAGHCHAL_TB_DIR), or NULL. */
-static const char *database_dir(void)
-{
-    const char *dir = getenv("BAGHCHAL_TB_DIR");
-    char path[1024];
-    if (!dir || !*dir)
-        return NULL;
-    snprintf(path, sizeof path, "%s/%s", dir, TB_FILE_NAME);
-    return access(path, R_OK) == 0 ? dir : NULL;
-}
 
 /* Commands written in one go, as a script or a pipelining client sends them: the engine
  * takes each line up only when the one before is done, so a go behind slow commands (a
@@ -2229,7 +2220,7 @@ Test(uci, a_go_behind_slow_commands_keeps_its_whole_time)
     const int movetime = 400;
     start_engine();
     char *longgame = long_position(30000);
-    const char *dir = database_dir();
+    const char *dir = tree_database_dir();
     size_t cap = strlen(longgame) + 1024;
     char *batch = malloc(cap);
     cr_assert_not_null(batch);
@@ -2265,7 +2256,7 @@ Test(uci, a_go_behind_slow_commands_keeps_its_whole_time)
  * not the move's time, the clock starts after it. */
 Test(uci, the_first_go_does_not_charge_the_database_load_to_the_move)
 {
-    const char *dir = database_dir();
+    const char *dir = tree_database_dir();
     if (!dir)
         cr_skip_test("no database in BAGHCHAL_TB_DIR");
     cr_assert_eq(setenv("BAGHCHAL_TABLEBASE_PATH", dir, 1), 0);

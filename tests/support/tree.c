@@ -1,11 +1,14 @@
-/* Temporary folders of the tests: removed whole, whatever a test left in them. */
+/* The tests' folders: temporary ones, removed whole, and the runner's movement database. */
 #include "tree.h"
 
 #include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "tb.h"
 
 void tree_remove(const char *dir)
 {
@@ -26,4 +29,14 @@ void tree_remove(const char *dir)
     }
     closedir(d);
     rmdir(dir);
+}
+
+const char *tree_database_dir(void)
+{
+    const char *dir = getenv("BAGHCHAL_TB_DIR");
+    char path[1024];
+    if (!dir || !*dir)
+        return NULL;
+    snprintf(path, sizeof path, "%s/%s", dir, TB_FILE_NAME);
+    return access(path, R_OK) == 0 ? dir : NULL;
 }
