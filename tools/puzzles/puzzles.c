@@ -395,6 +395,9 @@ static void write_puzzles(const gen_t *g, FILE *f, const char *command)
 
 static int generate(gen_t *g, const char *out, const char *command)
 {
+    FILE *f = out ? fopen(out, "w") : stdout;
+    if (!f)
+        fail1("cannot write %s", out);
     bool placement = tb_has_placement(g->tb);
     int buckets = placement ? PHASE_NB * LEVEL_NB : LEVEL_NB, b = 0;
     for (int ph = placement ? 0 : 1; ph < PHASE_NB; ph++)
@@ -415,9 +418,6 @@ static int generate(gen_t *g, const char *out, const char *command)
             fprintf(stderr, " %s %s %d", PHASE_NAME[ph], LEVEL_NAME[l], g->have[ph][l]);
     fprintf(stderr, "%s\n", placement ? "" : " (no placement file: movement-phase puzzles only)");
     qsort(g->puzzles, (size_t)g->npuzzles, sizeof *g->puzzles, cmp_puzzle);
-    FILE *f = out ? fopen(out, "w") : stdout;
-    if (!f)
-        fail1("cannot write %s", out);
     write_puzzles(g, f, command);
     if (fflush(f) != 0 || ferror(f) || (out && fclose(f) != 0))
         fail1("cannot write %s", out ? out : "the standard output");
