@@ -22,6 +22,9 @@
   const PROVEN_TEXT = 'Proven under the no-repetition rule';
 
   const $ = (id) => document.getElementById(id);
+  // Functions other files hang on the board (window.Board.<name>, arrays they push to): see
+  // the hook object at the end of init.
+  const hooks = (name) => (window.Board && Array.isArray(window.Board[name]) ? window.Board[name] : []);
 
   // ---- the game tree --------------------------------------------------------------------
 
@@ -1049,6 +1052,8 @@
     }
     const cx = x(plyOf(state.cur));
     el('line', { x1: cx, y1: 0, x2: cx, y2: H, class: 'graph-cursor' }, svg);
+    // Marks of a feature file on the graph (review.js: the plies where the value changed).
+    for (const f of hooks('onGraph')) f(svg, { line, x, y, W, H });
     if (state.rebuilding) $('graph-info').textContent = `rebuilding ${state.rebuilding.done} / ${state.rebuilding.total}…`;
     else $('graph-info').textContent = 'click to jump';
   }
@@ -1173,6 +1178,7 @@
     renderAnalysis();
     renderControls();
     renderEditorPanel();
+    for (const f of hooks('onRender')) f();
   }
 
   // ---- sound: a short tone made on the spot, no files ---------------------------------------
@@ -1210,6 +1216,7 @@
     if (node.eval) o.e = node.eval;
     if (node.obx && node.entry.kind !== 'step') o.o = node.obx; // where requests start (gameOf)
     if (node.clk) o.k = node.clk;
+    if (node.review) o.r = node.review; // review.js's marks, kept with the game
     return o;
   }
 
@@ -1218,6 +1225,7 @@
     if (o.e && typeof o.e === 'object') n.eval = o.e;
     if (typeof o.o === 'string' && n.entry.kind !== 'step') n.obx = o.o;
     if (o.k && typeof o.k.goats === 'number' && typeof o.k.tigers === 'number') n.clk = { goats: o.k.goats, tigers: o.k.tigers };
+    if (o.r && typeof o.r === 'object') n.review = o.r;
     for (const c of o.c || []) n.children.push(build(n, c, other(side)));
     return n;
   }
@@ -1553,6 +1561,9 @@
     state.obxEdited = false;
     state.selected = null;
     state.notice = null;
+    // A feature file may take the move instead (Board.playGuards: review.js's "learn from your
+    // mistakes" judges a try without playing it): a guard returning false stops it here.
+    if (hooks('playGuards').some((g) => g(entry, at) === false)) return;
     const known = at.children.find((c) => c.move === entry.move);
     if (known) {
       if (opts.follow !== false) goTo(known);
@@ -2486,6 +2497,16 @@
     // A new layout (a phone turned, a window resized) keeps the move shown in the list's view.
     if (window.ResizeObserver) new ResizeObserver(keepCurrentInView).observe($('moves-scroll'));
     setMovetime(Number($('movetime').value));
+    // The board as other files of web/ see it (review.js, ...): its state (read it; change it
+    // only through these functions) and the functions they need. Arrays of callbacks they push
+    // to: playGuards (entry, node) -> false takes a move before it is played; onRender () after
+    // every full render; onGraph (svg, {line, x, y, W, H}) after the evaluation graph is drawn.
+    window.Board = window.Board || {};
+    Object.assign(window.Board, {
+      state, api, goTo, renderAll, save, lineOf, pathTo, plyOf, gameOf, posOf, inTree, moveLabel, prettyMove,
+      // An arrow on the board from a move at a node (the hint's), until the node changes.
+      showArrow(node, move) { state.hint = move ? { nodeId: node.id, move } : null; render(); },
+    });
     $('tc-min').value = String(state.tcMin);
     $('tc-inc').value = String(state.tcInc);
     serverInfo();
