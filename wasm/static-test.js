@@ -1,9 +1,10 @@
 // The static board (build/board-static) in headless Chromium. First from a plain static file
 // server, no baghchal-server: the page says it plays in the browser, plays goats against the
 // worker's engine (moves, the engine's score and line, a hint, level 0), gives the engine's
-// lines, stops a search the page gives up, refuses an illegal move with the engine's reason
-// and /analysis with its own, and after a reload offline (the service worker) plays on, also
-// a game on the clock. Then the
+// lines, stops a search the page gives up, refuses an illegal move with the engine's reason,
+// and after a reload offline (the service worker) plays on, also
+// a game on the clock. /analysis is the worker's search of every move, and the game review says
+// it is an engine estimate. Then the
 // same files with baghchal-server behind the same origin (as a host proxying the API to it):
 // the page uses the server, never loads the worker, and /analysis answers (from the database
 // when BOARD_TB names one).
@@ -127,7 +128,21 @@ async function main() {
     const r = await fetch('/analysis', { method: 'POST', body: JSON.stringify({ obx: 'TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g @20 c0 - #' }) });
     return { status: r.status, body: await r.json() };
   });
-  check(res.status === 503 && /baghchal-server/.test(res.body.detail), 'exact analysis says it needs the server');
+  // /analysis: the worker's MultiPV search over every move, in the server's shape, best first.
+  const keys = res.body.moves ? res.body.moves.map((m) => (m.score.mate !== undefined ? (m.score.mate > 0 ? 1e5 - m.score.mate : -1e5 - m.score.mate) : m.score.cp)) : [];
+  check(res.status === 200 && res.body.source === 'search' && res.body.turn === 'goats' && res.body.depth > 0 &&
+    res.body.moves.length === 21 && new Set(res.body.moves.map((m) => m.move)).size === 21 &&
+    keys.every((k, i) => i === 0 || keys[i - 1] >= k), `/analysis is a search of every move, best first: ${JSON.stringify(res).slice(0, 300)}`);
+  // The game review: every ply an engine estimate, and the panel says so.
+  await page.click('#review-open');
+  await page.waitForFunction(() => document.querySelector('#review-progress').hidden &&
+    document.querySelectorAll('#review-acc .acc-row').length === 2, null, { timeout: 60000 });
+  const rv = await page.evaluate(() => ({ source: document.querySelector('#review-source').textContent,
+    plies: document.querySelector('#review-note .review-estimate')?.getAttribute('data-plies'),
+    n: document.querySelectorAll('#moves .mv[data-ply]').length }));
+  check(rv.source === 'engine estimate' && rv.plies === Array.from({ length: rv.n }, (_, i) => i + 1).join(','),
+    `the review of the static board is an engine estimate of every ply: ${JSON.stringify(rv)}`);
+  await page.click('#review-close');
   const lines = await page.evaluate(async () => {
     const r = await fetch('/obx', { method: 'POST', body: JSON.stringify({ obx: 'TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t @19 c0 mC3 #g1', depth: 4, multipv: 3 }) });
     return r.json();

@@ -2,7 +2,8 @@
 // page is the server's board as it is; when none does (a static host, a phone offline) the
 // page's requests to /health, /legal and /obx are answered by the engine in a Web Worker
 // (baghchal-worker.js) with the protocol's lines (PROTOCOL.md): every rule is still the
-// engine's. /analysis (the databases) stays the server's. The header and <html data-engine>
+// engine's. /analysis is a MultiPV search over every move (no databases here: an engine
+// estimate, source "search"). The header and <html data-engine>
 // ("server" or "local"; not data-mode, which app.js gives its mode buttons) say which mode the
 // page is in; <html data-pending> counts the requests the worker has still to answer.
 'use strict';
@@ -199,6 +200,61 @@
     }
     return answer(200, data);
   }
+  // /analysis: one MultiPV search over every legal move (the server's answer when no database
+  // covers the position, tools/obx-server/README.md), in the same JSON: source "search", each
+  // move's score from the deepest iteration that reached every move, best first, wdl and
+  // distance only for a forced result. The worker has no databases: never "database".
+  function rank(s) {
+    if (!s) return -Infinity;
+    return typeof s.mate === 'number' ? (s.mate > 0 ? 100000 - s.mate : -100000 - s.mate) : s.cp;
+  }
+  async function analysis(b, signal) {
+    const pos = await legal(b);
+    if (pos.err) return refused(pos.err);
+    const base = { input: b.obx, position: pos.obx, turn: pos.turn };
+    if (pos.result || !pos.legal.length) return answer(200, { ...base, source: 'none', depth: null, moves: [], result: pos.result });
+    const depth = num(b.depth, 1, 127);
+    const movetime = num(b.movetime, 1, 10000);
+    let go = 'go';
+    if (movetime || !depth) go += ` movetime ${movetime || 1000}`;
+    if (depth) go += ` depth ${depth}`;
+    if (signal && signal.aborted) throw new DOMException('Aborted', 'AbortError');
+    let job = null;
+    const onAbort = () => { if (job) cancel(job); };
+    if (signal) signal.addEventListener('abort', onAbort);
+    const out = await run([`setoption name MultiPV value ${Math.min(64, pos.legal.length)}`,
+      'setoption name UCI_LimitStrength value false', 'setoption name Skill Level value 20', ...positionLines(b), go],
+    'bestmove', (j) => { job = j; });
+    if (signal) signal.removeEventListener('abort', onAbort);
+    if (!out || (signal && signal.aborted)) throw new DOMException('Aborted', 'AbortError');
+    // Each iteration's line for each first move; the deepest iteration that reached them all
+    // (else, move by move, the deepest line that reached it).
+    const byDepth = new Map();
+    for (const l of out) {
+      if (!l.startsWith('info ') || l.startsWith('info string')) continue;
+      const i = parseInfo(l);
+      if (!i.pv || !i.pv.length || i.bound || !i.score) continue;
+      if (!byDepth.has(i.depth)) byDepth.set(i.depth, new Map());
+      byDepth.get(i.depth).set(i.pv[0], i.score);
+    }
+    const depths = [...byDepth.keys()].sort((x, y) => y - x);
+    const full = depths.find((d) => byDepth.get(d).size >= pos.legal.length);
+    const scoreOf = (mv) => {
+      if (full !== undefined) return byDepth.get(full).get(mv) || null;
+      for (const d of depths) if (byDepth.get(d).has(mv)) return byDepth.get(d).get(mv);
+      return null;
+    };
+    const moves = pos.legal.map((m) => {
+      const score = scoreOf(m.move);
+      const mate = score && typeof score.mate === 'number';
+      return { ...m, wdl: mate ? (score.mate > 0 ? 'win' : 'loss') : null,
+        distance: mate ? (score.mate > 0 ? 2 * score.mate - 1 : -2 * score.mate) : null, score };
+    });
+    // Best first; equal scores keep the engine's order of the legal moves.
+    moves.sort((x, y) => rank(y.score) - rank(x.score));
+    return answer(200, { ...base, source: 'search', depth: full !== undefined ? full : (depths[0] || 0), moves, result: null });
+  }
+
   let version = null;
   async function health() {
     if (!version) {
@@ -211,10 +267,6 @@
 
   async function local(path, init) {
     if (path === '/health') return health();
-    if (path === '/analysis') {
-      return answer(503, { error: 'Service Unavailable', code: 'no-server',
-        detail: 'exact analysis needs baghchal-server and its databases: this page plays with the engine in the browser' });
-    }
     let b;
     try { b = JSON.parse((init && init.body) || '{}'); } catch (e) { b = null; }
     if (!b || typeof b.obx !== 'string') return answer(400, { error: 'Bad Request', code: 'bad-parameter', detail: 'obx is required' });
@@ -222,6 +274,7 @@
       const pos = await legal(b);
       return pos.err ? refused(pos.err) : answer(200, pos);
     }
+    if (path === '/analysis') return analysis(b, init && init.signal);
     return search(b, init && init.signal);
   }
 
