@@ -234,6 +234,33 @@ async function main() {
     check(gotEst.source === 'estimate' && gotEst.sourceText === 'engine estimate' && gotEst.estimated === '1,2,3',
       `without the database for them the plies are an engine estimate: ${JSON.stringify(gotEst)}`);
     await page.screenshot({ path: path.join(SHOTS, 'review-estimate.png') });
+    await page.click('#review-close');
+
+    // A review cancelled keeps what it did and goes on from there: 16 searched plies.
+    const start = 'TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g @20 c0 - #';
+    const long = [];
+    for (let i = 0; i < 16; i++) {
+      const res = await fetch(new URL('/legal', URL_), { method: 'POST', body: JSON.stringify({ obx: start, moves: long, repetition: 'draw' }) });
+      long.push((await res.json()).legal[0].move.replace(/^m/, '').replace(/\(.*\)$/, ''));
+    }
+    await page.goto(address(start, long, 'draw'));
+    await page.waitForFunction((n) => document.querySelectorAll('#moves .mv[data-ply]').length === n &&
+      /to move/.test(document.querySelector('#status').textContent), long.length, { timeout: STEP_MS });
+    await page.click('#review-open');
+    await page.waitForFunction(() => !document.querySelector('#review-progress').hidden && document.querySelector('#review-bar').value >= 1,
+      null, { timeout: STEP_MS });
+    await page.click('#review-cancel');
+    await page.waitForFunction(() => document.querySelector('#review-progress').hidden, null, { timeout: STEP_MS });
+    const part = await page.textContent('#review-note .review-partial');
+    const done = Number(/^(\d+) of 16 plies reviewed/.exec(part)?.[1]);
+    check(done >= 1 && done < 16, `a cancelled review says how far it went: ${part}`);
+    check(await page.textContent('#review-run') === 'Review the rest', 'and offers the rest');
+    await page.click('#review-run');
+    await page.waitForFunction(() => document.querySelector('#review-progress').hidden &&
+      document.querySelector('#review-note .review-estimate')?.getAttribute('data-plies') === Array.from({ length: 16 }, (_, i) => i + 1).join(','),
+    null, { timeout: 120000 });
+    check(await page.locator('#review-note .review-partial').count() === 0 && await page.isHidden('#review-run'),
+      'the rest reviewed, every ply an engine estimate');
     check(errors.length === 0, `no page errors: ${errors.join('; ')}`);
   } catch (e) {
     await page.screenshot({ path: path.join(SHOTS, 'review-failure.png') }).catch(() => {});

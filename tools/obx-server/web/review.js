@@ -492,6 +492,62 @@
 
   // ---- start -----------------------------------------------------------------------------------
 
+  if (window.I18N) {
+    I18N.add('ne', {
+      'Game review': 'खेलको समीक्षा',
+      'Review': 'समीक्षा',
+      "Mark every move that changed the game's value": 'खेलको मूल्य बदल्ने हरेक चालमा चिन्ह लगाउनुहोस्',
+      'Close the review': 'समीक्षा बन्द गर्नुहोस्',
+      'Review progress': 'समीक्षाको प्रगति',
+      "The moves that changed the game's value: click one to go there": 'खेलको मूल्य बदल्ने चालहरू: त्यहाँ जान एउटा थिच्नुहोस्',
+      'Show solution': 'समाधान देखाउनुहोस्',
+      'the server stayed busy': 'सर्भर व्यस्त नै रह्यो',
+      win: 'जित',
+      draw: 'बराबरी',
+      loss: 'हार',
+      open: 'खुला',
+      '{value} in {n}': '{n} अर्धचालमा {value}',
+      'analysing {done} / {total}…': 'विश्लेषण हुँदै {done} / {total}…',
+      'exact, from the solution': 'सही, समाधानबाट',
+      'engine estimate': 'इन्जिनको अनुमान',
+      'exact and engine estimate': 'सही र इन्जिनको अनुमान',
+      'Engine estimate for plies {plies}: no database covers them, so a {ms} ms search of every move judged them (a loss of expected score from 0.3 is ??, from 0.15 ?, from 0.075 ?!).':
+        'अर्धचाल {plies}: इन्जिनको अनुमान। कुनै डाटाबेसले यिनलाई समेट्दैन, त्यसैले हरेक चालको {ms} ms खोजले जाँच्यो (अपेक्षित अङ्क 0.3 वा बढी घटे ??, 0.15 बाट ?, 0.075 बाट ?!)।',
+      'Exact for plies {plies}, from the database.': 'अर्धचाल {plies}: डाटाबेसबाट सही।',
+      'Under the no-repetition rule a database draw is open: its value is not known, so {n} move with an open value before or after it is not judged (no mark).':
+        'दोहोर्याउन नपाइने नियममा डाटाबेसको बराबरी खुला हुन्छ: यसको मूल्य थाहा छैन, त्यसैले अघि वा पछि खुला मूल्य भएको {n} चाल जाँचिएको छैन (चिन्ह छैन)।',
+      'Under the no-repetition rule a database draw is open: its value is not known, so {n} moves with an open value before or after them are not judged (no mark).':
+        'दोहोर्याउन नपाइने नियममा डाटाबेसको बराबरी खुला हुन्छ: यसको मूल्य थाहा छैन, त्यसैले अघि वा पछि खुला मूल्य भएका {n} चाल जाँचिएका छैनन् (चिन्ह छैन)।',
+      '{done} of {total} plies reviewed: Review goes on with the rest.': '{total} मध्ये {done} अर्धचालको समीक्षा भयो: समीक्षाले बाँकी अघि बढाउँछ।',
+      'Review stopped: {reason}': 'समीक्षा रोकियो: {reason}',
+      '{kept} of {n} move kept the value': '{n} मध्ये {kept} चालले मूल्य जोगायो',
+      '{kept} of {n} moves kept the value': '{n} मध्ये {kept} चालले मूल्य जोगाए',
+      'no move counted': 'कुनै चाल गनिएन',
+      estimate: 'अनुमान',
+      'better: {moves}': 'राम्रा: {moves}',
+      'No move changed the value.': 'कुनै चालले मूल्य बदलेन।',
+      'Learn from the mistakes ({n})': 'गल्तीबाट सिक्नुहोस् ({n})',
+      'Review this line': 'यो लाइनको समीक्षा',
+      'Review the rest': 'बाँकीको समीक्षा',
+      'the value': 'मूल्य',
+      'the win': 'जित',
+      'the draw': 'बराबरी',
+      'Press Next for the next position.': 'अर्को स्थितिका लागि "अर्को" थिच्नुहोस्।',
+      'Right: {move} keeps {value}.': 'ठीक: {move} ले {value} जोगाउँछ।',
+      '{move} does not keep {value} (it gives {gives}). Try again.': '{move} ले {value} जोगाउँदैन (यसले {gives} दिन्छ)। फेरि प्रयास गर्नुहोस्।',
+      '{move} does not keep {value}. Try again.': '{move} ले {value} जोगाउँदैन। फेरि प्रयास गर्नुहोस्।',
+      'The move that keeps {value}: {moves}.': '{value} जोगाउने चाल: {moves}।',
+      'Moves that keep {value}: {moves}.': '{value} जोगाउने चालहरू: {moves}।',
+      Finish: 'सकाउनुहोस्',
+      Next: 'अर्को',
+      Stop: 'रोक्नुहोस्',
+      'Done: {found} of {n} found ({first} at the first try), {shown} shown, {skipped} skipped.':
+        'सकियो: {n} मध्ये {found} भेटियो (पहिलो प्रयासमा {first}), {shown} देखाइयो, {skipped} छाडियो।',
+      '{i} of {n}: {side} played {move}{mark} here ({before} → {after}). Find a move that keeps {value}.':
+        '{n} मध्ये {i}: {side} ले यहाँ {move}{mark} खेले ({before} → {after})। {value} जोगाउने चाल खोज्नुहोस्।',
+    });
+  }
+
   window.Board = window.Board || {};
   (window.Board.playGuards = window.Board.playGuards || []).push(guard);
   (window.Board.onRender = window.Board.onRender || []).push(render);
