@@ -2507,6 +2507,10 @@
       // An arrow on the board from a move at a node (the hint's), until the node changes.
       showArrow(node, move) { state.hint = move ? { nodeId: node.id, move } : null; render(); },
     });
+    // For puzzles.js: a game from an OBX under a rule (start), a move played at a node (play,
+    // the board's reply from the puzzle's line), who plays (setMode: 'human' while a puzzle runs,
+    // so the engine answers nothing) and a node's position asked for (ensurePos).
+    Object.assign(window.Board, { start, play, setMode, ensurePos });
     $('tc-min').value = String(state.tcMin);
     $('tc-inc').value = String(state.tcInc);
     serverInfo();
