@@ -261,6 +261,26 @@ async function main() {
     null, { timeout: 120000 });
     check(await page.locator('#review-note .review-partial').count() === 0 && await page.isHidden('#review-run'),
       'the rest reviewed, every ply an engine estimate');
+    // Speed: the first 100 plies of run.sh's long game (forbid, from the start; the placement
+    // searched, the movement phase from the database), as long as 90 s at the most.
+    const longgame = (process.env.BOARD_LONGGAME || '').split(/\s+/).filter(Boolean).slice(0, 100);
+    if (longgame.length === 100) {
+      await page.goto(address('TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g @20 c0 - #', longgame, 'forbid'));
+      await page.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length === 100 &&
+        /to move/.test(document.querySelector('#status').textContent), null, { timeout: STEP_MS });
+      const t0 = Date.now();
+      await page.click('#review-open');
+      await page.waitForFunction(() => document.querySelector('#review-progress').hidden &&
+        document.querySelector('#review-note .review-time'), null, { timeout: 180000 });
+      const ms = Date.now() - t0;
+      const said = await page.textContent('#review-note .review-time');
+      console.log(`review: a 100-ply game (forbid, 38 plies searched) in ${(ms / 1000).toFixed(1)} s (${said})`);
+      check(ms < 90000 && /^100 plies analysed in [\d.]+ s\.$/.test(said), `a 100-ply game is reviewed in ${ms} ms, not minutes`);
+      const est = await page.getAttribute('#review-note .review-estimate', 'data-plies');
+      // Plies 1-38 searched; the 20th goat's placement (ply 39) is exact: every move of it
+      // leads into the movement database.
+      check(est === Array.from({ length: 38 }, (_, i) => i + 1).join(','), `the placement plies are the estimated ones: ${est}`);
+    }
     check(errors.length === 0, `no page errors: ${errors.join('; ')}`);
   } catch (e) {
     await page.screenshot({ path: path.join(SHOTS, 'review-failure.png') }).catch(() => {});

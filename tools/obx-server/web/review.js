@@ -114,6 +114,7 @@
     run = { ctrl, done: line.length - 1 - todo.length, total: line.length - 1, rule: s.rule, root: s.root, error: null };
     openPanel();
     render();
+    const t0 = performance.now();
     let k = 0;
     const one = async () => {
       while (k < todo.length && !ctrl.signal.aborted) {
@@ -146,6 +147,7 @@
     if (error) shown.error = error;
     else shown.error = null;
     shown.cancelled = stopped && !error;
+    shown.took = { plies: todo.length, ms: performance.now() - t0 };
     B().save();
     B().renderAll();
   }
@@ -277,6 +279,10 @@
       if (sum.reviewed < sum.plies && !run) {
         html('p', 'review-partial', t('{done} of {total} plies reviewed: Review goes on with the rest.', { done: sum.reviewed, total: sum.plies }), note);
       }
+    }
+    if (shown && shown.took && shown.took.plies && !run && !shown.error && !shown.cancelled) {
+      html('p', 'review-time', t(['{n} ply analysed in {s} s.', '{n} plies analysed in {s} s.'],
+        { n: shown.took.plies, s: (shown.took.ms / 1000).toFixed(1) }), note).setAttribute('data-ms', String(Math.round(shown.took.ms)));
     }
     if (shown && shown.error && !run) html('p', 'review-error', t('Review stopped: {reason}', { reason: shown.error }), note).setAttribute('role', 'alert');
 
@@ -520,6 +526,8 @@
         'दोहोर्याउन नपाइने नियममा डाटाबेसको बराबरी खुला हुन्छ: यसको मूल्य थाहा छैन, त्यसैले अघि वा पछि खुला मूल्य भएका {n} चाल जाँचिएका छैनन् (चिन्ह छैन)।',
       '{done} of {total} plies reviewed: Review goes on with the rest.': '{total} मध्ये {done} अर्धचालको समीक्षा भयो: समीक्षाले बाँकी अघि बढाउँछ।',
       'Review stopped: {reason}': 'समीक्षा रोकियो: {reason}',
+      '{n} ply analysed in {s} s.': '{n} अर्धचाल {s} सेकेन्डमा विश्लेषण भयो।',
+      '{n} plies analysed in {s} s.': '{n} अर्धचाल {s} सेकेन्डमा विश्लेषण भए।',
       '{kept} of {n} move kept the value': '{n} मध्ये {kept} चालले मूल्य जोगायो',
       '{kept} of {n} moves kept the value': '{n} मध्ये {kept} चालले मूल्य जोगाए',
       'no move counted': 'कुनै चाल गनिएन',
