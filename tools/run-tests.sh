@@ -20,6 +20,8 @@ ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 
 pkg-config --exists libmicrohttpd 2>/dev/null || need+=(libmicrohttpd-dev)
 pkg-config --exists libcjson 2>/dev/null || need+=(libcjson-dev)
 [ -x /usr/bin/chromium ] || need+=(chromium)
+# A font for the board's Nepali (Devanagari), which the browser test measures and shows.
+dpkg -s fonts-lohit-deva >/dev/null 2>&1 || need+=(fonts-lohit-deva)
 command -v node >/dev/null || need+=(nodejs npm)
 # The WebAssembly engines (target board-static, suite test_wasm): Debian's emscripten.
 command -v emcc >/dev/null || need+=(emscripten)

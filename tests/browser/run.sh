@@ -4,6 +4,8 @@
 # defects.test.js (the defects players found, at 1280x800 and 390x844), in Debian's
 # headless Chromium. Fails loudly when node, npm or Chromium is missing.
 # Then review.test.js (the game review and learning from mistakes, both sizes).
+# Then i18n.test.js (the board in Nepali and English: every key translated, no English left in
+# Nepali in many states, the layout, the switch and its memory; both sizes).
 # Then puzzles.test.js (the puzzles: solved, failed, the difficulty filter, the streak after a reload; both sizes).
 # Usage: tests/browser/run.sh <baghchal-server binary> <work dir> <longgame binary>
 # Environment: CHROMIUM (default /usr/bin/chromium).
@@ -31,7 +33,7 @@ if [ "$major" -lt 20 ]; then
 fi
 
 mkdir -p "$work"
-cp "$here/package.json" "$here/package-lock.json" "$here/board.test.js" "$here/defects.test.js" "$here/review.test.js" "$here/puzzles.test.js" "$work/"
+cp "$here/package.json" "$here/package-lock.json" "$here/board.test.js" "$here/defects.test.js" "$here/i18n.test.js" "$here/review.test.js" "$here/puzzles.test.js" "$work/"
 if ! cmp -s "$here/package-lock.json" "$work/node_modules/.package-lock.json.copy" 2>/dev/null ||
    [ ! -d "$work/node_modules/playwright-core" ]; then
   echo "== npm ci (playwright-core) in $work"
@@ -83,6 +85,8 @@ fi
 status=0
 BOARD_LONGGAME="$long" BOARD_URL="http://127.0.0.1:$port/" BOARD_SERVER="$server" BOARD_TB=${#tb[@]} CHROMIUM="$chromium" SHOT_DIR="$work" node "$work/board.test.js" || status=$?
 BOARD_URL="http://127.0.0.1:$port/" BOARD_TB=${#tb[@]} CHROMIUM="$chromium" SHOT_DIR="$work" node "$work/defects.test.js" || status=$?
+BOARD_URL="http://127.0.0.1:$port/" BOARD_WEB="$here/../../tools/obx-server/web" BOARD_LOCAL_JS="$here/../../wasm/web/local.js" \
+  CHROMIUM="$chromium" SHOT_DIR="$work" node "$work/i18n.test.js" || status=$?
 BOARD_URL="http://127.0.0.1:$port/" CHROMIUM="$chromium" SHOT_DIR="$work" node "$work/puzzles.test.js" || status=$?
 BOARD_LONGGAME="$long" BOARD_URL="http://127.0.0.1:$port/" BOARD_TB=${#tb[@]} CHROMIUM="$chromium" SHOT_DIR="$work" node "$work/review.test.js" || status=$?
 

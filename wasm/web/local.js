@@ -293,15 +293,20 @@
     return realFetch(input, init);
   };
 
-  // The header says which mode the page is in.
+  // The page's language (i18n.js, loaded after this file: asked when a text is written).
+  const t = (s, v) => (window.I18N ? window.I18N.t(s, v) : s.replace(/\{(\w+)\}/g, (m, k) => (v && k in v ? v[k] : m)));
+
+  // The header says which mode the page is in (written again when app.js writes it, as it does
+  // on a change of language).
   document.addEventListener('DOMContentLoaded', () => {
     const info = document.getElementById('server-info');
     if (!info) return;
     const show = () => {
       if (mode !== 'local') return;
-      const text = `engine ${version || ''} in this browser · no server: no databases`.replace('  ', ' ');
+      const text = t('engine {version} in this browser · no server: no databases', { version: version || '' }).replace('  ', ' ');
       if (info.textContent !== text) info.textContent = text;
-      info.title = 'The engine runs in this page (WebAssembly). With baghchal-server the page uses it, and its databases.';
+      const title = t('The engine runs in this page (WebAssembly). With baghchal-server the page uses it, and its databases.');
+      if (info.title !== title) info.title = title;
     };
     new MutationObserver(show).observe(info, { childList: true, characterData: true, subtree: true });
     probe.then(show);

@@ -18,10 +18,15 @@
   const OLD_STORE = 'baghchal.board.v1';
   const ADDRESS_MAX = 2000; // the longest address kept (the server reads targets of 2,048 bytes)
   const LONG_LINE = 256;    // plies from which a request without its early history is worth one more
-  const OPEN_TEXT = "A draw only under the draw-by-repetition rule; under this game's no-repetition rule its value is not known";
-  const PROVEN_TEXT = 'Proven under the no-repetition rule';
+  const OPEN_TEXT = () => tr("A draw only under the draw-by-repetition rule; under this game's no-repetition rule its value is not known");
+  const PROVEN_TEXT = () => tr('Proven under the no-repetition rule');
 
   const $ = (id) => document.getElementById(id);
+  // Every text a person sees or hears goes through tr (i18n.js's I18N.t): the English is the key,
+  // {name} is filled from vars, [one, other] picks by vars.n.
+  const tr = (s, v) => (window.I18N ? I18N.t(s, v)
+    : String(Array.isArray(s) ? s[v && Number(v.n) === 1 ? 0 : 1] : s).replace(/\{(\w+)\}/g, (m, k) => (v && k in v ? v[k] : m)));
+  const sideName = (side) => (side === 'goats' ? tr('Goats') : tr('Tigers'));
   // Functions other files hang on the board (window.Board.<name>, arrays they push to): see
   // the hook object at the end of init.
   const hooks = (name) => (window.Board && Array.isArray(window.Board[name]) ? window.Board[name] : []);
@@ -374,6 +379,66 @@
     return null;
   }
 
+  // A result as the page says it: {title, reason}, in the page's language. The server's
+  // description (English) stays the PGN's Termination.
+  function resultWords(r) {
+    const title = r.winner === 'goats' ? tr('Goats win') : r.winner === 'tigers' ? tr('Tigers win') : tr('Draw');
+    const loser = r.winner ? other(r.winner) : null;
+    const reasons = {
+      'five-captured': () => tr('five goats captured'),
+      'tigers-trapped': () => tr('the tigers cannot move'),
+      'goats-stuck': () => tr('the goats cannot move'),
+      'repetition-blocked': () => (r.winner === 'goats' ? tr('every tiger move would repeat a position')
+        : tr('every goat move would repeat a position')),
+      'repetition-draw': () => tr('the position occurred three times'),
+      time: () => (loser === 'goats' ? tr("the goats' time ran out") : tr("the tigers' time ran out")),
+      resign: () => (loser === 'goats' ? tr('the goats resigned') : tr('the tigers resigned')),
+    };
+    const d = r.description || '';
+    const reason = reasons[r.reason] ? reasons[r.reason]() : d.includes(':') ? d.split(':').slice(1).join(':').trim() : d;
+    return { title, reason };
+  }
+
+  // A refusal or failure of the server (or of the page's engine), in the page's language: in
+  // English the server's own words; in another language the kind of refusal, with the points,
+  // moves and numbers the words name.
+  function serverText(e) {
+    const msg = (e && e.message) || '';
+    if (!window.I18N || I18N.lang === 'en') return msg;
+    if (!e || !e.status) return tr('the server cannot be reached');
+    const said = [
+      [/the board has (\d+) tigers/, (m) => tr('the board has {n} tigers; it must have exactly 4', { n: m[1] })],
+      [/goats on board \((\d+)\) \+ in hand \((\d+)\) \+ captured \((\d+)\) = (\d+)/,
+        (m) => tr('goats on the board ({board}) + in hand ({hand}) + captured ({captured}) = {sum}: they must make 20',
+          { board: m[1], hand: m[2], captured: m[3], sum: m[4] })],
+      [/goats in hand (\d+) out of range/, (m) => tr('{n} goats in hand: there can be 0 to 20', { n: m[1] })],
+      [/captured goats (\d+) out of range/, (m) => tr('{n} goats captured: there can be 0 to 5', { n: m[1] })],
+      [/tigers cannot be to move with all 20 goats/, () => tr('the tigers cannot be to move with all 20 goats in hand: the goats move first')],
+      [/(?:^|\s)([A-E][1-5](?:[A-E][1-5])?(?:\([A-E][1-5]\))?) recreates an earlier position/i,
+        (m) => tr('{move} would repeat an earlier position (repetition is forbidden in this game)', { move: m[1] })],
+      [/would repeat|recreates an earlier position/, () => tr('the move would repeat an earlier position (repetition is forbidden in this game)')],
+      [/the game is over/, () => tr('the game is over')],
+      [/(\S+) is not a legal move for the (goats|tigers)/,
+        (m) => (m[2] === 'goats' ? tr('{move} is not a legal move for the goats here', { move: m[1] })
+          : tr('{move} is not a legal move for the tigers here', { move: m[1] }))],
+      [/does not follow a line/, () => tr('the move does not follow a line of the board')],
+      [/is not a move|jumps no goat|capture suffix/, () => tr('this is not a move: expected a point like C3, or two like A1B2')],
+      [/exact analysis needs baghchal-server/, () => tr('exact analysis needs baghchal-server and its databases: this page plays with the engine in the browser')],
+      [/empty OBX/, () => tr('the OBX is empty')],
+    ];
+    for (const [re, f] of said) {
+      const m = re.exec(msg);
+      if (m) return f(m);
+    }
+    const code = (e.data && e.data.code) || '';
+    if (/^(field-count|row-count|row-length|board-char|turn|in-hand-syntax|captured-syntax|last-move|move-number|bad-position|bad-obx-field|missing-obx)$/.test(code)) {
+      return tr('this is not an OBX position: five rows of T, G and X, the side to move, goats in hand and goats captured');
+    }
+    if (e.status === 503) return tr('the server is busy');
+    if (e.status >= 500) return tr('the server failed (HTTP {status})', { status: e.status });
+    return tr('the server refused the request (HTTP {status})', { status: e.status });
+  }
+
   // The side a Resign click gives up for: the person's, or in a game of two players the side
   // to move; none while the engine plays both or the game is over.
   function resigningSide() {
@@ -392,14 +457,14 @@
     const b = $('resign');
     if (!b.classList.contains('confirm')) {
       b.classList.add('confirm');
-      b.textContent = 'Confirm?';
+      b.textContent = tr('Confirm?');
       clearTimeout(resignTimer);
-      resignTimer = setTimeout(() => { b.classList.remove('confirm'); b.textContent = 'Resign'; }, 3000);
+      resignTimer = setTimeout(() => { b.classList.remove('confirm'); b.textContent = tr('Resign'); }, 3000);
       return;
     }
     clearTimeout(resignTimer);
     b.classList.remove('confirm');
-    b.textContent = 'Resign';
+    b.textContent = tr('Resign');
     abortEngine();
     state.gen++;
     stopClock();
@@ -735,16 +800,16 @@
     renderNotice();
     if (result) return;
     const dot = html('span', `dot ${pos.turn}`);
-    const text = html('span', null, `${pos.turn === 'goats' ? 'Goats' : 'Tigers'} to move`);
+    const text = html('span', null, pos.turn === 'goats' ? tr('Goats to move') : tr('Tigers to move'));
     const hint = html('span', 'hint-text');
-    if (node.children.length) hint.textContent = `move ${plyOf(node)} of the line: play a move for a side line, → or End to go on`;
-    else if (state.failure) hint.textContent = 'waiting for the server';
-    else if (!node.pos) hint.textContent = 'asking the server…';
-    else if (state.thinking === node) hint.textContent = 'the engine is thinking…';
+    if (node.children.length) hint.textContent = tr('move {n} of the line: play a move for a side line, → or End to go on', { n: plyOf(node) });
+    else if (state.failure) hint.textContent = tr('waiting for the server');
+    else if (!node.pos) hint.textContent = tr('asking the server…');
+    else if (state.thinking === node) hint.textContent = tr('the engine is thinking…');
     else if (humanCanMove(node)) {
-      if (pos.turn === 'goats' && pos.in_hand > 0) hint.textContent = 'click a point to place a goat';
-      else hint.textContent = state.selected ? 'click a highlighted point' : `click a ${pos.turn === 'goats' ? 'goat' : 'tiger'} to move it`;
-    } else if (state.mode === 'watch' && state.paused) hint.textContent = 'paused';
+      if (pos.turn === 'goats' && pos.in_hand > 0) hint.textContent = tr('click a point to place a goat');
+      else hint.textContent = state.selected ? tr('click a highlighted point') : pos.turn === 'goats' ? tr('click a goat to move it') : tr('click a tiger to move it');
+    } else if (state.mode === 'watch' && state.paused) hint.textContent = tr('paused');
     s.append(dot, text, hint);
   }
 
@@ -752,7 +817,7 @@
     const n = state.notice;
     const shown = Boolean(n && n.nodeId === state.cur.id && !state.editor);
     $('notice').hidden = !shown;
-    $('notice').textContent = shown ? n.text : '';
+    $('notice').textContent = shown ? (typeof n.text === 'function' ? n.text() : n.text) : '';
   }
 
   function renderFailure() {
@@ -760,12 +825,13 @@
     $('failure').hidden = !f;
     if (!f) return;
     const wait = Math.max(0, Math.ceil((f.at - Date.now()) / 1000));
-    $('failure-text').textContent = `${f.message} Retrying${wait ? ` in ${wait} s` : ''}…`;
+    const message = typeof f.message === 'function' ? f.message() : f.message;
+    $('failure-text').textContent = wait ? tr('{message} Retrying in {n} s…', { message, n: wait }) : tr('{message} Retrying…', { message });
   }
 
   function strengthText() {
     if (state.skill === 'elo') return `Elo ${state.elo}`;
-    return state.skill >= 20 ? 'full strength' : `level ${state.skill}`;
+    return state.skill >= 20 ? tr('full strength') : tr('level {n}', { n: state.skill });
   }
 
   // The position the strips show: the editor's while it is open.
@@ -783,8 +849,8 @@
       box.classList.toggle('to-move', (state.editor || !resultAt(node)) && pos.turn === side);
       const who = html('span', 'who', null, box);
       html('span', `dot ${side}`, null, who);
-      html('span', null, side === 'goats' ? 'Goats' : 'Tigers', who);
-      const role = h === 'both' ? 'player' : h === side ? 'you' : `engine · ${strengthText()}`;
+      html('span', null, sideName(side), who);
+      const role = h === 'both' ? tr('player') : h === side ? tr('you') : tr('engine · {strength}', { strength: strengthText() });
       html('small', null, role, who);
       box.appendChild(trays[side]);
       const clock = html('span', 'clock', null, box);
@@ -899,8 +965,8 @@
       n = n.children[0];
     }
     keepCurrentInView();
-    $('line-info').textContent = onMainLine(state.cur) ? 'click a move to look back; a move there starts a side line'
-      : 'side line';
+    $('line-info').textContent = onMainLine(state.cur) ? tr('click a move to look back; a move there starts a side line')
+      : tr('side line');
   }
 
   // The engine's "mate N" counts moves of the side to move (a win in N moves is 2N - 1 plies, a
@@ -921,15 +987,21 @@
 
   function scoreText(s) {
     if (s.mate !== undefined) {
-      const who = s.mate > 0 ? 'Goats' : 'Tigers';
-      return typeof s.plies === 'number' ? `${who} win in ${s.plies} ${s.plies === 1 ? 'ply' : 'plies'}` : `${who} win`;
+      const n = s.plies;
+      if (typeof n !== 'number') return s.mate > 0 ? tr('Goats win') : tr('Tigers win');
+      return s.mate > 0 ? tr(['Goats win in {n} ply', 'Goats win in {n} plies'], { n })
+        : tr(['Tigers win in {n} ply', 'Tigers win in {n} plies'], { n });
     }
     const v = s.cp / 100;
-    return v === 0 ? 'Even 0.00' : `${v > 0 ? 'Goats' : 'Tigers'} +${Math.abs(v).toFixed(2)}`;
+    const abs = Math.abs(v).toFixed(2);
+    return v === 0 ? tr('Even {v}', { v: '0.00' }) : v > 0 ? tr('Goats +{v}', { v: abs }) : tr('Tigers +{v}', { v: abs });
   }
 
   function shortScore(s) {
-    if (s.mate !== undefined) return `${s.mate > 0 ? 'G' : 'T'} #${typeof s.plies === 'number' ? s.plies : ''}`;
+    if (s.mate !== undefined) {
+      const n = typeof s.plies === 'number' ? s.plies : '';
+      return s.mate > 0 ? tr('G #{n}', { n }) : tr('T #{n}', { n });
+    }
     const v = s.cp / 100;
     return `${v > 0 ? '+' : v < 0 ? '−' : ''}${Math.abs(v).toFixed(2)}`;
   }
@@ -946,7 +1018,7 @@
     fill.style.top = state.flipped ? '0' : '';
     fill.style.bottom = state.flipped ? '' : '0';
     v.setAttribute('data-goats', f.toFixed(3));
-    v.setAttribute('aria-label', `Evaluation: ${text}`);
+    v.setAttribute('aria-label', tr('Evaluation: {text}', { text }));
     v.title = text;
   }
 
@@ -960,9 +1032,9 @@
     const result = resultAt(state.cur);
     if (result) {
       // The game is over here: no search to speak of, the result instead.
-      score.textContent = result.winner ? `${capitalise(result.winner)} won` : 'Drawn';
+      score.textContent = result.winner === 'goats' ? tr('Goats won') : result.winner === 'tigers' ? tr('Tigers won') : tr('Drawn');
       score.setAttribute('data-cp', 'over');
-      $('engine-meta').textContent = 'game over';
+      $('engine-meta').textContent = tr('game over');
       setBars(result.winner === 'goats' ? 1 : result.winner === 'tigers' ? 0 : 0.5, score.textContent);
       return;
     }
@@ -972,7 +1044,7 @@
       score.textContent = '—';
       score.removeAttribute('data-cp');
       $('engine-meta').textContent = '';
-      setBars(0.5, 'no score yet');
+      setBars(0.5, tr('no score yet'));
       return;
     }
     const s = scoreForGoats(shown.score, shown.side);
@@ -982,8 +1054,8 @@
     if (!a) { $('engine-meta').textContent = ''; return; }
     const nodesText = a.nodes >= 1e6 ? `${(a.nodes / 1e6).toFixed(1)}M` : a.nodes >= 1e3 ? `${Math.round(a.nodes / 1e3)}k` : String(a.nodes || 0);
     // A forced result found early runs the iterations up to the engine's limit: no depth to speak of.
-    const depth = a.depth < 100 ? `depth ${a.depth} · ` : '';
-    $('engine-meta').textContent = `${a.kind === 'hint' ? 'hint' : 'last engine move'}: ${depth}${nodesText} nodes · ${((a.time_ms || 0) / 1000).toFixed(2)} s`;
+    const depth = a.depth < 100 ? `${tr('depth {d}', { d: a.depth })} · ` : '';
+    $('engine-meta').textContent = `${a.kind === 'hint' ? tr('hint') : tr('last engine move')}: ${depth}${tr('{n} nodes', { n: nodesText })} · ${tr('{s} s', { s: ((a.time_ms || 0) / 1000).toFixed(2) })}`;
     let side = a.side;
     for (const m of a.pv || []) {
       html('span', side === 'goats' ? 'g' : 't', prettyMove(m), pv);
@@ -1006,20 +1078,21 @@
     const lines = mpvLines(node);
     const info = $('lines-info');
     if (!state.linesOn) { info.textContent = ''; return; }
-    if (resultAt(node)) { info.textContent = 'game over'; return; }
-    info.textContent = lines.length ? `depth ${state.mpv.data.depth}` : 'searching…';
+    if (resultAt(node)) { info.textContent = tr('game over'); return; }
+    const failed = state.linesError && state.linesError.nodeId === node.id ? state.linesError.text : null;
+    info.textContent = lines.length ? tr('depth {d}', { d: state.mpv.data.depth }) : failed ? failed() : tr('searching…');
     const side0 = posOf(node).turn;
     lines.forEach((l, i) => {
       const li = html('li', null, null, list);
       li.setAttribute('data-line', String(i + 1));
-      if (l.database) { li.classList.add('from-database'); li.title = 'The value from the database (the engine searched the moves above)'; }
+      if (l.database) { li.classList.add('from-database'); li.title = tr('The value from the database (the engine searched the moves above)'); }
       const s = scoreForGoats(l.score, side0);
       html('span', 'sc', shortScore(s), li).title = scoreText(s);
       let side = side0;
       (l.pv || []).slice(0, 10).forEach((mv, j) => {
         const span = html('span', `mv ${side === 'goats' ? 'g' : 't'}`, prettyMove(mv), li);
         span.setAttribute('data-idx', String(j));
-        span.title = 'play the line up to this move';
+        span.title = tr('play the line up to this move');
         span.addEventListener('click', () => playLine(node, l.pv.slice(0, j + 1)));
         side = other(side);
       });
@@ -1054,8 +1127,8 @@
     el('line', { x1: cx, y1: 0, x2: cx, y2: H, class: 'graph-cursor' }, svg);
     // Marks of a feature file on the graph (review.js: the plies where the value changed).
     for (const f of hooks('onGraph')) f(svg, { line, x, y, W, H });
-    if (state.rebuilding) $('graph-info').textContent = `rebuilding ${state.rebuilding.done} / ${state.rebuilding.total}…`;
-    else $('graph-info').textContent = 'click to jump';
+    if (state.rebuilding) $('graph-info').textContent = tr('rebuilding {done} / {total}…', state.rebuilding);
+    else $('graph-info').textContent = tr('click to jump');
   }
 
   function onGraphClick(e) {
@@ -1072,19 +1145,19 @@
     const banner = $('result-banner');
     const r = resultAt(state.cur);
     if (!r) { banner.hidden = true; return; }
-    $('result-title').textContent = r.winner ? `${capitalise(r.winner)} win` : 'Draw';
-    const reason = r.description.includes(':') ? r.description.split(':').slice(1).join(':').trim() : r.description;
-    $('result-reason').textContent = capitalise(reason);
+    const words = resultWords(r);
+    $('result-title').textContent = words.title;
+    $('result-reason').textContent = capitalise(words.reason);
     banner.hidden = false;
   }
 
   function valueText(m) {
     const proven = m.proven ? ' ✓' : '';
-    if (m.wdl === 'win') return { cls: 'win', text: m.distance === null ? 'Win' : `Win in ${m.distance}`, proven };
-    if (m.wdl === 'loss') return { cls: 'loss', text: m.distance === null ? 'Loss' : `Loss in ${m.distance}`, proven };
+    if (m.wdl === 'win') return { cls: 'win', text: m.distance === null ? tr('Win') : tr('Win in {n}', { n: m.distance }), proven };
+    if (m.wdl === 'loss') return { cls: 'loss', text: m.distance === null ? tr('Loss') : tr('Loss in {n}', { n: m.distance }), proven };
     // Under forbid no game is drawn: the database's draw is a value not known there.
-    if (m.wdl === 'open' || (m.wdl === 'draw' && state.rule === 'forbid')) return { cls: 'open', text: 'Open', title: OPEN_TEXT };
-    if (m.wdl === 'draw') return { cls: 'draw', text: 'Draw' };
+    if (m.wdl === 'open' || (m.wdl === 'draw' && state.rule === 'forbid')) return { cls: 'open', text: tr('Open'), title: OPEN_TEXT() };
+    if (m.wdl === 'draw') return { cls: 'draw', text: tr('Draw') };
     if (m.score && typeof m.score.cp === 'number') {
       const v = m.score.cp / 100;
       return { cls: v > 0.3 ? 'win' : v < -0.3 ? 'loss' : 'draw', text: `${v > 0 ? '+' : ''}${v.toFixed(2)}` };
@@ -1099,13 +1172,13 @@
     const fresh = a && a.nodeId === state.cur.id;
     $('analysis-legend').hidden = true;
     if (!fresh) {
-      $('analysis-source').textContent = state.analysing ? 'analysing…' : '';
+      $('analysis-source').textContent = state.analysing ? tr('analysing…') : '';
       return;
     }
     const d = a.data;
     const distances = d.moves.some((m) => typeof m.distance === 'number' && (m.wdl === 'win' || m.wdl === 'loss'));
-    $('analysis-source').textContent = d.source === 'database' ? `from the database${distances ? ', plies to the end' : ''}`
-      : d.source === 'search' ? `engine search, depth ${d.depth}` : 'game over';
+    $('analysis-source').textContent = d.source === 'database' ? (distances ? tr('from the database, plies to the end') : tr('from the database'))
+      : d.source === 'search' ? tr('engine search, depth {d}', { d: d.depth }) : tr('game over');
     let open = false;
     for (const m of d.moves) {
       const li = html('li', null, null, list);
@@ -1116,7 +1189,7 @@
       if (v.title) { val.title = v.title; li.title = v.title; open = true; }
       if (v.proven) {
         const p = html('span', 'proven', v.proven, val);
-        p.title = PROVEN_TEXT;
+        p.title = PROVEN_TEXT();
         val.setAttribute('data-proven', 'true');
       }
       li.classList.add(v.cls);
@@ -1139,7 +1212,8 @@
     $('undo').disabled = lineEnd(node) === state.root;
     $('pause').hidden = state.mode !== 'watch';
     $('resign').hidden = !resigningSide();
-    $('pause').textContent = state.paused ? 'Resume' : 'Pause';
+    $('pause').textContent = state.paused ? tr('Resume') : tr('Pause');
+    $('resign').textContent = $('resign').classList.contains('confirm') ? tr('Confirm?') : tr('Resign');
     $('hint').disabled = !node.pos || Boolean(resultAt(node)) || Boolean(state.thinking) || Boolean(state.editor);
     $('flip').setAttribute('aria-pressed', String(state.flipped));
     $('nav-back').disabled = node === state.root;
@@ -1318,7 +1392,6 @@
   // A move as a record may write it: C3, A1B2, A1C3 or A1C3(B2), with or without the leading m.
   const MOVE_WORD = /^m?[A-E][1-5](?:[A-E][1-5](?:\([A-E][1-5]\))?)?$/i;
   const CHESS_WORD = /^(?:[KQRBN][a-h]?[1-8]?x?[a-h][1-8]|[a-h]x[a-h][1-8]|[a-h][1-8]=?[QRBN]|O-O(?:-O)?)[+#]?[!?]*$/;
-  const EXPECTED = 'Expected moves such as C3 (a placement), A1B2 (a step) or A1C3 (a capture).';
   const OBX_LIKE = /^[TGX1-5]{1,5}(?:\/[TGX1-5]{1,5}){4}(?:\s|$)/i;
 
   // The first word of a record that is not a move, said with what it looks like.
@@ -1326,7 +1399,10 @@
     const w = words.find((x) => !MOVE_WORD.test(x));
     if (w === undefined) return null;
     const chess = words.some((x) => CHESS_WORD.test(x));
-    return `"${w.length > 24 ? `${w.slice(0, 24)}…` : w}" is not a Bagh-Chal move${chess ? '; this looks like a chess game' : ''}. ${EXPECTED}`;
+    const vars = { word: w.length > 24 ? `${w.slice(0, 24)}…` : w,
+      expected: tr('Expected moves such as C3 (a placement), A1B2 (a step) or A1C3 (a capture).') };
+    return chess ? tr('"{word}" is not a Bagh-Chal move; this looks like a chess game. {expected}', vars)
+      : tr('"{word}" is not a Bagh-Chal move. {expected}', vars);
   }
 
   // PGN (tags, FEN, movetext with side lines in brackets) or the plain form: the start OBX on
@@ -1339,9 +1415,10 @@
       const fen = /\[FEN\s+"([^"]*)"\]/i.exec(t);
       const rep = /\[Repetition\s+"(forbid|draw)"\]/i.exec(t);
       const variant = /\[Variant\s+"([^"]*)"\]/i.exec(t);
-      if (variant && !/^bagh[- ]?chal$/i.test(variant[1].trim())) return { error: `this PGN is a game of ${variant[1].trim()}, not of Bagh-Chal.` };
+      if (variant && !/^bagh[- ]?chal$/i.test(variant[1].trim())) return { error: tr('this PGN is a game of {variant}, not of Bagh-Chal.', { variant: variant[1].trim() }) };
       if (fen && !OBX_LIKE.test(fen[1].trim())) {
-        return { error: `its FEN "${fen[1].trim().slice(0, 40)}" is not a Bagh-Chal position (an OBX: five rows of T, G and X, e.g. ${START}).` };
+        return { error: tr('its FEN "{fen}" is not a Bagh-Chal position (an OBX: five rows of T, G and X, e.g. {start}).',
+          { fen: fen[1].trim().slice(0, 40), start: START }) };
       }
       const body = t.replace(/\[[^\]]*\]/g, ' ').replace(/\{[^}]*\}/g, ' ').replace(/;[^\n]*/g, ' ')
         .replace(/\(/g, ' ( ').replace(/\)/g, ' ) ');
@@ -1356,12 +1433,12 @@
       const parents = new Map();
       for (const w of words) {
         if (w === '(') {
-          if (!last) return { error: 'a side line before any move' };
+          if (!last) return { error: tr('a side line before any move') };
           stack.push({ cur, last });
           cur = parents.get(last);
           last = null;
         } else if (w === ')') {
-          if (!stack.length) return { error: 'a ")" without its "("' };
+          if (!stack.length) return { error: tr('a ")" without its "("') };
           ({ cur, last } = stack.pop());
         } else {
           const n = { m: entryOf(w).move, c: [] };
@@ -1371,13 +1448,14 @@
           cur = n;
         }
       }
-      if (stack.length) return { error: 'a "(" without its ")"' };
+      if (stack.length) return { error: tr('a "(" without its ")"') };
       return { startObx: fen ? fen[1].trim() : START, rule: rep ? rep[1].toLowerCase() : null, tree: root.c };
     }
     const lines = t.split('\n');
     if (!OBX_LIKE.test(lines[0].trim())) {
       const first = lines[0].trim();
-      return { error: `"${first.length > 40 ? `${first.slice(0, 40)}…` : first}" is neither a PGN (tags in [brackets], then moves) nor a start OBX with its moves on the next line.` };
+      return { error: tr('"{first}" is neither a PGN (tags in [brackets], then moves) nor a start OBX with its moves on the next line.',
+        { first: first.length > 40 ? `${first.slice(0, 40)}…` : first }) };
     }
     const moves = lines.slice(1).join(' ').split(/[\s,]+/).filter(Boolean);
     const bad = badWord(moves);
@@ -1397,9 +1475,11 @@
   }
 
   async function importGame() {
-    const g = parseGame($('game-text').value);
+    const text = $('game-text').value;
+    const g = parseGame(text);
     if (!g) return;
-    if (g.error) { showError(`Import: ${g.error}`, false, 'record'); return; }
+    // Said again from the text on a change of language.
+    if (g.error) { showError(() => tr('Import: {error}', { error: (parseGame(text) || g).error }), false, 'record'); return; }
     const rule = g.rule || state.rule;
     try {
       // The server checks every line of the game; a refused one leaves the current game alone.
@@ -1418,13 +1498,19 @@
       leaf.pos = mainPos;
       leaf.obx = mainPos.obx;
       state.cur = leaf;
-      showError(`Game imported: ${movesTo(leaf).length} moves${leaves.length > 1 ? `, ${leaves.length - 1} side lines` : ''}.`, true, 'record');
+      const count = movesTo(leaf).length;
+      const sides = leaves.length - 1;
+      showError(() => {
+        const moves = tr(['{n} move', '{n} moves'], { n: count });
+        return sides ? tr('Game imported: {moves}, {lines}.', { moves, lines: tr(['{n} side line', '{n} side lines'], { n: sides }) })
+          : tr('Game imported: {moves}.', { moves });
+      }, true, 'record');
       save();
       renderAll();
       rebuildGraph();
       schedule();
     } catch (e) {
-      showError(`Import: ${e.message}`, false, 'record');
+      showError(() => tr('Import: {error}', { error: serverText(e) }), false, 'record');
     }
   }
 
@@ -1461,10 +1547,12 @@
 
   // A message under the OBX, or under the game record for what Import and Export say (beside
   // their buttons, however long it is); the other place is cleared.
+  // msg may be a function giving the text: it is asked again when the language changes.
   function showError(msg, ok, where) {
     const e = $(where === 'record' ? 'record-error' : 'obx-error');
     $(where === 'record' ? 'obx-error' : 'record-error').textContent = '';
-    e.textContent = msg || '';
+    state.message = msg ? { msg, ok, where } : null;
+    e.textContent = (typeof msg === 'function' ? msg() : msg) || '';
     e.classList.toggle('ok', Boolean(ok));
   }
 
@@ -1493,7 +1581,7 @@
 
   function recovered() {
     state.lastFailure = null;
-    if ($('server-info').textContent === 'server unreachable') serverInfo();
+    if (state.health === false) serverInfo();
   }
 
   // Asks for the position and legal moves of a node; true when they came.
@@ -1527,10 +1615,12 @@
     if (gen !== state.gen || !inTree(node)) return ok;
     if (!ok) {
       if (state.lastError && !unreachable(state.lastError)) {
-        showError(`Server: ${state.lastError.message}`);
+        const err = state.lastError;
+        showError(() => tr('Server: {error}', { error: serverText(err) }));
         return false;
       }
-      failAgain(`The server did not answer (${state.lastError ? state.lastError.message : 'no answer'}).`, () => {
+      const err = state.lastError;
+      failAgain(() => tr('The server did not answer ({error}).', { error: err ? serverText(err) : tr('no answer') }), () => {
         ensurePos(node).then((done) => { if (done) { renderAll(); schedule(); requestLines(); } });
       });
       return false;
@@ -1592,11 +1682,12 @@
       if (state.cur === child) state.cur = at;
       if (clockBefore) state.clock = clockBefore;
       if (state.lastError && !unreachable(state.lastError)) {
-        showError(`Server: ${state.lastError.message}`);
+        const err = state.lastError;
+        showError(() => tr('Server: {error}', { error: serverText(err) }));
         renderAll();
         return;
       }
-      failAgain(`The server did not answer; ${prettyMove(entry.move)} was not played.`, () => play(entry, at, opts));
+      failAgain(() => tr('The server did not answer; {move} was not played.', { move: prettyMove(entry.move) }), () => play(entry, at, opts));
       return;
     }
     if (wasMainLeaf && resultAt(child)) { stopClock(); sound('end'); }
@@ -1620,7 +1711,8 @@
         if (!(await fetchPos(next))) {
           at.children.splice(at.children.indexOf(next), 1);
           forget(next);
-          showError(`Server: ${state.lastError ? state.lastError.message : 'no answer'}`);
+          const err = state.lastError;
+          showError(() => tr('Server: {error}', { error: err ? serverText(err) : tr('no answer') }));
           break;
         }
       }
@@ -1679,8 +1771,8 @@
     state.ctrl = null;
     state.thinking = null;
     if (!data) {
-      if (error && !unreachable(error)) { showError(`Engine: ${error.message}`); renderAll(); return; }
-      failAgain(`Engine: ${error ? error.message : 'no answer'}.`, () => { renderAll(); schedule(); });
+      if (error && !unreachable(error)) { showError(() => tr('Engine: {error}', { error: serverText(error) })); renderAll(); return; }
+      failAgain(() => tr('Engine: {error}.', { error: error ? serverText(error) : tr('no answer') }), () => { renderAll(); schedule(); });
       return;
     }
     recovered();
@@ -1759,15 +1851,21 @@
       }
     }
     if (state.cur !== node || state.selected !== name) return;
-    let text = `The ${piece} on ${name} has no move.`;
-    const rule = '(repetition is forbidden in this game)';
+    // A function: said again in the new language after a switch.
+    let text = () => (piece === 'goat' ? tr('The goat on {point} has no move.', { point: name })
+      : tr('The tiger on {point} has no move.', { point: name }));
     if (forbidden.length === 1) {
       const after = positionKey(localAfter(pos, entryOf(forbidden[0])).obx);
       const seen = [state.root, ...pathTo(node)].find((n) => positionKey(posOf(n).obx) === after);
-      const where = !seen ? 'an earlier position' : seen === state.root ? 'the start position' : `the position after ${moveLabel(seen)}`;
-      text = `${prettyMove(entryOf(forbidden[0]).move)} is forbidden: it would repeat ${where} ${rule}.`;
+      const move = prettyMove(entryOf(forbidden[0]).move);
+      text = () => {
+        const where = !seen ? tr('an earlier position') : seen === state.root ? tr('the start position')
+          : tr('the position after {move}', { move: moveLabel(seen) });
+        return tr('{move} is forbidden: it would repeat {where} (repetition is forbidden in this game).', { move, where });
+      };
     } else if (forbidden.length > 1) {
-      text = `${forbidden.map((m) => prettyMove(entryOf(m).move)).join(', ')} are forbidden: each would repeat an earlier position ${rule}.`;
+      const moves = forbidden.map((m) => prettyMove(entryOf(m).move)).join(', ');
+      text = () => tr('{moves} are forbidden: each would repeat an earlier position (repetition is forbidden in this game).', { moves });
     }
     state.notice = { nodeId: node.id, text };
     renderStatus();
@@ -1816,7 +1914,7 @@
       // A record the server refuses (a stale or edited one) is dropped; a server that does
       // not answer is asked again.
       if (state.lastError && !unreachable(state.lastError)) return false;
-      failAgain('The server did not answer.', () => start(startObx, moves, rule));
+      failAgain(() => tr('The server did not answer.'), () => start(startObx, moves, rule));
       return true;
     }
     save();
@@ -1908,7 +2006,7 @@
     try {
       const data = await api('/legal', { obx: text, repetition: state.rule });
       reset(text, data);
-      if (!quiet) showError('Position loaded.', true);
+      if (!quiet) showError(() => tr('Position loaded.'), true);
       $('obx').blur();
       save();
       renderAll();
@@ -1916,7 +2014,7 @@
       requestLines();
       return true;
     } catch (e) {
-      showError(e.message);
+      showError(() => serverText(e));
       return false;
     }
   }
@@ -1937,9 +2035,14 @@
       try { ok = document.execCommand('copy') === true; } catch (e) { ok = false; }
     }
     const where = field === $('game-text') ? 'record' : null;
-    if (ok) showError(`${what} copied.`, true, where);
-    else if (field) showError(`${what} not copied: this page may not use the clipboard here. It is selected in the ${place}: copy it with Ctrl+C.`, false, where);
-    else showError(`${what} not copied: this page may not use the clipboard here. Copy it from the address bar.`);
+    // The names of what is copied and where, in the page's language (OBX and PGN are names).
+    const name = (w) => (w === 'Link' ? tr('Link') : w === 'Game' ? tr('Game') : w === 'OBX box' ? tr('OBX box')
+      : w === 'game record' ? tr('game record') : w);
+    if (ok) showError(() => tr('{what} copied.', { what: name(what) }), true, where);
+    else if (field) {
+      showError(() => tr('{what} not copied: this page may not use the clipboard here. It is selected in the {place}: copy it with Ctrl+C.',
+        { what: name(what), place: name(place) }), false, where);
+    } else showError(() => tr('{what} not copied: this page may not use the clipboard here. Copy it from the address bar.', { what: name(what) }));
   }
 
   async function hint() {
@@ -1957,7 +2060,7 @@
         time_ms: data.time_ms, kind: 'hint' };
       state.hint = data.move ? { nodeId: node.id, move: data.move } : null;
     } catch (e) {
-      if (gen === state.gen) showError(`Engine: ${e.message}`);
+      if (gen === state.gen) showError(() => tr('Engine: {error}', { error: serverText(e) }));
     }
     if (gen !== state.gen) return;
     state.thinking = null;
@@ -1974,7 +2077,7 @@
         repetition: state.rule });
       if (inTree(node)) state.an = { nodeId: node.id, data };
     } catch (e) {
-      showError(`Analysis: ${e.message}`);
+      showError(() => tr('Analysis: {error}', { error: serverText(e) }));
     }
     state.analysing = false;
     renderAnalysis();
@@ -1993,6 +2096,7 @@
       const ctrl = new AbortController();
       state.mpvCtrl = ctrl;
       state.mpv = null;
+      state.linesError = null;
       renderLines();
       try {
         let data = await api('/obx', { ...gameOf(node), multipv: state.multipv,
@@ -2006,7 +2110,10 @@
         renderEngine();
         renderLines();
       } catch (e) {
-        if (!ctrl.signal.aborted) $('lines-info').textContent = `lines: ${e.message}`;
+        if (!ctrl.signal.aborted) {
+          state.linesError = { nodeId: node.id, text: () => tr('lines: {error}', { error: serverText(e) }) };
+          $('lines-info').textContent = state.linesError.text();
+        }
       }
     }, 150);
   }
@@ -2051,7 +2158,7 @@
 
   function setMovetime(ms) {
     state.movetime = ms;
-    $('movetime-label').textContent = `${(ms / 1000).toFixed(1)} s`;
+    $('movetime-label').textContent = tr('{s} s', { s: (ms / 1000).toFixed(1) });
   }
 
   function togglePause() {
@@ -2092,7 +2199,7 @@
     try {
       await api('/legal', { obx: state.startObx, moves: movesTo(end), repetition: rule });
     } catch (e) {
-      showError(`The game cannot go on under that rule: ${e.message}`);
+      showError(() => tr('The game cannot go on under that rule: {error}', { error: serverText(e) }));
       $('rule').value = before;
       return;
     }
@@ -2110,14 +2217,28 @@
     try {
       const res = await fetch('/health');
       const h = await res.json();
-      $('server-info').textContent = `engine ${h.version} · ${h.workers} workers${h.tablebase ? ' · database' : ''}`;
+      state.health = h;
+      renderServerInfo();
       const slider = $('movetime');
       slider.max = String(Math.max(100, Math.min(10000, h.max_movetime)));
       if (Number(slider.value) > Number(slider.max)) slider.value = slider.max;
       setMovetime(Number(slider.value));
     } catch (e) {
-      $('server-info').textContent = 'server unreachable';
+      state.health = false;
+      renderServerInfo();
     }
+  }
+
+  // The header's line on the server: its engine, workers and database, or that it is not there.
+  function renderServerInfo() {
+    const h = state.health;
+    if (h === undefined) return; // still asking: "connecting…" stays
+    let text = tr('server unreachable');
+    if (h) {
+      text = tr(['engine {version} · {n} worker', 'engine {version} · {n} workers'], { version: h.version, n: h.workers });
+      if (h.tablebase) text = tr('{text} · database', { text });
+    }
+    $('server-info').textContent = text;
   }
 
   function toggleKeys() {
@@ -2202,6 +2323,7 @@
     $('ed-obx').textContent = obx;
     // A refusal speaks of the position refused: once that changes, it goes.
     if (state.editor.refused !== obx) { $('ed-error').textContent = ''; state.editor.refused = null; }
+    else if (state.editor.error) $('ed-error').textContent = state.editor.error();
     renderPlayers();
     renderTrays();
   }
@@ -2299,7 +2421,7 @@
       const data = await api('/legal', { obx, repetition: rule });
       closeEditor();
       reset(obx, data, rule);
-      showError('Position set up.', true);
+      showError(() => tr('Position set up.'), true);
       save();
       renderAll();
       schedule();
@@ -2307,7 +2429,8 @@
     } catch (e) {
       if (!state.editor) return;
       state.editor.refused = obx;
-      $('ed-error').textContent = unreachable(e) ? `Server: ${e.message}` : `Refused: ${e.message}`;
+      state.editor.error = () => (unreachable(e) ? tr('Server: {error}', { error: serverText(e) }) : tr('Refused: {error}', { error: serverText(e) }));
+      $('ed-error').textContent = state.editor.error();
       $('ed-error').setAttribute('data-code', e.data && e.data.code ? e.data.code : '');
     }
   }
@@ -2399,14 +2522,15 @@
     const ok = await fetchPos(end);
     if (!ok) {
       if (state.lastError && !unreachable(state.lastError)) {
-        showError(`The address's game was refused: ${state.lastError.message}`);
+        const err = state.lastError;
+        showError(() => tr("The address's game was refused: {error}", { error: serverText(err) }));
         return false;
       }
-      failAgain('The server did not answer.', () => openAddress(q, saved));
+      failAgain(() => tr('The server did not answer.'), () => openAddress(q, saved));
       return true;
     }
     if (state.cur !== end) await ensurePos(state.cur);
-    showError(moves.length ? `Game loaded: ${moves.length} moves.` : 'Position loaded.', true);
+    showError(() => (moves.length ? tr(['Game loaded: {n} move.', 'Game loaded: {n} moves.'], { n: moves.length }) : tr('Position loaded.')), true);
     save();
     renderAll();
     schedule();
@@ -2462,7 +2586,7 @@
     $('theme').addEventListener('click', () => { state.theme = state.theme === 'light' ? 'dark' : 'light'; applyTheme(); save(); renderControls(); });
     $('copy-obx').addEventListener('click', () => copyText(posOf(state.cur).obx, 'OBX', $('obx'), 'OBX box'));
     $('copy-link').addEventListener('click', () => {
-      if (state.addressTooLong) showError('The game is too long for an address: use Export PGN or Export OBX.');
+      if (state.addressTooLong) showError(() => tr('The game is too long for an address: use Export PGN or Export OBX.'));
       else copyText(location.href, 'Link');
     });
     $('load-obx').addEventListener('click', () => loadObx());
@@ -2511,6 +2635,16 @@
     // the board's reply from the puzzle's line), who plays (setMode: 'human' while a puzzle runs,
     // so the engine answers nothing) and a node's position asked for (ensurePos).
     Object.assign(window.Board, { start, play, setMode, ensurePos });
+    // A change of language writes again every text the script wrote; the game stays as it is.
+    if (window.I18N) {
+      I18N.onChange(() => {
+        renderAll();
+        renderServerInfo();
+        setMovetime(state.movetime);
+        const m = state.message;
+        if (m) showError(m.msg, m.ok, m.where);
+      });
+    }
     $('tc-min').value = String(state.tcMin);
     $('tc-inc').value = String(state.tcInc);
     serverInfo();
@@ -2522,7 +2656,7 @@
       renderAll();
       const ok = await fetchPos(lineEnd(state.cur));
       if (ok || unreachable(state.lastError || {})) {
-        if (!ok) failAgain('The server did not answer.', () => goTo(state.cur));
+        if (!ok) failAgain(() => tr('The server did not answer.'), () => goTo(state.cur));
         else { await ensurePos(state.cur); save(); renderAll(); schedule(); requestLines(); }
         return;
       }
