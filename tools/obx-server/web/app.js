@@ -644,7 +644,9 @@
     const dirs = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
     if (e.key === 'Enter' || e.key === ' ') {
       e.preventDefault();
-      onPoint(name);
+      // In the editor the key puts the tool's piece there (or takes it off), as a press does.
+      if (state.editor) editPoint(name);
+      else onPoint(name);
       return;
     }
     const d = dirs[e.key];
@@ -895,12 +897,62 @@
     return Math.floor((plyOf(node) - 1 + offset) / 2) + 1;
   }
 
+  // ---- lists walked by the keyboard ----------------------------------------------------------
+  // The move list, the engine's lines and the analysis are one Tab stop each (a roving
+  // tabindex): one item takes the Tab, the arrows walk the items, Enter or Space clicks the one
+  // focused. A list drawn again while it had the focus keeps it: on the current move in the move
+  // list (whose arrows walk the game), at the same place in the others.
+  const ROVE = { moves: '[data-node]', lines: '.mv', 'analysis-list': 'li' };
+  function roveItems(list) { return [...list.querySelectorAll(ROVE[list.id])]; }
+  // Before a list is drawn again: the index of its item with the focus, or -1.
+  function roveFocus(list) { return roveItems(list).indexOf(document.activeElement); }
+  function rove(list, at, had) {
+    const items = roveItems(list);
+    at = Math.max(0, Math.min(at, items.length - 1));
+    items.forEach((it, i) => { it.tabIndex = i === at ? 0 : -1; });
+    if (had >= 0 && items[at]) items[at].focus({ preventScroll: true });
+  }
+  function onRoveKey(e) {
+    const list = e.currentTarget;
+    const items = roveItems(list);
+    const i = items.indexOf(e.target);
+    if (i < 0 || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); e.target.click(); return; }
+    if (list.id === 'moves') {
+      // Up and down: the move printed before or after (side lines too); the other keys walk
+      // the game as everywhere.
+      if (e.key !== 'ArrowUp' && e.key !== 'ArrowDown') return;
+      e.preventDefault();
+      const next = items[i + (e.key === 'ArrowUp' ? -1 : 1)];
+      if (next) next.click();
+      return;
+    }
+    // Left and right along a line, up and down to the line above or below (along the list
+    // when it is one line), Home and End to the line's ends.
+    const rows = [...new Set(items.map((x) => x.parentElement))];
+    const r = rows.indexOf(e.target.parentElement);
+    const row = (k) => items.filter((x) => x.parentElement === rows[k]);
+    const same = row(r);
+    const k = same.indexOf(e.target);
+    const step = (d) => (rows.length > 1 ? row(r + d)[Math.min(k, row(r + d).length - 1)] : same[k + d]);
+    const keys = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: 0, ArrowDown: 0, Home: 0, End: 0 };
+    if (!(e.key in keys)) return;
+    e.preventDefault();
+    e.stopPropagation(); // not the game's arrows
+    const next = e.key === 'ArrowUp' ? step(-1) : e.key === 'ArrowDown' ? step(1) : e.key === 'Home' ? same[0]
+      : e.key === 'End' ? same[same.length - 1] : same[k + keys[e.key]];
+    if (!next) return;
+    items.forEach((x) => { x.tabIndex = -1; });
+    next.tabIndex = 0;
+    next.focus();
+  }
+
   function moveCell(node, cls) {
     const c = html('span', cls, prettyMove(node.move));
     c.setAttribute('data-node', String(node.id));
     c.setAttribute('role', 'listitem');
     if (node.entry.kind === 'capture') c.classList.add('cap');
-    if (node === state.cur) c.classList.add('current');
+    if (node === state.cur) { c.classList.add('current'); c.setAttribute('aria-current', 'true'); }
     return c;
   }
 
@@ -939,6 +991,7 @@
 
   function renderMoves() {
     const box = $('moves');
+    const had = roveFocus(box);
     clear(box);
     let n = state.root.children[0];
     let open = false; // the row has its goat move and waits for the tigers'
@@ -965,6 +1018,7 @@
       n = n.children[0];
     }
     keepCurrentInView();
+    rove(box, roveItems(box).findIndex((x) => x.classList.contains('current')), had);
     $('line-info').textContent = onMainLine(state.cur) ? tr('click a move to look back; a move there starts a side line')
       : tr('side line');
   }
@@ -1073,6 +1127,7 @@
 
   function renderLines() {
     const list = $('lines');
+    const had = roveFocus(list);
     clear(list);
     const node = state.cur;
     const lines = mpvLines(node);
@@ -1093,10 +1148,12 @@
         const span = html('span', `mv ${side === 'goats' ? 'g' : 't'}`, prettyMove(mv), li);
         span.setAttribute('data-idx', String(j));
         span.title = tr('play the line up to this move');
+        span.setAttribute('role', 'button');
         span.addEventListener('click', () => playLine(node, l.pv.slice(0, j + 1)));
         side = other(side);
       });
     });
+    rove(list, had, had);
   }
 
   // The evaluation along the line shown: a point per position the engine has scored, goats up.
@@ -1167,6 +1224,7 @@
 
   function renderAnalysis() {
     const list = $('analysis-list');
+    const had = roveFocus(list);
     clear(list);
     const a = state.an;
     const fresh = a && a.nodeId === state.cur.id;
@@ -1201,6 +1259,7 @@
       });
     }
     $('analysis-legend').hidden = !open;
+    rove(list, had, had);
     keepCurrentInView(); // the list may have shrunk the move list
   }
 
@@ -2257,7 +2316,8 @@
     // "?" opens the list of shortcuts (and closes it); while it is open the keys are its own.
     if (e.key === '?' && !e.ctrlKey && !e.metaKey && !e.altKey) { e.preventDefault(); toggleKeys(); return; }
     if ($('keys').open) return;
-    if (state.editor) return;
+    // Esc leaves the editor as its Cancel does.
+    if (state.editor) { if (e.key === 'Escape') $('ed-cancel').click(); return; }
     const n = state.cur;
     if (e.key === 'ArrowLeft') { e.preventDefault(); if (n.parent) goTo(n.parent); }
     else if (e.key === 'ArrowRight') { e.preventDefault(); if (n.children[0]) goTo(n.children[0]); }
@@ -2284,13 +2344,22 @@
     // leaves the editor out of sight (a window where the tools go below the board).
     window.scrollTo(0, 0);
     if ($('editor').getBoundingClientRect().bottom > window.innerHeight) $('editor').scrollIntoView({ block: 'nearest' });
+    // The focus was on "Edit position", disabled now: it goes to the editor's first tool.
+    $(`tool-${state.editor.tool}`).focus({ preventScroll: true });
   }
 
   function closeEditor() {
     if (!state.editor) return;
     state.editor = null;
     clear(layers.effects);
+    // A focus in the editor would be lost with it: it goes back to "Edit position".
+    const had = $('editor').contains(document.activeElement);
     $('editor').hidden = true;
+    if (had) {
+      document.body.classList.remove('editing'); // a phone shows the button again
+      $('edit').disabled = false;
+      $('edit').focus({ preventScroll: true });
+    }
   }
 
   function editorObx() {
@@ -2605,6 +2674,7 @@
       if (cell) goTo(nodes.get(Number(cell.getAttribute('data-node'))));
     });
     $('evalgraph').addEventListener('click', onGraphClick);
+    for (const id of Object.keys(ROVE)) $(id).addEventListener('keydown', onRoveKey);
     $('edit').addEventListener('click', openEditor);
     $('ed-cancel').addEventListener('click', () => { closeEditor(); renderAll(); schedule(); });
     $('ed-done').addEventListener('click', editorDone);
