@@ -232,6 +232,8 @@
       'Hint': 'सङ्केत',
       'Give up the game (click twice)': 'खेलमा हार मान्नुहोस् (दुई पटक क्लिक)',
       'Game': 'खेल',
+      'Game and engine': 'खेल र इन्जिन',
+      'Settings and tools': 'सेटिङ र साधनहरू',
       'Who plays': 'को खेल्छ',
       'Play goats': 'बाख्राले खेल्नुहोस्',
       'Play tigers': 'बाघले खेल्नुहोस्',
