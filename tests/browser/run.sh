@@ -7,6 +7,7 @@
 # Then i18n.test.js (the board in Nepali and English: every key translated, no English left in
 # Nepali in many states, the layout, the switch and its memory; both sizes).
 # Then a11y.test.js (axe-core's WCAG A/AA rules in many states, both sizes and themes; the keyboard alone).
+# Then annot.test.js (premoves, move glyphs and comments, PGN with NAGs and comments, both sizes).
 # Then puzzles.test.js (the puzzles: solved, failed, the difficulty filter, the streak after a reload; both sizes).
 # Usage: tests/browser/run.sh <baghchal-server binary> <work dir> <longgame binary>
 # Environment: CHROMIUM (default /usr/bin/chromium).
@@ -34,7 +35,7 @@ if [ "$major" -lt 20 ]; then
 fi
 
 mkdir -p "$work"
-cp "$here/package.json" "$here/package-lock.json" "$here/board.test.js" "$here/defects.test.js" "$here/i18n.test.js" "$here/review.test.js" "$here/a11y.test.js" "$here/puzzles.test.js" "$work/"
+cp "$here/package.json" "$here/package-lock.json" "$here/board.test.js" "$here/defects.test.js" "$here/i18n.test.js" "$here/review.test.js" "$here/a11y.test.js" "$here/annot.test.js" "$here/puzzles.test.js" "$work/"
 if ! cmp -s "$here/package-lock.json" "$work/node_modules/.package-lock.json.copy" 2>/dev/null ||
    [ ! -d "$work/node_modules/playwright-core" ]; then
   echo "== npm ci (playwright-core, axe-core) in $work"
@@ -91,6 +92,7 @@ BOARD_URL="http://127.0.0.1:$port/" BOARD_WEB="$here/../../tools/obx-server/web"
 BOARD_URL="http://127.0.0.1:$port/" CHROMIUM="$chromium" SHOT_DIR="$work" node "$work/puzzles.test.js" || status=$?
 BOARD_LONGGAME="$long" BOARD_URL="http://127.0.0.1:$port/" BOARD_TB=${#tb[@]} CHROMIUM="$chromium" SHOT_DIR="$work" node "$work/review.test.js" || status=$?
 BOARD_URL="http://127.0.0.1:$port/" BOARD_TB=${#tb[@]} CHROMIUM="$chromium" SHOT_DIR="$work" node "$work/a11y.test.js" || status=$?
+BOARD_URL="http://127.0.0.1:$port/" CHROMIUM="$chromium" SHOT_DIR="$work" node "$work/annot.test.js" || status=$?
 
 kill -TERM "$pid"
 server_status=0

@@ -20,6 +20,10 @@
   const LONG_LINE = 256;    // plies from which a request without its early history is worth one more
   const OPEN_TEXT = () => tr("A draw only under the draw-by-repetition rule; under this game's no-repetition rule its value is not known");
   const PROVEN_TEXT = () => tr('Proven under the no-repetition rule');
+  // A move's glyph; in PGN the NAG $1..$6 in this order. A comment is kept to COMMENT_MAX chars.
+  const GLYPHS = ['!', '?', '!!', '??', '!?', '?!'];
+  const COMMENT_MAX = 2000;
+  const GLYPH_SUFFIX = /(?:!!|\?\?|!\?|\?!|!|\?)$/;
 
   const $ = (id) => document.getElementById(id);
   // Every text a person sees or hears goes through tr (i18n.js's I18N.t): the English is the key,
@@ -87,6 +91,7 @@
     theme: 'dark',
     editor: null,    // {cells, tool}
     rebuilding: null,
+    premove: null,   // the person's move chosen while the engine thinks: {nodeId, gen, sel, entry}
   };
 
   // ---- small helpers ----------------------------------------------------------------------
@@ -308,12 +313,13 @@
   }
 
   // A move was added at the end of the main line: the mover's clock stops (and gains its
-  // increment), the other one starts. The clocks start with the first move.
-  function clockOnMove(mover, node) {
+  // increment), the other one starts. The clocks start with the first move. A premove (free)
+  // is charged no time.
+  function clockOnMove(mover, node, free) {
     const c = state.clock;
     if (!c || c.flag) return;
     const now = performance.now();
-    if (c.running === mover) c.left[mover] = Math.max(0, c.left[mover] - (now - c.since));
+    if (c.running === mover && !free) c.left[mover] = Math.max(0, c.left[mover] - (now - c.since));
     if (c.running === mover || c.running === null) c.left[mover] += c.inc;
     c.running = other(mover);
     c.since = now;
@@ -785,6 +791,7 @@
       lines.slice(0, 2).forEach((l, i) => { if (l.pv && l.pv[0]) arrow(l.pv[0], i ? 'best line2' : 'best', i ? 'line2' : 'best'); });
       if (state.hint && state.hint.nodeId === node.id) arrow(state.hint.move, 'hint', 'hint');
     }
+    drawPremove(node);
   }
 
   // ---- the panels ---------------------------------------------------------------------------
@@ -800,6 +807,7 @@
     s.setAttribute('data-view', node === engineNode() || !node.children.length ? 'game' : String(plyOf(node)));
     s.setAttribute('data-ply', String(plyOf(node)));
     renderNotice();
+    renderPremoveBar();
     if (result) return;
     const dot = html('span', `dot ${pos.turn}`);
     const text = html('span', null, pos.turn === 'goats' ? tr('Goats to move') : tr('Tigers to move'));
@@ -949,6 +957,12 @@
 
   function moveCell(node, cls) {
     const c = html('span', cls, prettyMove(node.move));
+    const g = glyphOf(node);
+    if (g) {
+      // Its own glyph, else the mark of a game review (review.js).
+      const s = html('span', `glyph g${GLYPHS.indexOf(g) + 1}${node.glyph ? '' : ' reviewed'}`, g, c);
+      s.setAttribute('data-glyph', g);
+    }
     c.setAttribute('data-node', String(node.id));
     c.setAttribute('role', 'listitem');
     if (node.entry.kind === 'capture') c.classList.add('cap');
@@ -965,6 +979,10 @@
       else if (opening) html('span', 'vnum', `${moveNumber(n)}…`, box);
       box.appendChild(moveCell(n, 'vmv'));
       opening = false;
+      if (n.comment) {
+        html('span', 'vcomment', n.comment, box).setAttribute('data-comment', String(n.id));
+        opening = true;
+      }
       const sibs = n.parent.children;
       if (n !== first && sibs[0] === n && sibs.length > 1) {
         for (const s of sibs.slice(1)) {
@@ -993,6 +1011,7 @@
     const box = $('moves');
     const had = roveFocus(box);
     clear(box);
+    if (state.root.comment) html('div', 'comment', state.root.comment, box).setAttribute('data-comment', String(state.root.id));
     let n = state.root.children[0];
     let open = false; // the row has its goat move and waits for the tigers'
     let ply = 0;
@@ -1007,6 +1026,11 @@
       if (!n.children.length) cell.classList.add('latest');
       box.appendChild(cell);
       open = n.side === 'goats';
+      // A comment goes under its move, across the row.
+      if (n.comment) {
+        if (open) { html('span', 'empty', '…', box); open = false; }
+        html('div', 'comment', n.comment, box).setAttribute('data-comment', String(n.id));
+      }
       const sibs = n.parent.children;
       if (sibs.length > 1) {
         if (open) { html('span', 'empty', '…', box); open = false; }
@@ -1349,6 +1373,8 @@
     if (node.eval) o.e = node.eval;
     if (node.obx && node.entry.kind !== 'step') o.o = node.obx; // where requests start (gameOf)
     if (node.clk) o.k = node.clk;
+    if (node.glyph) o.g = node.glyph;
+    if (node.comment) o.t = node.comment;
     if (node.review) o.r = node.review; // review.js's marks, kept with the game
     return o;
   }
@@ -1358,6 +1384,8 @@
     if (o.e && typeof o.e === 'object') n.eval = o.e;
     if (typeof o.o === 'string' && n.entry.kind !== 'step') n.obx = o.o;
     if (o.k && typeof o.k.goats === 'number' && typeof o.k.tigers === 'number') n.clk = { goats: o.k.goats, tigers: o.k.tigers };
+    if (GLYPHS.includes(o.g)) n.glyph = o.g;
+    if (typeof o.t === 'string' && o.t.trim()) n.comment = o.t.trim().slice(0, COMMENT_MAX);
     if (o.r && typeof o.r === 'object') n.review = o.r;
     for (const c of o.c || []) n.children.push(build(n, c, other(side)));
     return n;
@@ -1370,7 +1398,7 @@
         running: c.running, flag: c.flag } : null;
       localStorage.setItem(STORE, JSON.stringify({
         startObx: state.startObx, rule: state.rule, tree: state.root.children.map(serialise),
-        rootEval: state.root.eval, path: pathTo(state.cur).map((n) => n.parent.children.indexOf(n)),
+        rootEval: state.root.eval, rootComment: state.root.comment, path: pathTo(state.cur).map((n) => n.parent.children.indexOf(n)),
         mode: state.mode, movetime: state.movetime, flipped: state.flipped, skill: state.skill, elo: state.elo,
         tc: state.tc, tcMin: state.tcMin, tcInc: state.tcInc, clock, resigned: state.resigned, sound: state.sound, theme: state.theme,
         linesOn: state.linesOn, multipv: state.multipv,
@@ -1427,6 +1455,9 @@
         else if (open) words.push(`${moveNumber(n)}...`);
         words.push(plain(n.move));
         open = false;
+        const notes = pgnNotes(n);
+        words.push(...notes);
+        if (notes.some((w) => w[0] === '{')) open = true; // the move after a comment gets its number
         const sibs = n.parent.children;
         if (sibs[0] === n && sibs.length > 1) {
           for (const s of sibs.slice(1)) { words.push('('); line(s, true); words.push(')'); }
@@ -1435,16 +1466,45 @@
         n = n.children[0];
       }
     };
+    if (state.root.comment) words.push(pgnComment(state.root.comment));
     if (state.root.children[0]) line(state.root.children[0], true);
     words.push(result);
+    // "(" joins the word after it and ")" the word before: here, not by a replace over the text,
+    // which would change the brackets of a comment.
+    const pieces = [];
+    let glue = false;
+    for (const w of words) {
+      if ((w === ')' || glue) && pieces.length) pieces[pieces.length - 1] += w;
+      else pieces.push(w);
+      glue = w === '(';
+    }
     const lines = [];
     let text = '';
-    for (const w of words) {
+    for (const w of pieces) {
       if (text && text.length + w.length + 1 > 79) { lines.push(text); text = w; } else text = text ? `${text} ${w}` : w;
     }
     if (text) lines.push(text);
-    return `${head}\n\n${lines.join('\n').replace(/\( /g, '(').replace(/ \)/g, ')')}\n`;
+    return `${head}\n\n${lines.join('\n')}\n`;
   }
+
+  // The glyph shown for a move: its own, else the mark a game review gave it (review.js).
+  function glyphOf(node) { return node.glyph || (node.review && node.review.mark) || null; }
+
+  // What PGN writes after a move: its glyph as a NAG ($1 !, $2 ?, $3 !!, $4 ??, $5 !?, $6 ?!),
+  // its comment, and for a review's mark standing in for a glyph the better moves it names.
+  function pgnNotes(n) {
+    const out = [];
+    const g = glyphOf(n);
+    if (GLYPHS.includes(g)) out.push(`$${GLYPHS.indexOf(g) + 1}`);
+    if (n.comment) out.push(pgnComment(n.comment));
+    const best = !n.glyph && n.review && n.review.mark && Array.isArray(n.review.best) ? n.review.best.filter((m) => typeof m === 'string') : [];
+    if (best.length) out.push(pgnComment(`better: ${best.map(plain).join(', ')}`));
+    return out;
+  }
+
+  // A comment in braces; "}" (which would end it) and a backslash are written with a backslash
+  // before them (PGN has no escape of its own; our import reads them back).
+  function pgnComment(text) { return `{${text.replace(/[\\}]/g, (c) => `\\${c}`)}}`; }
 
   function gameText() { return `${state.startObx}\n${movesTo(mainLeaf()).map(plain).join(' ')}\n`; }
 
@@ -1479,19 +1539,39 @@
         return { error: tr('its FEN "{fen}" is not a Bagh-Chal position (an OBX: five rows of T, G and X, e.g. {start}).',
           { fen: fen[1].trim().slice(0, 40), start: START }) };
       }
-      const body = t.replace(/\[[^\]]*\]/g, ' ').replace(/\{[^}]*\}/g, ' ').replace(/;[^\n]*/g, ' ')
+      // Tags first, then each comment ({...}, a backslash inside keeping the character after it) is
+      // taken out and left as a word of its own, \u0001 and its index, where it stood.
+      const comments = [];
+      const body = t.replace(/\[\s*\w+\s+"(?:\\.|[^"\\])*"\s*\]/g, ' ')
+        .replace(/\{((?:\\[\s\S]|[^\\}])*)\}/g, (_, c) => ` \u0001${comments.push(c.replace(/\\([\s\S])/g, '$1').replace(/\s+/g, ' ').trim()) - 1} `)
+        .replace(/\[[^\]]*\]/g, ' ').replace(/;[^\n]*/g, ' ')
         .replace(/\(/g, ' ( ').replace(/\)/g, ' ) ');
       const words = body.split(/\s+/).filter((w) => w && !/^\d+\.+$/.test(w) && !/^(1-0|0-1|1\/2-1\/2|\*)$/.test(w))
         .map((w) => w.replace(/^\d+\.+/, '')).filter(Boolean);
-      const bad = badWord(words.filter((w) => w !== '(' && w !== ')'));
+      // A move may carry its glyph (C3!?); NAGs ($2) and comments are notes, not moves.
+      const bare = (w) => { const s = w.replace(GLYPH_SUFFIX, ''); return MOVE_WORD.test(s) ? s : w; };
+      const bad = badWord(words.filter((w) => w !== '(' && w !== ')' && !/^(?:\u0001|\$)\d+$/.test(w)).map(bare));
       if (bad) return { error: bad };
       const root = { c: [] };
       let cur = root;
       let last = null;
+      let before = '';  // a comment before the first move of a side line: that move's
+      let opening = ''; // a comment before the game's first move: the start position's
+      const note = (a, b) => (a ? `${a} ${b}` : b).slice(0, COMMENT_MAX);
       const stack = [];
       const parents = new Map();
       for (const w of words) {
-        if (w === '(') {
+        if (w[0] === '\u0001') {
+          const c = comments[Number(w.slice(1))];
+          if (!c) continue;
+          if (last) last.t = note(last.t, c);
+          else if (!stack.length && !root.c.length) opening = note(opening, c);
+          else before = note(before, c);
+        } else if (w[0] === '$') {
+          // $1..$6 are the glyphs; a move keeps its first, other NAGs are not kept.
+          const g = GLYPHS[Number(w.slice(1)) - 1];
+          if (last && g && !last.g) last.g = g;
+        } else if (w === '(') {
           if (!last) return { error: tr('a side line before any move') };
           stack.push({ cur, last });
           cur = parents.get(last);
@@ -1500,7 +1580,10 @@
           if (!stack.length) return { error: tr('a ")" without its "("') };
           ({ cur, last } = stack.pop());
         } else {
-          const n = { m: entryOf(w).move, c: [] };
+          const s = bare(w);
+          const n = { m: entryOf(s).move, c: [] };
+          if (s !== w) n.g = w.slice(s.length);
+          if (before) { n.t = before; before = ''; }
           parents.set(n, cur);
           cur.c.push(n);
           last = n;
@@ -1508,7 +1591,7 @@
         }
       }
       if (stack.length) return { error: tr('a "(" without its ")"') };
-      return { startObx: fen ? fen[1].trim() : START, rule: rep ? rep[1].toLowerCase() : null, tree: root.c };
+      return { startObx: fen ? fen[1].trim() : START, rule: rep ? rep[1].toLowerCase() : null, tree: root.c, comment: opening };
     }
     const lines = t.split('\n');
     if (!OBX_LIKE.test(lines[0].trim())) {
@@ -1553,6 +1636,7 @@
       reset(g.startObx, rootPos, rule);
       const side = sideOf(g.startObx);
       for (const o of g.tree) state.root.children.push(build(state.root, o, side));
+      if (g.comment) state.root.comment = g.comment;
       const leaf = mainLeaf();
       leaf.pos = mainPos;
       leaf.obx = mainPos.obx;
@@ -1723,7 +1807,7 @@
     at.children.push(child);
     if (opts.eval) child.eval = opts.eval;
     const clockBefore = state.clock ? JSON.parse(JSON.stringify(state.clock)) : null;
-    if (wasMainLeaf) clockOnMove(child.side, child);
+    if (wasMainLeaf) clockOnMove(child.side, child, opts.premove);
     const follow = state.cur === at || opts.follow === true;
     if (follow) {
       state.cur = child;
@@ -1755,6 +1839,7 @@
     renderAll();
     schedule();
     requestLines();
+    firePremove(child);
   }
 
   // Plays a line of the engine from a node, as far as the move clicked.
@@ -1841,9 +1926,131 @@
     play(entry, node, { eval: data.score ? scoreForGoats(data.score, side) : null });
   }
 
+  // ---- premoves: the person's next move, chosen while the engine thinks ----------------------
+
+  // Text through the board's translation (i18n.js), English when it is not there.
+  const say = (s, v) => (window.I18N ? I18N.t(s, v) : s.replace(/\{(\w+)\}/g, (_, k) => (v && k in v ? v[k] : '')));
+
+  // Against the engine (on the clock too), while it searches the position shown, clicks choose
+  // the person's next move: a placement point, or a piece and then where it goes. One premove at
+  // a time: a new one replaces it. It is played as soon as the engine's move is on the board, if
+  // the server's /legal answer for that position lists it; else it is dropped with the reason.
+  // Nothing here judges a move: a target may be any point, the server decides.
+  function premoveOpen(node) {
+    const h = humanSide();
+    return (h === 'goats' || h === 'tigers') && state.thinking === node && node === state.cur && !state.editor && !state.failure;
+  }
+
+  // The premove to show at a node: at the position the engine searches, and at its move while
+  // the server's answer for it is on its way. A new game, an undo or a mode change drop it (gen).
+  function premoveAt(node) {
+    const p = state.premove;
+    if (!p || p.gen !== state.gen || !node) return null;
+    return node.id === p.nodeId || (node.parent && node.parent.id === p.nodeId && !node.pos) ? p : null;
+  }
+
+  function premoveClick(name) {
+    const node = state.cur;
+    const pos = posOf(node);
+    const me = humanSide();
+    const cells = boardCells(pos.obx);
+    const old = premoveAt(node);
+    let entry = null;
+    if (me === 'goats' && pos.in_hand > 0) {
+      if (!cells[name]) entry = entryOf(name);
+    } else if (cells[name] === (me === 'goats' ? 'G' : 'T')) {
+      if (!old || old.sel !== name) {
+        state.premove = { nodeId: node.id, gen: state.gen, sel: name, entry: null };
+        render();
+        renderStatus();
+        return;
+      }
+    } else if (old && old.sel) {
+      entry = entryOf(`${old.sel}${name}`);
+    }
+    // A click that makes no premove, or makes the one already set, cancels it.
+    state.premove = entry && !(old && old.entry && old.entry.move === entry.move)
+      ? { nodeId: node.id, gen: state.gen, sel: null, entry } : null;
+    render();
+    renderStatus();
+  }
+
+  function cancelPremove() {
+    if (!premoveAt(state.cur)) return false;
+    state.premove = null;
+    render();
+    renderStatus();
+    return true;
+  }
+
+  // Marks in their own colour under the pieces (the chosen piece, or the premove's points) and
+  // the premove's arrow.
+  function drawPremove(node) {
+    const p = premoveAt(node);
+    if (!p) return;
+    const points = p.entry ? [p.entry.from, p.entry.to].filter(Boolean) : [p.sel];
+    for (const pt of points) {
+      const [x, y] = xy(pt);
+      el('rect', { x: x - 44, y: y - 44, width: 88, height: 88, rx: 16, class: 'premove-mark', 'data-premove': pt }, layers.marks);
+    }
+    if (p.entry) arrow(p.entry.move, 'premove', 'premove');
+  }
+
+  // Said over the status line (and to screen readers: role status), with its cancel button.
+  function renderPremoveBar() {
+    const p = premoveAt(state.cur);
+    $('premove-bar').hidden = !p;
+    if (!p) return;
+    $('premove-text').textContent = p.entry
+      ? say('Premove {move}: played when the engine has moved. Esc or right click cancels.', { move: prettyMove(p.entry.move) })
+      : say('Premove: the piece on {point} is chosen; click where it goes.', { point: p.sel });
+  }
+
+  // The engine's move is on the board and the server's answer for it has come.
+  function firePremove(child) {
+    const p = state.premove;
+    if (!p || p.gen !== state.gen || !child.parent || child.parent.id !== p.nodeId) return;
+    state.premove = null;
+    if (state.cur !== child || !child.pos || resultAt(child)) { render(); renderStatus(); return; }
+    const legal = child.pos.legal || [];
+    if (!p.entry) {
+      // Only a piece was chosen: it stays chosen where it has a move.
+      if (legal.some((m) => m.from === p.sel)) state.selected = p.sel;
+      render();
+      renderStatus();
+      return;
+    }
+    const e = p.entry;
+    const m = legal.find((x) => x.to === e.to && (x.from || null) === (e.from || null));
+    if (!m) { dropPremove(child, e); return; }
+    // A premove takes no time: its clock is charged nothing, not even the wait for the server's
+    // answer after the engine's move, and gains its increment.
+    play(m, child, { premove: true });
+  }
+
+  // Why a premove cannot be played: what the board shows, else the server's reason.
+  async function dropPremove(child, e) {
+    const cells = boardCells(child.pos.obx);
+    let why;
+    if (e.from && cells[e.from] !== (child.pos.turn === 'goats' ? 'G' : 'T')) why = say('the goat on {point} was captured', { point: e.from });
+    else if (cells[e.to]) why = say('the point is taken');
+    else {
+      try {
+        await api('/legal', { ...gameOf(child), move: e.move, repetition: state.rule });
+        why = say('the server refused it');
+      } catch (err) {
+        why = err.data && err.data.code === 'move-repetition' ? say('it would repeat a position') : err.message.replace(/^move: /, '');
+      }
+      if (state.cur !== child || child.children.length) return;
+    }
+    state.notice = { nodeId: child.id, text: say('Premove {move} dropped: {why}', { move: prettyMove(e.move), why }) };
+    renderStatus();
+  }
+
   function onPoint(name) {
     if (state.editor) return;
     const node = state.cur;
+    if (premoveOpen(node)) { premoveClick(name); return; }
     if (!humanCanMove(node)) return;
     const legal = node.pos.legal || [];
     const placing = node.pos.turn === 'goats' && node.pos.in_hand > 0;
@@ -2051,6 +2258,7 @@
   function goTo(node) {
     if (!node) return;
     state.selected = null;
+    if (state.premove && state.premove.nodeId !== node.id) state.premove = null;
     state.cur = node;
     renderAll();
     save();
@@ -2318,6 +2526,7 @@
     if ($('keys').open) return;
     // Esc leaves the editor as its Cancel does.
     if (state.editor) { if (e.key === 'Escape') $('ed-cancel').click(); return; }
+    if (e.key === 'Escape' && cancelPremove()) { e.preventDefault(); return; }
     const n = state.cur;
     if (e.key === 'ArrowLeft') { e.preventDefault(); if (n.parent) goTo(n.parent); }
     else if (e.key === 'ArrowRight') { e.preventDefault(); if (n.children[0]) goTo(n.children[0]); }
@@ -2543,6 +2752,7 @@
     const side = sideOf(saved.startObx);
     for (const o of saved.tree) state.root.children.push(build(state.root, o, side));
     if (saved.rootEval) state.root.eval = saved.rootEval;
+    if (typeof saved.rootComment === 'string' && saved.rootComment.trim()) state.root.comment = saved.rootComment.trim().slice(0, COMMENT_MAX);
     let at = state.root;
     for (const i of saved.path || []) { if (!at.children[i]) break; at = at.children[i]; }
     state.cur = at;
@@ -2675,6 +2885,8 @@
     });
     $('evalgraph').addEventListener('click', onGraphClick);
     for (const id of Object.keys(ROVE)) $(id).addEventListener('keydown', onRoveKey);
+    $('board').addEventListener('contextmenu', (e) => { if (cancelPremove()) e.preventDefault(); });
+    $('premove-cancel').addEventListener('click', cancelPremove);
     $('edit').addEventListener('click', openEditor);
     $('ed-cancel').addEventListener('click', () => { closeEditor(); renderAll(); schedule(); });
     $('ed-done').addEventListener('click', editorDone);
@@ -2705,6 +2917,9 @@
     // the board's reply from the puzzle's line), who plays (setMode: 'human' while a puzzle runs,
     // so the engine answers nothing) and a node's position asked for (ensurePos).
     Object.assign(window.Board, { start, play, setMode, ensurePos });
+    // For annotations.js: the glyphs a move may carry, and what follows a change of a glyph or
+    // a comment (node.glyph, node.comment): the game is kept and the move list shows it.
+    Object.assign(window.Board, { glyphs: GLYPHS, commentMax: COMMENT_MAX, annotated() { save(); renderMoves(); } });
     // A change of language writes again every text the script wrote; the game stays as it is.
     if (window.I18N) {
       I18N.onChange(() => {
