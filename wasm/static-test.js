@@ -202,6 +202,29 @@ async function main() {
   const clocked = (await asked()).find((b) => b.gtime !== undefined);
   check(clocked && clocked.ttime > 0 && clocked.ttime <= 3000 && clocked.movetime === undefined,
     `the engine was asked on its clock: ${JSON.stringify(clocked)}`);
+  // A puzzle (puzzles.js, the solutions shipped in puzzles.json): solved with the worker's legal
+  // moves, the board answering with the line's replies; the streak is 1.
+  await page.selectOption('#tc', 'move');
+  await page.click('#puzzles-open');
+  const solvedPuzzle = async () => {
+    await page.waitForFunction(() => document.querySelector('#puzzles').dataset.phase === 'try' &&
+      document.querySelectorAll('#board .hit.clickable').length > 0, null, { timeout: STEP_MS });
+    const id = Number(await page.getAttribute('#puzzles', 'data-puzzle-id'));
+    const puzzle = await page.evaluate(async (n) => (await (await fetch('puzzles.json')).json()).puzzles.find((q) => q.id === n), id);
+    for (let k = 0; k < puzzle.line.length; k += 2) {
+      await page.waitForFunction((st) => document.querySelector('#puzzles').dataset.phase === 'try' &&
+        document.querySelector('#puzzles').dataset.step === String(st), k, { timeout: STEP_MS });
+      const mv = puzzle.line[k];
+      await page.click(`[data-point="${mv.slice(0, 2)}"]`);
+      if (mv.length === 4) await page.click(`[data-point="${mv.slice(2, 4)}"]`);
+    }
+    await page.waitForFunction(() => document.querySelector('#puzzles').dataset.phase === 'solved', null, { timeout: STEP_MS });
+    return puzzle;
+  };
+  const solvedOne = await solvedPuzzle();
+  check(await page.textContent('#puzzle-streak') === 'Streak: 1 · best: 1' &&
+    await page.locator('#moves .mv[data-ply]').count() === solvedOne.line.length,
+  `puzzle ${solvedOne.id} solved in the static board: ${await page.textContent('#puzzle-streak')}`);
   check(errors.length === 0, `no page errors: ${errors.join('; ')}`);
   await context.close();
   site.close();
