@@ -1,6 +1,6 @@
 // The board in Nepali and English (i18n.js). First, without a browser: every text the web files
-// pass to the translation function (t(...), tr(...), I18N.t(...) with a literal) has a Nepali
-// entry. Then in Chromium, at 1280x800 and at a 390x844 phone: switched to Nepali, no English
+// pass to the translation function (t(...), tr(...), say(...), I18N.t(...) with a literal) has a
+// Nepali entry. Then in Chromium, at 1280x800 and at a 390x844 phone: switched to Nepali, no English
 // word is left on the page (every visible text, aria-label, title and placeholder) in each state
 // (a game in progress, the engine's lines, the analysis, a refused move, the editor and its
 // refusal, the shortcuts dialog, a finished game, an import refused, and the panels of the
@@ -67,11 +67,12 @@ function literal(s, i) {
   return null;
 }
 
-// Every literal key of the calls t('...'), tr('...'), I18N.t('...') and their plural forms
-// t(['one', 'other'], ...) in a source text.
+// Every literal key of the calls t('...'), tr('...'), say('...'), I18N.t('...') (the names the
+// web files give the translation function) and their plural forms t(['one', 'other'], ...) in a
+// source text.
 function keysOf(src) {
   const keys = [];
-  const re = /(?:\bI18N\.t|(?<![\w.$])tr?)\(\s*/g;
+  const re = /(?:\bI18N\.t|(?<![\w.$])(?:tr?|say))\(\s*/g;
   let m;
   while ((m = re.exec(src))) {
     let i = re.lastIndex;
