@@ -23,6 +23,11 @@ const STEP_MS = 20000;
 const DESKTOP = { width: 1280, height: 800, name: 'desktop' };
 const PHONE = { width: 390, height: 844, name: 'phone' };
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'];
+// A legal game of 40 plies under the no-repetition rule (tools/longgame), long enough for the
+// move list to scroll.
+const GAME40 = ('B3 A1A2 C3 E1E2 B4 E5D5 C1 E2D2 E5 A2A1 C4 A5A4 A5 D2C2 E4 C2D2 E1 D2D3 B5 D3E3 E2 E3D3 E3 A1A2 ' +
+  'C5 D3D2 D1 A4A3 B1 D2D3 D4 A3A4 A1 A2B2 A2 B2C2 D2 A4A3 B2 A3A4').split(' ');
+const gameQuery = (moves) => `?${new URLSearchParams({ obx: 'TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g @20 c0', moves: moves.join(',') })}`;
 const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 let checks = 0;
@@ -115,7 +120,9 @@ async function main() {
       check(res.length === 0, `${what}: axe finds no violation`);
     };
 
-    // Each state in both themes at this size; a state sets itself up from a fresh page.
+    // Each state in both themes at this size; a state sets itself up from a fresh page (opened
+    // at its address, if it has one). A state of a feature the page does not have returns false.
+    const has = async (sel) => (await page.locator(sel).count()) > 0;
     const STATES = [
       ['start', async () => {}],
       ['game', async () => {
@@ -167,17 +174,58 @@ async function main() {
         await page.click('[data-point="C3"]');
         await page.waitForFunction(() => !document.querySelector('#failure').hidden, null, { timeout: STEP_MS });
       }],
+      ['long', async () => {
+        await page.click('#mode-human');
+        await page.click('#nav-first');
+        await page.keyboard.press('ArrowRight');
+        await page.waitForFunction(() => document.querySelector('#status').getAttribute('data-ply') === '1');
+      }, gameQuery(GAME40)],
+      ['lines5', async () => {
+        await page.click('#mode-human');
+        await page.selectOption('#multipv', '5');
+        await page.check('#lines-on');
+        await page.waitForFunction(() => document.querySelectorAll('#lines li').length === 5, null, { timeout: STEP_MS });
+      }],
+      ['nepali', async () => {
+        if (!(await has('#lang'))) return false;
+        await page.click('#mode-human');
+        await page.selectOption('#lang', 'ne');
+        await page.check('#lines-on');
+        await page.click('#analyse');
+        await page.waitForFunction(() => document.querySelectorAll('#analysis-list li').length > 0 &&
+          document.querySelectorAll('#lines li').length > 0, null, { timeout: STEP_MS });
+        check(await page.getAttribute('html', 'lang') === 'ne', 'the page says it is in Nepali');
+      }, gameQuery(GAME40.slice(0, 6))],
+      ['review', async () => {
+        if (!(await has('#review-open'))) return false;
+        await page.click('#mode-human');
+        await page.click('#review-open');
+        await page.waitForFunction(() => document.querySelector('#review-progress').hidden &&
+          document.querySelectorAll('#review-acc .acc-row').length === 2, null, { timeout: 120000 });
+      }, gameQuery(GAME40.slice(0, 8))],
+      ['annotate', async () => {
+        if (!(await has('#annot-open'))) return false;
+        await page.click('#mode-human');
+        await page.click('#moves .mv[data-ply="3"]');
+        await page.click('#annot-open');
+        await page.waitForSelector('#annot:not([hidden])');
+      }, gameQuery(GAME40.slice(0, 6))],
+      ['puzzles', async () => {
+        if (!(await has('#puzzles-open'))) return false;
+        await page.click('#puzzles-open');
+        await page.waitForFunction(() => document.querySelector('#puzzle-task').textContent.trim() !== '', null, { timeout: STEP_MS });
+      }],
     ];
 
     await open(DESKTOP);
     check(await page.$eval('#new-game', (b) => getComputedStyle(b).transitionDuration) === '0s' &&
       await page.evaluate(() => document.getAnimations().length) === 0, 'less motion asked: no transition, no animation');
     for (const size of [DESKTOP, PHONE]) {
-      for (const [name, setup] of STATES) {
+      for (const [name, setup, query] of STATES) {
         if (ONLY.length && !ONLY.includes(name)) continue;
-        await open(size);
+        await open(size, query);
         await setMovetime(100);
-        await setup();
+        if (await setup() === false) { console.log(`${size.name}: no ${name} on this page`); continue; }
         for (const th of ['dark', 'light']) {
           await theme(th);
           await audit(`${size.name}, ${th}, ${name}`);
