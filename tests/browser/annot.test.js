@@ -11,6 +11,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { chromium } = require('playwright-core');
+const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'];
 
 const URL_ = process.env.BOARD_URL;
 const SHOTS = process.env.SHOT_DIR || '.';
@@ -95,6 +97,20 @@ async function main() {
       await page.evaluate(() => localStorage.clear());
       await goto(query);
     };
+    // axe-core's WCAG A/AA rules and best practices over the page as it is (evaluated through the
+    // debugging protocol: the page's policy refuses inline scripts), in both themes; animations
+    // (the engine's "thinking…" pulse) are stopped so the colours read are the ones that stay.
+    const audit = async (what) => {
+      if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(AXE);
+      for (const theme of ['dark', 'light']) {
+        await page.evaluate((th) => document.documentElement.setAttribute('data-theme', th), theme);
+        await page.evaluate(() => document.getAnimations().forEach((a) => a.cancel()));
+        const res = await page.evaluate((tags) => window.axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] })
+          .then((r) => r.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)), AXE_TAGS);
+        check(res.length === 0, `${what}, ${theme}: axe finds no violation:\n${res.join('\n')}`);
+      }
+      await page.evaluate(() => document.documentElement.setAttribute('data-theme', 'dark'));
+    };
     const saved = () => page.evaluate(() => JSON.parse(localStorage.getItem('baghchal.board.v2')));
     // While the premoves are tried, each engine answer is held until the test lets it go, so
     // that a premove can be chosen (and cancelled) meanwhile.
@@ -138,6 +154,7 @@ async function main() {
       check(await page.getAttribute('#premove-bar', 'role') === 'status', `${size.name}: screen readers hear it`);
       check(inside(await box('#premove-bar'), size) && inside(await box('#premove-cancel'), size), `${size.name}: the premove and its cancel button are in view`);
       await shot(`premove-${size.name}`);
+      await audit(`${size.name}: a premove shown`);
       await release();
       await page.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length >= 3, null, { timeout: STEP_MS });
       let moves = await moveTexts();
@@ -262,6 +279,7 @@ async function main() {
         await page.evaluate(() => document.documentElement.setAttribute('data-theme', 'dark'));
       }
       await shot(`notes-${size.name}`);
+      await audit(`${size.name}: glyphs, comments and their control`);
 
       // Kept over a reload.
       await page.reload();
@@ -307,6 +325,24 @@ async function main() {
       check(again === '1. C3 $2 {too early; try a corner} 1... A1B1 $1 2. B3 $5 (2. D3 $6 {dubious}\n2... E1D1) 2... E1D2 *\n',
         `${size.name}: and written back in this board's form:\n${again}`);
       await shot(`imported-${size.name}`);
+
+      // A game review's marks (review.js: node.review, kept with the game): shown where a move has
+      // no glyph of its own, and written as its NAG with the better moves as a comment.
+      await page.evaluate(() => {
+        const s = JSON.parse(localStorage.getItem('baghchal.board.v2'));
+        const b3 = s.tree[0].c[0].c[0];
+        b3.r = { mark: '?', exact: true, best: ['mD3'] };
+        b3.c[0].r = { mark: '??', exact: true, best: ['mE1D1', 'mA5A4'] };
+        localStorage.setItem('baghchal.board.v2', JSON.stringify(s));
+      });
+      await page.reload();
+      await page.waitForFunction(() => /to move/.test(document.querySelector('#status')?.textContent || ''), null, { timeout: STEP_MS });
+      got = await page.$$eval('#moves .glyph', (gs) => gs.map((g) => `${g.parentElement.firstChild.textContent}${g.textContent}${g.classList.contains('reviewed') ? ' (review)' : ''}`));
+      check(JSON.stringify(got) === JSON.stringify(['C3?', 'A1–B1!', 'B3!?', 'D3?!', 'E1–D2?? (review)']), `${size.name}: a review's mark where no glyph is set (${got})`);
+      await page.click('#export-pgn');
+      const reviewed = movetext(await page.inputValue('#game-text'));
+      check(reviewed === '1. C3 $2 {too early; try a corner} 1... A1B1 $1 2. B3 $5 (2. D3 $6 {dubious}\n2... E1D1) 2... E1D2 $4 {better: E1D1, A5A4} *\n',
+        `${size.name}: the review's mark and better moves in the PGN:\n${reviewed}`);
     }
 
     check(problems.length === 0, `no console errors or outside requests:\n${problems.join('\n')}`);
