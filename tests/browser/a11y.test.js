@@ -423,6 +423,30 @@ async function main() {
       check(await page.locator('#editor').isHidden(), `${vp}: Cancel by Enter closed the editor`);
       check(await isActive('#edit'), `${vp}: the focus went back to "Edit position" (${await active()})`);
       await page.screenshot({ path: path.join(SHOTS, `a11y-keyboard-${size.name}.png`) });
+
+      // The panels of the feature files (where the page has them): opened by Enter on their
+      // button, closed by Enter on their close button, the focus never dropped to the page.
+      const lost = () => page.evaluate(() => !document.activeElement || document.activeElement === document.body);
+      const panel = async (name, openSel, box, ready, closeSel, query) => {
+        if (!(await has(openSel))) { console.log(`${vp}: no ${name} on this page`); return; }
+        await open(size, query);
+        await setMovetime(100);
+        check(await tabTo(openSel), `${vp}: Tab reaches ${openSel}`);
+        await press('Enter');
+        await page.waitForFunction(ready, null, { timeout: 120000 });
+        check(await page.locator(box).isVisible(), `${vp}: Enter opened the ${name}`);
+        check(!(await lost()), `${vp}: the ${name} opened with the focus on the page's controls (${await active()})`);
+        check(await tabTo(closeSel), `${vp}: Tab reaches ${closeSel}`);
+        await press('Enter');
+        check(await page.locator(box).isHidden(), `${vp}: Enter on ${closeSel} closed the ${name}`);
+        check(!(await lost()), `${vp}: the focus stays on a control after the ${name} closed (${await active()})`);
+      };
+      await panel('review', '#review-open', '#review', () => document.querySelector('#review-progress').hidden &&
+        document.querySelectorAll('#review-acc .acc-row').length === 2, '#review-close', gameQuery(GAME40.slice(0, 8)));
+      await panel('puzzles', '#puzzles-open', '#puzzles', () => document.querySelector('#puzzle-task').textContent.trim() !== '',
+        '#puzzles-close');
+      await panel('annotation', '#annot-open', '#annot', () => !document.querySelector('#annot').hidden, '#annot-open',
+        gameQuery(GAME40.slice(0, 6)));
     }
     check(problems.length === 0, `no console errors or outside requests:\n${problems.join('\n')}`);
   } finally {

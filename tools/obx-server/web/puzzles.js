@@ -228,8 +228,14 @@
 
   document.addEventListener('DOMContentLoaded', () => {
     if (!$('puzzles')) return;
-    $('puzzles-open').addEventListener('click', () => (saved.open ? close() : open()));
-    $('puzzles-close').addEventListener('click', close);
+    // The focus never drops to the page: into the card when it opens (a phone hides the button
+    // meanwhile), back to the button when the card closes.
+    const keepFocus = () => {
+      const a = document.activeElement;
+      if (!a || a === document.body || !a.getClientRects().length) $(saved.open ? 'puzzles-close' : 'puzzles-open').focus({ preventScroll: true });
+    };
+    $('puzzles-open').addEventListener('click', () => { if (saved.open) close(); else open(); keepFocus(); });
+    $('puzzles-close').addEventListener('click', () => { close(); keepFocus(); });
     $('puzzle-next').addEventListener('click', skip);
     $('puzzle-level').addEventListener('change', (e) => {
       saved.level = LEVELS.includes(e.target.value) ? e.target.value : 'any';

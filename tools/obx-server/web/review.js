@@ -210,6 +210,8 @@
       // A phone: the panel is right under the board (the rest is hidden meanwhile).
       window.scrollTo(0, 0);
     }
+    // "Review" is disabled while it runs (and hidden on a phone): the focus goes into the panel.
+    if (document.activeElement === $('review-open')) $('review-close').focus({ preventScroll: true });
   }
 
   function closePanel() {
