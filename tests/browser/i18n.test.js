@@ -3,8 +3,8 @@
 // Nepali entry. Then in Chromium, at 1280x800 and at a 390x844 phone: switched to Nepali, no English
 // word is left on the page (every visible text, aria-label, title and placeholder) in each state
 // (a game in progress, the engine's lines, the analysis, a refused move, the editor and its
-// refusal, the shortcuts dialog, a finished game, an import refused, and the panels of the
-// feature files that are there); the layout holds (defects.test.js's boxes); the choice
+// refusal, the shortcuts dialog, an import refused, a premove, a finished game, and the panels
+// of the feature files that are there: review, puzzles, annotations); the layout holds (defects.test.js's boxes); the choice
 // survives a reload; English comes back whole; <html lang> follows; the browser's languages
 // choose the first language. Screenshots: SHOT_DIR/i18n-*.png.
 // BOARD_SOFT=1 reports every failed check and goes on (while working on it).
@@ -420,6 +420,22 @@ async function main() {
       check(await page.textContent('#record-error') === 'Game imported: 1 move.', `${size.name}: one move, singular (${await page.textContent('#record-error')})`);
       await page.selectOption('#lang', 'ne');
 
+      // A premove chosen while the engine thinks (when the board has premoves).
+      if (await page.locator('#premove-bar').count()) {
+        await open(size, 'ne');
+        await setMovetime(2500);
+        await page.click('[data-point="C3"]');
+        await page.waitForFunction(() => !document.querySelector('#thinking').hidden, null, { timeout: STEP_MS });
+        const free = await page.evaluate(() => ['A2', 'B4', 'D4', 'E2', 'B2'].find((p) => !document.querySelector(`#board [data-at="${p}"]`)));
+        await page.click(`[data-point="${free}"]`);
+        if (await page.locator('#premove-bar').isVisible()) {
+          await noEnglish(`${size.name}, a premove`);
+          await shot(`premove-${size.name}`);
+        }
+        await ready();
+        await setMovetime(100);
+      }
+
       // A finished game: the result and its reason.
       await open(size, 'ne', `?obx=${OVER.replace(/ /g, '+')}`);
       await page.waitForFunction(() => !document.querySelector('#result-banner').hidden, null, { timeout: STEP_MS });
@@ -431,9 +447,10 @@ async function main() {
       await shot(`result-${size.name}`);
 
       // The panels of the feature files that are there (review.js, puzzles.js).
-      for (const [opener, panel] of [['#review-open', '#review'], ['#puzzles-open', '#puzzles'], ['#puzzle-open', '#puzzle']]) {
-        if (!(await page.locator(opener).count()) || !(await page.locator(opener).isVisible())) continue;
+      for (const [opener, panel] of [['#review-open', '#review'], ['#puzzles-open', '#puzzles'], ['#annot-open', '#annot']]) {
+        if (!(await page.locator(opener).count())) continue;
         await open(size, 'ne', `?obx=${STEPS.replace(/ /g, '+')}&moves=B2C2,C4C5,D2D3`);
+        check(await page.locator(opener).isVisible(), `${size.name}: ${opener} is there`);
         await page.click(opener);
         await page.waitForTimeout(1500);
         await noEnglish(`${size.name}, ${panel}`);
