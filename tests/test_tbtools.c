@@ -6,7 +6,8 @@
  * build stopped after two layers and resumed (only the others are built, the file is the
  * same byte for byte); a build stopped or killed in its merge (no layer built again, the
  * same file); one build at a time in a folder; a FIFO or a directory in a file's place;
- * and files of an older or a newer version, each refused with what to do. */
+ * files of an older or a newer version, each refused with what to do; and baghchal-tbprove's
+ * tables per layer against the positions it lists. */
 #include <criterion/criterion.h>
 
 #include <dirent.h>
@@ -1085,4 +1086,113 @@ Test(tbtools, a_newer_file_says_the_program_is_older)
     run_free(&r);
     cr_assert_eq(tb_open(dir, &tb, msg, sizeof msg), TB_OK, "%s", msg);
     tb_close(tb);
+}
+
+/* ---- baghchal-tbprove's tables ---------------------------------------------------------- */
+
+#define TBPROVE BAGHCHAL_BIN_DIR "/baghchal-tbprove"
+
+/* A row of tbprove's tables as it must read: the side to move, its labels, the counts. */
+static void prove_row(char *buf, size_t len, int side, const char *label, const unsigned long long c[3])
+{
+    unsigned long long n = c[0] + c[1] + c[2];
+    char cell[3][40];
+    for (int k = 0; k < 3; k++)
+        snprintf(cell[k], sizeof cell[k], "%llu (%.1f%%)", c[k], 100.0 * (double)c[k] / (double)n);
+    snprintf(buf, len, "| %s | %s | %llu | %s | %s | %s |", side == GOATS ? "goats" : "tigers", label, n, cell[0],
+             cell[1], cell[2]);
+}
+
+/* The real board with two captures to win, its placement phase up to two goats in hand (draws
+ * in every layer): tbprove's rows per placement layer (side, in hand, captured) and per goats
+ * in hand, and the movement phase's per captured, each count exactly what --list printed for
+ * its positions, a layer not sampled has no row, and the sum is the sample; with --per-layer 7
+ * each of the 8 placement layers has exactly 7, and --sample with it is refused. */
+Test(tbtools, prove_tables_count_each_layer_as_listed)
+{
+    const char *dir = make_dir();
+    run_t r;
+    for (int placement = 0; placement < 2; placement++) {
+        run(&r, "%s %s --goats 20 --captures-to-win 2%s", TBGEN, dir, placement ? " --placement --max-in-hand 2" : "");
+        if (r.code != 0)
+            dump(&r);
+        cr_assert_eq(r.code, 0, "the game with two captures to win was not built");
+        run_free(&r);
+    }
+    enum { HMAX = 2, CMAX = 2, PER_LAYER = 7 };
+    for (int pass = 0; pass < 3; pass++) {
+        /* The movement phase, the placement phase, the placement phase layer by layer. */
+        int placement = pass > 0, per_layer = pass == 2 ? PER_LAYER : 0, SAMPLE = per_layer ? 8 * PER_LAYER : 300;
+        if (per_layer)
+            run(&r, "%s %s --phase placement --per-layer %d --nodes 300 --seed 5 --threads 2 --list", TBPROVE, dir,
+                per_layer);
+        else
+            run(&r, "%s %s --phase %s --sample %d --nodes 300 --seed 5 --threads 2 --list", TBPROVE, dir,
+                placement ? "placement" : "movement", SAMPLE);
+        if (r.code != 0)
+            dump(&r);
+        cr_assert_eq(r.code, 0);
+        /* [side][in hand][captured][win, loss, open] from the listed positions' OBX. */
+        unsigned long long n[SIDE_NB][HMAX + 1][CMAX][3] = {{{{0}}}};
+        int listed = 0;
+        for (size_t i = 0; i < r.out.count; i++) {
+            /* "OBX win|loss|open nodes N ms T" */
+            const char *line = r.out.line[i];
+            int k = strstr(line, " win nodes ") ? 0 : strstr(line, " loss nodes ") ? 1 : strstr(line, " open nodes ") ? 2 : -1;
+            if (k < 0)
+                continue;
+            char s;
+            int h, c;
+            cr_assert_eq(sscanf(line, "%*s %c @%d c%d", &s, &h, &c), 3, "%s", line);
+            cr_assert(h >= 0 && h <= HMAX && c >= 0 && c < CMAX && (s == 'g' || s == 't'), "%s", line);
+            cr_assert_eq(h > 0, placement, "a position of the other phase: %s", line);
+            n[s == 'g' ? GOATS : TIGERS][h][c][k]++;
+            listed++;
+        }
+        cr_assert_eq(listed, SAMPLE);
+        int rows = 0;
+        unsigned long long settled = 0;
+        char want[300], label[32], absent[64];
+        for (int side = 0; side < SIDE_NB; side++)
+            for (int h = placement; h <= (placement ? HMAX : 0); h++) {
+                unsigned long long sum[3] = {0};
+                for (int c = 0; c < CMAX; c++) {
+                    for (int k = 0; k < 3; k++)
+                        sum[k] += n[side][h][c][k];
+                    settled += n[side][h][c][0] + n[side][h][c][1];
+                    /* The movement phase's rows are its layers: captured alone. */
+                    if (placement)
+                        snprintf(label, sizeof label, "%d | %d", h, c);
+                    else
+                        snprintf(label, sizeof label, "%d", c);
+                    snprintf(absent, sizeof absent, "| %s | %s | ", side == GOATS ? "goats" : "tigers", label);
+                    if (!(n[side][h][c][0] + n[side][h][c][1] + n[side][h][c][2])) {
+                        cr_assert_null(find_line(&r, absent), "a row for a layer not sampled: %s", absent);
+                        continue;
+                    }
+                    if (per_layer)
+                        cr_assert_eq(n[side][h][c][0] + n[side][h][c][1] + n[side][h][c][2], per_layer, "%s", absent);
+                    prove_row(want, sizeof want, side, label, n[side][h][c]);
+                    if (!find_line(&r, want))
+                        dump(&r);
+                    cr_assert_not_null(find_line(&r, want), "missing row: %s", want);
+                    rows++;
+                }
+                if (placement && sum[0] + sum[1] + sum[2]) {
+                    snprintf(label, sizeof label, "%d", h);
+                    prove_row(want, sizeof want, side, label, sum);
+                    cr_assert_not_null(find_line(&r, want), "missing row: %s", want);
+                }
+            }
+        /* Both sides in both captured counts (and both goats in hand) are drawn from. */
+        cr_assert_eq(rows, placement ? 8 : 4, "%d layers sampled", rows);
+        snprintf(want, sizeof want, "%d positions: settled %llu (", SAMPLE, settled);
+        cr_assert_not_null(find_line(&r, want), "no line '%s'", want);
+        cr_assert_eq(find_line(&r, "weighted by the layers' draws: settled ") != NULL, per_layer > 0);
+        run_free(&r);
+    }
+    expect_refusal(2, true,
+                   "baghchal-tbprove: --sample and --per-layer go apart: --sample N draws N by the layers' shares of "
+                   "the draws, --per-layer N draws N from each layer",
+                   "%s %s --phase placement --per-layer 3 --sample 10", TBPROVE, dir);
 }
