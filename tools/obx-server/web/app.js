@@ -2031,19 +2031,20 @@
   // Why a premove cannot be played: what the board shows, else the server's reason.
   async function dropPremove(child, e) {
     const cells = boardCells(child.pos.obx);
+    // Functions: the reason is said again in the new language after a switch.
     let why;
-    if (e.from && cells[e.from] !== (child.pos.turn === 'goats' ? 'G' : 'T')) why = say('the goat on {point} was captured', { point: e.from });
-    else if (cells[e.to]) why = say('the point is taken');
+    if (e.from && cells[e.from] !== (child.pos.turn === 'goats' ? 'G' : 'T')) why = () => say('the goat on {point} was captured', { point: e.from });
+    else if (cells[e.to]) why = () => say('the point is taken');
     else {
       try {
         await api('/legal', { ...gameOf(child), move: e.move, repetition: state.rule });
-        why = say('the server refused it');
+        why = () => say('the server refused it');
       } catch (err) {
-        why = err.data && err.data.code === 'move-repetition' ? say('it would repeat a position') : err.message.replace(/^move: /, '');
+        why = () => (err.data && err.data.code === 'move-repetition' ? say('it would repeat a position') : serverText(err).replace(/^move: /, ''));
       }
       if (state.cur !== child || child.children.length) return;
     }
-    state.notice = { nodeId: child.id, text: say('Premove {move} dropped: {why}', { move: prettyMove(e.move), why }) };
+    state.notice = { nodeId: child.id, text: () => say('Premove {move} dropped: {why}', { move: prettyMove(e.move), why: why() }) };
     renderStatus();
   }
 
