@@ -523,9 +523,9 @@
         'अर्धचाल {plies}: इन्जिनको अनुमान। कुनै डाटाबेसले यिनलाई समेट्दैन, त्यसैले हरेक चालको {ms} ms खोजले जाँच्यो (अपेक्षित अङ्क 0.3 वा बढी घटे ??, 0.15 बाट ?, 0.075 बाट ?!)।',
       'Exact for plies {plies}, from the database.': 'अर्धचाल {plies}: डाटाबेसबाट सही।',
       'Under the no-repetition rule a database draw is open: its value is not known, so {n} move with an open value before or after it is not judged (no mark).':
-        'दोहोर्याउन नपाइने नियममा डाटाबेसको बराबरी खुला हुन्छ: यसको मूल्य थाहा छैन, त्यसैले अघि वा पछि खुला मूल्य भएको {n} चाल जाँचिएको छैन (चिन्ह छैन)।',
+        'दोहोर्‍याउन नपाइने नियममा डाटाबेसको बराबरी खुला हुन्छ: यसको मूल्य थाहा छैन, त्यसैले अघि वा पछि खुला मूल्य भएको {n} चाल जाँचिएको छैन (चिन्ह छैन)।',
       'Under the no-repetition rule a database draw is open: its value is not known, so {n} moves with an open value before or after them are not judged (no mark).':
-        'दोहोर्याउन नपाइने नियममा डाटाबेसको बराबरी खुला हुन्छ: यसको मूल्य थाहा छैन, त्यसैले अघि वा पछि खुला मूल्य भएका {n} चाल जाँचिएका छैनन् (चिन्ह छैन)।',
+        'दोहोर्‍याउन नपाइने नियममा डाटाबेसको बराबरी खुला हुन्छ: यसको मूल्य थाहा छैन, त्यसैले अघि वा पछि खुला मूल्य भएका {n} चाल जाँचिएका छैनन् (चिन्ह छैन)।',
       '{done} of {total} plies reviewed: Review goes on with the rest.': '{total} मध्ये {done} अर्धचालको समीक्षा भयो: समीक्षाले बाँकी अघि बढाउँछ।',
       'Review stopped: {reason}': 'समीक्षा रोकियो: {reason}',
       '{n} ply analysed in {s} s.': '{n} अर्धचाल {s} सेकेन्डमा विश्लेषण भयो।',
@@ -537,7 +537,7 @@
       'better: {moves}': 'राम्रा: {moves}',
       'No move changed the value.': 'कुनै चालले मूल्य बदलेन।',
       'Learn from the mistakes ({n})': 'गल्तीबाट सिक्नुहोस् ({n})',
-      'Review this line': 'यो लाइनको समीक्षा',
+      'Review this line': 'यो क्रमको समीक्षा',
       'Review the rest': 'बाँकीको समीक्षा',
       'the value': 'मूल्य',
       'the win': 'जित',
