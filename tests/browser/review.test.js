@@ -50,7 +50,10 @@ async function expected(obx, moves, rule) {
     const after = cls(me);
     if (before === 'open' || after === 'open') { out.open++; continue; }
     const drop = RANK[before] - RANK[after];
-    if (drop > 0) out.marks.push({ ply: i + 1, mark: drop === 2 ? '??' : '?', best: d.moves.filter((m) => cls(m) === before).map((m) => m.move).sort() });
+    if (drop > 0) {
+      const keep = d.moves.filter((m) => cls(m) === before).map((m) => m.move);
+      out.marks.push({ ply: i + 1, mark: drop === 2 ? '??' : '?', best: [...keep].sort(), shown: keep.slice(0, 4).map(pretty) });
+    }
     if (d.moves.some((m) => cls(m) !== before)) {
       const s = out.sides[d.turn];
       s.counted++;
@@ -58,6 +61,12 @@ async function expected(obx, moves, rule) {
     }
   }
   return out;
+}
+
+// A move as the page writes it: C3, A1–B2, A1×C3.
+function pretty(move) {
+  const m = /^m?([A-E][1-5])([A-E][1-5])?(\(([A-E][1-5])\))?$/.exec(move);
+  return !m[2] ? m[1] : m[3] ? `${m[1]}×${m[2]}` : `${m[1]}–${m[2]}`;
 }
 
 function address(obx, moves, rule) {
@@ -99,6 +108,11 @@ function checkAgainst(got, want, what) {
     `${what}: the marked plies ${JSON.stringify(got.marks.map((m) => [m.ply, m.mark]))}, expected ${JSON.stringify(want.marks.map((m) => [m.ply, m.mark]))}`);
   want.marks.forEach((m, i) => check(JSON.stringify(got.marks[i].best) === JSON.stringify(m.best),
     `${what}: ply ${m.ply} names the moves that keep the value ${JSON.stringify(m.best)}, got ${JSON.stringify(got.marks[i].best)}`));
+  // On the screen: the first four of them, best first, and how many more.
+  want.marks.forEach((m, i) => {
+    const text = `better: ${m.shown.join(', ')}${m.best.length > 4 ? ` +${m.best.length - 4}` : ''}`;
+    check(got.marks[i].text.endsWith(text), `${what}: ply ${m.ply}'s row says "${text}": ${got.marks[i].text}`);
+  });
   check(JSON.stringify(got.graph) === JSON.stringify(want.marks.map((m) => `${m.ply}${m.mark}`)),
     `${what}: the graph marks those plies: ${JSON.stringify(got.graph)}`);
   for (const side of ['goats', 'tigers']) {
