@@ -128,6 +128,11 @@ def play(args, ms, book):
            "-json", os.path.join(args.out, f"forbid-{ms}ms.json"), "-progress", "10"]
     if os.path.exists(records):
         cmd.append("-resume")
+    # The referee starts its log afresh: one log a run, for the nodes each move searched.
+    k = 1
+    while os.path.exists(os.path.join(args.out, f"forbid-{ms}ms.log.{k}")):
+        k += 1
+    cmd += ["-log", os.path.join(args.out, f"forbid-{ms}ms.log.{k}")]
     print(f"forbid-selfplay: {ms} ms a move: {' '.join(cmd)}", flush=True)
     sampler = LoadSampler(os.path.join(args.out, f"load-{ms}ms.txt"))
     sampler.start()
@@ -162,6 +167,30 @@ def read_games(path):
                     games.append(tags)
                     tags = {}
     return games
+
+
+def move_stats(out, ms):
+    """Nodes searched and ms charged per move, from the referee's logs of a series: the last
+    `nodes` an engine reported before each of its `bestmove` notes."""
+    nodes, charged, last = [], [], {}
+    k = 1
+    while os.path.exists(os.path.join(out, f"forbid-{ms}ms.log.{k}")):
+        with open(os.path.join(out, f"forbid-{ms}ms.log.{k}"), encoding="utf-8", errors="replace") as f:
+            for line in f:
+                w = line.split()
+                if len(w) < 4:
+                    continue
+                who = w[1]
+                if w[2] == "<" and w[3] == "info" and "nodes" in w[3:-1]:
+                    last[who] = int(w[w.index("nodes", 3) + 1])
+                elif w[2] == "=" and w[3] == "bestmove" and "charged" in w:
+                    charged.append(float(w[w.index("charged") + 1]))
+                    if who in last:
+                        nodes.append(last.pop(who))
+        k += 1
+    if not nodes:
+        return None
+    return (statistics.median(nodes), statistics.median(charged), len(nodes))
 
 
 def wilson(k, n, z=1.959964):
@@ -213,6 +242,9 @@ def summarise(args, start):
         r["terminations"] = "; ".join(f"{k} {v}" for k, v in sorted(terms.items(), key=lambda kv: -kv[1]))
         la = load_stats(os.path.join(args.out, f"load-{ms}ms.txt"))
         r["load_mean"], r["load_min"], r["load_max"] = (f"{x:.2f}" for x in la) if la else ("", "", "")
+        mv = move_stats(args.out, ms)
+        r["nodes_median"], r["charged_median"], r["moves_logged"] = (
+            (f"{mv[0]:.0f}", f"{mv[1]:.1f}", mv[2]) if mv else ("", "", 0))
         rows.append(r)
     return rows, per_game
 
@@ -224,14 +256,16 @@ def fmt_score(k, n):
 
 def markdown(rows):
     out = ["| ms a move | games | goats' score from the start (95%) | from a first placement (95%) |"
-           " all games (95%) | plies (median, range) | load average (mean, range) |",
-           "|---|---|---|---|---|---|---|"]
+           " all games (95%) | plies (median, range) | load average (mean, range) |"
+           " nodes a move (median; moves logged) |",
+           "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         load = f"{r['load_mean']} ({r['load_min']}-{r['load_max']})" if r["load_mean"] else "-"
         out.append(f"| {r['ms']} | {r['games']} | {fmt_score(r['start_goats'], r['start_games'])} | "
                    f"{fmt_score(r['placement_goats'], r['placement_games'])} | "
                    f"{fmt_score(r['all_goats'], r['all_games'])} | "
-                   f"{r['plies_median']:g} ({r['plies_min']}-{r['plies_max']}) | {load} |")
+                   f"{r['plies_median']:g} ({r['plies_min']}-{r['plies_max']}) | {load} | "
+                   + (f"{int(r['nodes_median']):,} ({r['moves_logged']:,})" if r["moves_logged"] else "-") + " |")
     return "\n".join(out) + "\n"
 
 
@@ -345,7 +379,7 @@ def main():
     rows, per_game = summarise(args, start)
     fields = ["ms", "games", "start_games", "start_goats", "placement_games", "placement_goats", "all_games",
               "all_goats", "all_other", "plies_median", "plies_min", "plies_max", "load_mean", "load_min",
-              "load_max", "terminations"]
+              "load_max", "nodes_median", "charged_median", "moves_logged", "terminations"]
     with open(os.path.join(args.out, "forbid-selfplay.csv"), "w", newline="", encoding="utf-8") as f:
         wr = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         wr.writeheader()
