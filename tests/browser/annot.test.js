@@ -62,6 +62,7 @@ async function main() {
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   const problems = [];
+  let expectRefusal = false;
   try {
     await context.route('**/*', (route) => {
       const u = new URL(route.request().url());
@@ -72,7 +73,10 @@ async function main() {
       return route.continue();
     });
     const page = context.pages()[0] || await context.newPage();
-    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+    page.on('console', (m) => {
+      if (m.type() !== 'error' || (expectRefusal && m.text().includes('status of 422'))) return;
+      problems.push(`console: ${m.text()}`);
+    });
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
 
     const box = (sel) => page.locator(sel).boundingBox();
@@ -117,12 +121,15 @@ async function main() {
     let holding = true;
     let held = [];
     let phase = 0; // one per page opened: an answer asked by an earlier page is not held
+    let engineMove = null; // when set, the engine's answer names this move instead (a legal one)
     await page.route('**/obx', async (route) => {
       if (!holding) return route.continue();
       const asked = phase;
       const response = await route.fetch();
+      const json = await response.json();
+      if (engineMove) json.move = engineMove;
       if (asked === phase) await new Promise((r) => held.push(r));
-      return route.fulfill({ response }).catch(() => {}); // for a page gone meanwhile
+      return route.fulfill({ response, json }).catch(() => {}); // for a page gone meanwhile
     });
     const release = async () => {
       for (let i = 0; i < 500 && !held.length; i++) await new Promise((r) => setTimeout(r, 20));
@@ -204,6 +211,45 @@ async function main() {
       moves = await moveTexts();
       check(JSON.stringify(moves) === JSON.stringify(['B4', 'E5–D4']), `${size.name}: a cancelled premove is not played (${moves})`);
     }
+
+    // ---- a tiger's premove: the piece, then where it goes; and one that is no line of the board ----
+    for (const size of [DESKTOP, PHONE]) {
+      await open(size);
+      engineMove = 'mC3';
+      await page.click('#mode-tigers');
+      await page.waitForFunction(() => !document.querySelector('#thinking').hidden, null, { timeout: STEP_MS });
+      await page.click('[data-point="A1"]');
+      let p = await premoveShown();
+      check(p.bar === 'Premove: the piece on A1 is chosen; click where it goes.' && p.marks.join() === 'A1', `${size.name}: the tiger chosen (${JSON.stringify(p)})`);
+      await page.click('[data-point="A1"]');
+      check((await premoveShown()).bar === null, `${size.name}: a second click on it lets it go`);
+      await page.click('[data-point="A1"]');
+      await page.click('[data-point="B1"]');
+      p = await premoveShown();
+      check(p.bar === 'Premove A1–B1: played when the engine has moved. Esc or right click cancels.' && p.marks.join() === 'A1,B1' &&
+        p.arrow.join() === 'mA1B1', `${size.name}: the tiger's premove (${JSON.stringify(p)})`);
+      await release();
+      await page.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length >= 2, null, { timeout: STEP_MS });
+      let moves = await moveTexts();
+      check(JSON.stringify(moves.slice(0, 2)) === JSON.stringify(['C3', 'A1–B1']), `${size.name}: played after the goat's placement (${moves})`);
+      // A target off the board's lines goes to the server, which refuses it: dropped with its reason.
+      engineMove = 'mD4';
+      await page.waitForFunction(() => !document.querySelector('#thinking').hidden, null, { timeout: STEP_MS });
+      await page.click('[data-point="E1"]');
+      await page.click('[data-point="D3"]');
+      check((await premoveShown()).bar === 'Premove E1–D3: played when the engine has moved. Esc or right click cancels.', `${size.name}: a premove off the lines is kept`);
+      expectRefusal = true; // the server's 422 for the move asked about
+      await release();
+      await page.waitForFunction(() => !document.querySelector('#notice').hidden, null, { timeout: STEP_MS });
+      expectRefusal = false;
+      const said = (await page.textContent('#notice')).trim();
+      check(said === 'Premove E1–D3 dropped: E1D3 does not follow a line of the board', `${size.name}: the server's reason (${said})`);
+      moves = await moveTexts();
+      check(JSON.stringify(moves) === JSON.stringify(['C3', 'A1–B1', 'D4']), `${size.name}: nothing played for it (${moves})`);
+      await shot(`tiger-${size.name}`);
+      engineMove = null;
+    }
+    engineMove = null;
 
     // ---- on the clock a premove costs no time: its clock gains the increment only ----
     await open(DESKTOP, forced);

@@ -1966,7 +1966,10 @@
         return;
       }
     } else if (old && old.sel) {
+      // Two points apart in a straight line is a jump (its goat half way); any other target is
+      // kept as it is, for the server to judge.
       entry = entryOf(`${old.sel}${name}`);
+      if (entry.over && !/^[A-E][1-5]$/.test(entry.over)) entry = { move: `m${old.sel}${name}`, kind: 'step', from: old.sel, to: name, over: null };
     }
     // A click that makes no premove, or makes the one already set, cancels it.
     state.premove = entry && !(old && old.entry && old.entry.move === entry.move)
