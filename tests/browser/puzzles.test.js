@@ -174,7 +174,17 @@ async function main() {
       check(await text('#puzzle-task') === TASK[p.side][p.goal], 'the task after the reload');
       await page.screenshot({ path: path.join(SHOTS, `puzzle-reload-${size.name}.png`) });
 
+      // A shared link (a position in the address) is shown as it is: the card stays closed.
+      await page.goto(`${URL_}?obx=TXXXT/XXXXX/XXGXX/XXXXX/TXXXT+t+@19+c0+-+-`);
+      await page.waitForFunction(() => /Tigers to move/.test(document.querySelector('#status')?.textContent || ''), null, { timeout: STEP_MS });
+      await page.waitForTimeout(300);
+      check(await page.locator('#puzzles').isHidden(), 'a shared link does not reopen the puzzles');
+      check((await page.inputValue('#obx')).startsWith('TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t @19 c0'), 'the link\'s position is shown');
+
       // Closing gives the board back.
+      await page.click('#puzzles-open');
+      await page.waitForFunction(() => document.querySelector('#puzzles')?.dataset.phase === 'try', null, { timeout: STEP_MS });
+      check(await text('#puzzle-streak') === 'Streak: 1 · best: 2', 'the streak is still there');
       await page.click('#puzzles-close');
       check(await page.locator('#puzzles').isHidden(), 'the card closes');
       check(await page.locator('#controls').isVisible(), 'the controls are back');

@@ -16,7 +16,7 @@
   const LEVELS = ['any', 'easy', 'medium', 'hard'];
 
   // Every puzzle of the file, and what the person did: {streak, best, level, solved: {id: 1},
-  // open, current}.
+  // open, current (its id), obx (its start)}.
   let all = null;
   let loadError = null;
   const saved = read();
@@ -30,9 +30,10 @@
     try {
       const s = JSON.parse(localStorage.getItem(KEY) || '{}');
       return { streak: Number(s.streak) || 0, best: Number(s.best) || 0, level: LEVELS.includes(s.level) ? s.level : 'any',
-        solved: s.solved && typeof s.solved === 'object' ? s.solved : {}, open: Boolean(s.open), current: Number(s.current) || 0 };
+        solved: s.solved && typeof s.solved === 'object' ? s.solved : {}, open: Boolean(s.open), current: Number(s.current) || 0,
+        obx: typeof s.obx === 'string' ? s.obx : '' };
     } catch (e) {
-      return { streak: 0, best: 0, level: 'any', solved: {}, open: false, current: 0 };
+      return { streak: 0, best: 0, level: 'any', solved: {}, open: false, current: 0, obx: '' };
     }
   }
 
@@ -75,6 +76,7 @@
     S().tc = 'move';
     cur = { p, k: 0, at: null, root: null, phase: 'loading', feedback: null };
     saved.current = p.id;
+    saved.obx = p.obx.trim();
     write();
     render();
     await B().start(p.obx, [], 'draw');
@@ -246,7 +248,10 @@
     if (window.I18N && I18N.onChange) I18N.onChange(render);
     render();
     // Open at the last visit: the board's own start is done first (the page's game is restored),
-    // then the puzzle played then starts again.
+    // then the puzzle played then starts again; an address with a position (a shared link) wins.
+    // (The board keeps its own game in the address too: the puzzle's start there is a reload.)
+    const linked = new URLSearchParams(location.search).get('obx');
+    if (saved.open && linked && linked.trim() !== saved.obx) { saved.open = false; write(); render(); }
     if (saved.open) {
       let tries = 0;
       const wait = () => (window.Board && window.Board.start && S().cur && (S().cur.pos || ++tries > 100) ? open()
