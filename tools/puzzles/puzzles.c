@@ -234,11 +234,12 @@ static bool seen_add(gen_t *g, uint64_t k)
 
 /* The opponent's reply at q (not over): among its best moves (the solution's), the first
  * after which the solver again has exactly one keeping move when the line may go on, else
- * the first. */
+ * the first; MOVE_NONE when q is not covered. */
 static move_t best_reply(const tb_t *tb, const position_t *q, bool go_on)
 {
     ranked_t r, s;
-    rank(tb, q, &r);
+    if (!rank(tb, q, &r))
+        return MOVE_NONE;
     if (go_on)
         for (int i = 0; i < r.best; i++) {
             position_t x = *q;
@@ -265,6 +266,8 @@ static int build_line(const tb_t *tb, const position_t *p, const ranked_t *r, in
         if (game_over(tb, &q, moves, &nm))
             break;
         move_t reply = best_reply(tb, &q, *solver_moves < max_moves);
+        if (reply == MOVE_NONE)
+            break;
         line[n++] = reply;
         position_make(&q, reply);
         ranked_t s;
