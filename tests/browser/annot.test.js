@@ -156,7 +156,7 @@ async function main() {
       await placeAndWait();
       await page.click('[data-point="C4"]');
       let p = await premoveShown();
-      check(p.bar === 'Premove C4: played when the engine has moved. Esc or right click cancels.', `${size.name}: the premove is said (${p.bar})`);
+      check(p.bar === "Premove C4: played after the engine's move.", `${size.name}: the premove is said (${p.bar})`);
       check(JSON.stringify(p.marks) === '["C4"]' && JSON.stringify(p.arrow) === '["mC4"]', `${size.name}: its point is marked (${JSON.stringify(p)})`);
       check(await page.getAttribute('#premove-bar', 'role') === 'status', `${size.name}: screen readers hear it`);
       check(inside(await box('#premove-bar'), size) && inside(await box('#premove-cancel'), size), `${size.name}: the premove and its cancel button are in view`);
@@ -173,7 +173,7 @@ async function main() {
       await open(size, forced);
       await placeAndWait();
       await page.click('[data-point="D4"]');
-      check((await premoveShown()).bar === 'Premove D4: played when the engine has moved. Esc or right click cancels.', `${size.name}: the premove D4 is set`);
+      check((await premoveShown()).bar === "Premove D4: played after the engine's move.", `${size.name}: the premove D4 is set`);
       await release();
       await page.waitForFunction(() => !document.querySelector('#notice').hidden, null, { timeout: STEP_MS });
       const said = (await page.textContent('#notice')).trim();
@@ -220,13 +220,13 @@ async function main() {
       await page.waitForFunction(() => !document.querySelector('#thinking').hidden, null, { timeout: STEP_MS });
       await page.click('[data-point="A1"]');
       let p = await premoveShown();
-      check(p.bar === 'Premove: the piece on A1 is chosen; click where it goes.' && p.marks.join() === 'A1', `${size.name}: the tiger chosen (${JSON.stringify(p)})`);
+      check(p.bar === 'Premove: the piece on A1; click where it goes.' && p.marks.join() === 'A1', `${size.name}: the tiger chosen (${JSON.stringify(p)})`);
       await page.click('[data-point="A1"]');
       check((await premoveShown()).bar === null, `${size.name}: a second click on it lets it go`);
       await page.click('[data-point="A1"]');
       await page.click('[data-point="B1"]');
       p = await premoveShown();
-      check(p.bar === 'Premove A1–B1: played when the engine has moved. Esc or right click cancels.' && p.marks.join() === 'A1,B1' &&
+      check(p.bar === "Premove A1–B1: played after the engine's move." && p.marks.join() === 'A1,B1' &&
         p.arrow.join() === 'mA1B1', `${size.name}: the tiger's premove (${JSON.stringify(p)})`);
       await release();
       await page.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length >= 2, null, { timeout: STEP_MS });
@@ -237,7 +237,7 @@ async function main() {
       await page.waitForFunction(() => !document.querySelector('#thinking').hidden, null, { timeout: STEP_MS });
       await page.click('[data-point="E1"]');
       await page.click('[data-point="D3"]');
-      check((await premoveShown()).bar === 'Premove E1–D3: played when the engine has moved. Esc or right click cancels.', `${size.name}: a premove off the lines is kept`);
+      check((await premoveShown()).bar === "Premove E1–D3: played after the engine's move.", `${size.name}: a premove off the lines is kept`);
       expectRefusal = true; // the server's 422 for the move asked about
       await release();
       await page.waitForFunction(() => !document.querySelector('#notice').hidden, null, { timeout: STEP_MS });

@@ -14,10 +14,11 @@
     I18N.add('ne', {
       // The premoves (app.js)
       'Cancel premove': 'अग्रिम चाल रद्द गर्नुहोस्',
-      'Premove {move}: played when the engine has moved. Esc or right click cancels.':
-        'अग्रिम चाल {move}: इन्जिनले चाल चलेपछि खेलिन्छ। Esc वा दायाँ क्लिकले रद्द हुन्छ।',
-      'Premove: the piece on {point} is chosen; click where it goes.':
-        'अग्रिम चाल: {point} को गोटी छानियो; त्यो जाने ठाउँमा क्लिक गर्नुहोस्।',
+      'Esc or a right click on the board cancels it too': 'Esc वा बोर्डमा दायाँ क्लिकले पनि रद्द हुन्छ',
+      "Premove {move}: played after the engine's move.":
+        'अग्रिम चाल {move}: इन्जिनको चालपछि खेलिन्छ।',
+      'Premove: the piece on {point}; click where it goes.':
+        'अग्रिम चाल: {point} को गोटी; त्यो जाने ठाउँमा क्लिक गर्नुहोस्।',
       'Premove {move} dropped: {why}': 'अग्रिम चाल {move} छाडियो: {why}',
       'the goat on {point} was captured': '{point} को बाख्रा मारियो',
       'the point is taken': 'त्यो बिन्दु ओगटिइसकेको छ',

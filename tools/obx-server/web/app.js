@@ -2005,8 +2005,8 @@
     $('premove-bar').hidden = !p;
     if (!p) return;
     $('premove-text').textContent = p.entry
-      ? say('Premove {move}: played when the engine has moved. Esc or right click cancels.', { move: prettyMove(p.entry.move) })
-      : say('Premove: the piece on {point} is chosen; click where it goes.', { point: p.sel });
+      ? say("Premove {move}: played after the engine's move.", { move: prettyMove(p.entry.move) })
+      : say('Premove: the piece on {point}; click where it goes.', { point: p.sel });
   }
 
   // The engine's move is on the board and the server's answer for it has come.
