@@ -362,6 +362,16 @@
     if (!items.length) return;
     learn = { items, i: 0, phase: 'try', feedback: null };
     showItem();
+    keepFocus('learn-solution');
+  }
+
+  // A button that hides itself (Learn, Show solution, Finish, Stop) hands the keyboard's focus
+  // to the panel's next control instead of dropping it to the page.
+  function keepFocus(...ids) {
+    const a = document.activeElement;
+    if (a && a !== document.body && $('review').contains(a) && a.offsetParent) return;
+    const to = ids.map($).find((e) => e && !e.hidden && e.offsetParent);
+    if (to) to.focus({ preventScroll: true });
   }
 
   function showItem() {
@@ -423,6 +433,7 @@
       { n: best.length, value: keptWord(it.node.review), moves: best.map((m) => B().prettyMove(m)).join(', ') }) };
     B().showArrow(it.node.parent, best[0]);
     render();
+    keepFocus('learn-next');
   }
 
   function nextItem() {
@@ -430,8 +441,9 @@
     if (!it.result) it.result = 'skipped';
     B().showArrow(it.node.parent, null);
     learn.i++;
-    if (learn.i >= learn.items.length) { learn.phase = 'done'; learn.feedback = null; render(); return; }
+    if (learn.i >= learn.items.length) { learn.phase = 'done'; learn.feedback = null; render(); keepFocus('learn-stop'); return; }
     showItem();
+    keepFocus('learn-solution', 'learn-next');
   }
 
   function renderLearn() {
@@ -573,7 +585,7 @@
     $('learn-start').addEventListener('click', startLearn);
     $('learn-solution').addEventListener('click', showSolution);
     $('learn-next').addEventListener('click', nextItem);
-    $('learn-stop').addEventListener('click', () => { stopLearn(); render(); });
+    $('learn-stop').addEventListener('click', () => { stopLearn(); render(); keepFocus('learn-start', 'review-close'); });
     if (window.I18N && I18N.onChange) I18N.onChange(() => { if (window.Board && window.Board.state) render(); });
   });
 })();
