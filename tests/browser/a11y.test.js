@@ -316,9 +316,13 @@ async function main() {
       await press('Enter');
       check(await page.locator('#mode-human.active').count() === 1, `${vp}: Enter chose "Two players"`);
       check(await tabTo('[data-point]'), `${vp}: Tab reaches the board`);
+      check(await isActive('[data-point="C3"]') && await page.locator('#board [data-point][tabindex="0"]').count() === 1,
+        `${vp}: the board is one Tab stop, entered at C3 (${await active()})`);
       await walkTo('C3');
       await press('Enter');
       await plies(1);
+      const labels = await page.$$eval('[data-point="C3"], [data-point="A1"], [data-point="B2"]', (hs) => hs.map((h) => h.getAttribute('aria-label')));
+      check(JSON.stringify(labels.sort()) === JSON.stringify(['A1 Tiger', 'B2', 'C3 Goat']), `${vp}: each point says what is on it (${labels})`);
       await walkTo('A1');
       await press('Space');
       await walkTo('B1');
@@ -327,6 +331,7 @@ async function main() {
       await walkTo('B3');
       await press('Enter');
       await plies(3);
+      check(await page.locator('#board [data-point="B3"][tabindex="0"]').count() === 1, `${vp}: the board's Tab stop follows the focus`);
       let obx = await obxNow();
       check(at(obx, 'C3') === 'G' && at(obx, 'B3') === 'G' && at(obx, 'B1') === 'T' && at(obx, 'A1') === 'X',
         `${vp}: C3, A1-B1, B3 played by the keyboard (${obx})`);

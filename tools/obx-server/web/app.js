@@ -614,8 +614,11 @@
     for (let r = 0; r < 5; r++) {
       for (let c = 0; c < 5; c++) {
         const name = pointName(c, r);
-        const hit = el('circle', { r: 50, class: 'hit', 'data-point': name, tabindex: '0', role: 'button',
-          'aria-label': name }, layers.hits);
+        // The board is one Tab stop (entered at C3, then where the focus last was): the arrows
+        // walk its points.
+        const hit = el('circle', { r: 50, class: 'hit', 'data-point': name, tabindex: name === 'C3' ? '0' : '-1',
+          role: 'button', 'aria-label': name }, layers.hits);
+        hit.addEventListener('focus', () => { for (const h of layers.hits.children) h.tabIndex = h === hit ? 0 : -1; });
         hit.addEventListener('click', () => onPoint(name));
         hit.addEventListener('keydown', (e) => onPointKey(e, name));
         hit.addEventListener('pointerdown', (e) => onEditorPointerDown(e, name));
@@ -665,6 +668,14 @@
     if (c < 0 || c > 4 || r < 0 || r > 4) return;
     const next = layers.hits.querySelector(`[data-point="${pointName(c, r)}"]`);
     if (next) next.focus();
+  }
+
+  // Each point tells a screen reader what is on it: "C3 Goat", "A1 Tiger", "B2".
+  function labelPoints(cells) {
+    for (const hit of layers.hits.children) {
+      const p = hit.getAttribute('data-point');
+      hit.setAttribute('aria-label', cells[p] ? `${p} ${tr(cells[p] === 'T' ? 'Tiger' : 'Goat')}` : p);
+    }
   }
 
   function piece(kind, point) {
@@ -737,6 +748,7 @@
       if (state.selected === point) g.classList.add('selected');
       layers.pieces.appendChild(g);
     }
+    labelPoints(cells);
 
     // The last move slides (or drops) into place once.
     const anim = state.animate && state.animate.node === node ? state.animate.entry : null;
@@ -2595,6 +2607,7 @@
     clear(layers.effects);
     for (const [point, ch] of Object.entries(e.cells)) layers.pieces.appendChild(piece(ch === 'T' ? 'tiger' : 'goat', point));
     for (const hit of layers.hits.children) hit.classList.add('clickable');
+    labelPoints(e.cells);
   }
 
   function renderEditorPanel() {
