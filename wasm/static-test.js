@@ -139,7 +139,9 @@ async function main() {
     document.querySelectorAll('#review-acc .acc-row').length === 2, null, { timeout: 60000 });
   const rv = await page.evaluate(() => ({ source: document.querySelector('#review-source').textContent,
     plies: document.querySelector('#review-note .review-estimate')?.getAttribute('data-plies'),
-    n: document.querySelectorAll('#moves .mv[data-ply]').length }));
+    n: document.querySelectorAll('#moves .mv[data-ply]').length,
+    time: document.querySelector('#review-note .review-time')?.textContent }));
+  console.log(`static board: the review of ${rv.n} plies in the worker: ${rv.time}`);
   check(rv.source === 'engine estimate' && rv.plies === Array.from({ length: rv.n }, (_, i) => i + 1).join(','),
     `the review of the static board is an engine estimate of every ply: ${JSON.stringify(rv)}`);
   await page.click('#review-close');
