@@ -257,7 +257,7 @@ def fmt_score(k, n):
 def markdown(rows):
     out = ["| ms a move | games | goats' score from the start (95%) | from a first placement (95%) |"
            " all games (95%) | plies (median, range) | load average (mean, range) |"
-           " nodes a move (median; moves logged) |",
+           " a move: nodes, ms charged (medians; moves logged) |",
            "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         load = f"{r['load_mean']} ({r['load_min']}-{r['load_max']})" if r["load_mean"] else "-"
@@ -265,7 +265,8 @@ def markdown(rows):
                    f"{fmt_score(r['placement_goats'], r['placement_games'])} | "
                    f"{fmt_score(r['all_goats'], r['all_games'])} | "
                    f"{r['plies_median']:g} ({r['plies_min']}-{r['plies_max']}) | {load} | "
-                   + (f"{int(r['nodes_median']):,} ({r['moves_logged']:,})" if r["moves_logged"] else "-") + " |")
+                   + (f"{int(r['nodes_median']):,}, {float(r['charged_median']):.0f} ms ({r['moves_logged']:,})"
+                      if r["moves_logged"] else "-") + " |")
     return "\n".join(out) + "\n"
 
 
