@@ -108,12 +108,19 @@ async function main() {
       if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(AXE);
       // No transition or animation half-way: the colours axe reads are the ones that stay.
       await page.waitForFunction(() => document.getAnimations().length === 0, null, { timeout: STEP_MS });
-      const res = await page.evaluate((tags) => window.axe.run(document, {
+      const out = await page.evaluate((tags) => window.axe.run(document, {
         runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'],
-      }).then((r) => r.violations.map((v) => ({
-        id: v.id, impact: v.impact, help: v.help,
-        nodes: v.nodes.map((n) => ({ target: n.target.join(' '), summary: n.failureSummary })),
-      }))), TAGS);
+      }).then((r) => ({
+        rules: r.passes.length + r.violations.length + r.incomplete.length + r.inapplicable.length,
+        contrastChecked: r.passes.some((v) => v.id === 'color-contrast'),
+        violations: r.violations.map((v) => ({
+          id: v.id, impact: v.impact, help: v.help,
+          nodes: v.nodes.map((n) => ({ target: n.target.join(' '), summary: n.failureSummary })),
+        })),
+      })), TAGS);
+      // The rules did run: a tag misspelt would run none and find nothing.
+      check(out.rules >= 80 && out.contrastChecked, `${what}: axe ran ${out.rules} rules, colour contrast among those passed`);
+      const res = out.violations;
       axeRuns++;
       const text = res.map((v) => `  ${v.id} (${v.impact}): ${v.help}\n${v.nodes.map((n) =>
         `    ${n.target}\n      ${n.summary.replace(/\n/g, '\n      ')}`).join('\n')}`).join('\n');
