@@ -369,6 +369,35 @@ async function main() {
         `${size.name}: the refusal in English after the switch (${await page.textContent('#notice')})`);
       await page.selectOption('#lang', 'ne');
 
+      // A side line with the analysis (defects.test.js's point 13): the list, its buttons, the
+      // analysis and the record's buttons keep their room in Nepali.
+      await open(size, 'ne', `?obx=${STEPS.replace(/ /g, '+')}&moves=B2C2,C4C5,D2D3,C5C4`);
+      await page.click('#mode-human');
+      await page.click('#moves .mv[data-ply="2"]');
+      await ready();
+      await page.click('[data-point="C3"]');
+      await page.click('[data-point="C4"]');
+      await page.waitForFunction(() => document.querySelectorAll('#moves .var .vmv').length === 1, null, { timeout: STEP_MS });
+      await page.click('#analyse');
+      await page.waitForFunction(() => document.querySelectorAll('#analysis-list li').length > 0, null, { timeout: STEP_MS });
+      await page.evaluate(() => window.scrollTo(0, 0));
+      const firstScreen = size === DESKTOP
+        ? ['#export-pgn', '#export-game', '#import-game', '#game-text', '#promote', '#delete-line', '#analysis-card']
+        : ['#promote', '#delete-line', '#board', '#moves-scroll', '#analysis-card'];
+      for (const sel of firstScreen) {
+        check(inside(await box(sel), size), `${size.name}, a side line: ${sel} is in the first screen (${JSON.stringify(await box(sel))})`);
+      }
+      const list = await box('#moves-scroll');
+      if (size === DESKTOP) {
+        const rows = await page.$eval('#moves-scroll', (e) => e.clientHeight / (document.querySelector('#moves .mv').getBoundingClientRect().height || 20));
+        check(rows >= 8, `desktop, a side line: the move list shows at least 8 rows (${rows.toFixed(1)})`);
+      } else {
+        check(list.height >= 50 && list.width >= 250, `phone, a side line: the move list keeps its room (${JSON.stringify(list)})`);
+      }
+      await noEnglish(`${size.name}, a side line`);
+      await layoutHolds(size, 'a side line');
+      await shot(`sideline-${size.name}`);
+
       // The editor and the server's refusal of a fifth tiger.
       await open(size, 'ne');
       await page.click('#edit');

@@ -211,9 +211,9 @@
         'इन्जिनका उत्तम क्रम: त्यहाँसम्मको क्रम खेल्न कुनै चालमा क्लिक गर्नुहोस्',
       'Moves': 'चालहरू',
       'Make this side line the main line at its branch': 'यो वैकल्पिक क्रमलाई यसको शाखामा मुख्य क्रम बनाउनुहोस्',
-      'Promote': 'मुख्य बनाउनुहोस्',
+      'Promote': 'मुख्य बनाउ',
       'Delete this move and everything after it': 'यो चाल र यसपछिका सबै मेटाउनुहोस्',
-      'Delete': 'मेटाउनुहोस्',
+      'Delete': 'मेटाउ',
       'Analyse position': 'स्थिति विश्लेषण',
       'Every move with its value for the side to move': 'पालो भएको पक्षका लागि हरेक चाल र त्यसको मूल्य',
       "Open: a draw only under the draw-by-repetition rule; under this game's no-repetition rule its value is not known.":
@@ -275,9 +275,9 @@
         'खेलभरिको मूल्याङ्कन, बाख्रा माथि: त्यो चालमा जान क्लिक गर्नुहोस्',
       'Position (OBX)': 'स्थिति (OBX)',
       'OBX of the position': 'स्थितिको OBX',
-      'Copy': 'प्रतिलिपि',
-      'Load': 'खोल्नुहोस्',
-      'Copy link': 'लिङ्क प्रतिलिपि',
+      'Copy': 'कपी',
+      'Load': 'खोल',
+      'Copy link': 'लिङ्क कपी',
       'Game record': 'खेलको अभिलेख',
       'The game as PGN, or the start OBX and its moves': 'PGN मा खेल, वा सुरुको OBX र यसका चाल',
       'Paste a PGN, or a start OBX with its moves on the next line': 'PGN टाँस्नुहोस्, वा सुरुको OBX र अर्को पङ्क्तिमा यसका चाल',
@@ -438,11 +438,11 @@
       'Link': 'लिङ्क',
       'OBX box': 'OBX बाकस',
       'game record': 'खेलको अभिलेख',
-      '{what} copied.': '{what} प्रतिलिपि भयो।',
+      '{what} copied.': '{what} कपी भयो।',
       '{what} not copied: this page may not use the clipboard here. It is selected in the {place}: copy it with Ctrl+C.':
-        '{what} प्रतिलिपि भएन: यो पेजले यहाँ क्लिपबोर्ड चलाउन पाउँदैन। यो {place} मा छानिएको छ: Ctrl+C ले प्रतिलिपि गर्नुहोस्।',
+        '{what} कपी भएन: यो पेजले यहाँ क्लिपबोर्ड चलाउन पाउँदैन। यो {place} मा छानिएको छ: Ctrl+C ले कपी गर्नुहोस्।',
       '{what} not copied: this page may not use the clipboard here. Copy it from the address bar.':
-        '{what} प्रतिलिपि भएन: यो पेजले यहाँ क्लिपबोर्ड चलाउन पाउँदैन। ठेगाना पट्टीबाट प्रतिलिपि गर्नुहोस्।',
+        '{what} कपी भएन: यो पेजले यहाँ क्लिपबोर्ड चलाउन पाउँदैन। ठेगाना पट्टीबाट कपी गर्नुहोस्।',
       'The game is too long for an address: use Export PGN or Export OBX.':
         'खेल ठेगानामा अटाउन धेरै लामो छ: "PGN निर्यात" वा "OBX निर्यात" प्रयोग गर्नुहोस्।',
 
