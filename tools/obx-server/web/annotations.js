@@ -20,7 +20,7 @@
       'Premove: the piece on {point}; click where it goes.':
         'अग्रिम चाल: {point} को गोटी; त्यो जाने ठाउँमा क्लिक गर्नुहोस्।',
       'Premove {move} dropped: {why}': 'अग्रिम चाल {move} छाडियो: {why}',
-      'the goat on {point} was captured': '{point} को बाख्रा मारियो',
+      'the goat on {point} was captured': '{point} को बाख्रा समातियो',
       'the point is taken': 'त्यो बिन्दु ओगटिइसकेको छ',
       'the server refused it': 'सर्भरले अस्वीकार गर्‍यो',
       'it would repeat a position': 'यसले पहिलेको स्थिति दोहोर्‍याउँछ',

@@ -290,7 +290,7 @@ if (window.I18N) {
     'Loading…': 'लोड हुँदैछ…',
     'movement phase': 'चाल चरण',
     'placement phase': 'राख्ने चरण',
-    'Puzzle {id} · {level} · {phase} · the end in {n} plies': 'पहेली {id} · {level} · {phase} · {n} चालमा अन्त्य',
+    'Puzzle {id} · {level} · {phase} · the end in {n} plies': 'पहेली {id} · {level} · {phase} · {n} अर्धचालमा अन्त्य',
     'Puzzle {id} · {level} · {phase}': 'पहेली {id} · {level} · {phase}',
     'One move keeps it. Play it on the board.': 'एउटै चालले यो जोगाउँछ। बोर्डमा खेल्नुहोस्।',
     Skip: 'छाड्नुहोस्',
