@@ -365,6 +365,10 @@ typedef struct {
                        * their counts */
     int stop_after;   /* stop (TB_ERR_LIMIT) once this many layers are built, as an
                        * interruption would: for tests of the resume (0: never) */
+    /* When set for slice c: the tigers-to-move values of that movement slice, in the
+     * movement file's byte code (odd a win, even a loss, 0xFF a draw), in place of the
+     * database's: the leaves of the forbid build (tb_forbid.h). */
+    const uint8_t *movement_tigers[TB_MAX_SLICES];
     const char *file; /* the file the merge writes from these layers (tbp_merge), or NULL:
                        * the tigers' layers whose array an interrupted merge has written
                        * count as finished (tbp_merge_done), their packed files gone */

@@ -360,11 +360,11 @@ static void tiger_block(pworker_t *w, uint32_t k)
 
 /* ---- The movement database's tigers-to-move values as layer T(0, c) -------------------- */
 
-static tb_error_t movement_layer(const tb_t *tb, const tb_index_t *ix, const tbp_rank_t *rk, int goats_total, int c,
-                                 tbp_layer_t *l, char *msg, size_t msglen)
+static tb_error_t movement_layer(const tb_t *tb, const uint8_t *values, const tb_index_t *ix, const tbp_rank_t *rk,
+                                 int goats_total, int c, tbp_layer_t *l, char *msg, size_t msglen)
 {
     tbp_layer_shape(l, rk, goats_total, TIGERS, 0, c);
-    const uint8_t *v = tb_slice_values(tb, c, TIGERS);
+    const uint8_t *v = values ? values : tb_slice_values(tb, c, TIGERS);
     int empties = 21 - l->goats;
     if (!v || rk->binom[21][empties] != tb_slice_goat_sets(tb, c))
         return fail(TB_ERR_MISMATCH, msg, msglen, "the movement database does not match %d goats", goats_total);
@@ -543,7 +543,8 @@ static tb_error_t resume_at(build_t *b, int side, int h, int c, char *msg, size_
     tb_error_t e = TB_OK;
     for (int q = 0; q < b->K && e == TB_OK; q++) {
         if (h == 1)
-            e = movement_layer(b->movement, b->g->ix, b->rk, b->n, q, &b->prev_t[q], msg, msglen);
+            e = movement_layer(b->movement, b->o->movement_tigers[q], b->g->ix, b->rk, b->n, q, &b->prev_t[q], msg,
+                               msglen);
         else if (q <= c + 1 && wanted(b, TIGERS, h - 1, q))
             e = unpack(b, &b->prev_t[q], TIGERS, h - 1, q, msg, msglen);
     }

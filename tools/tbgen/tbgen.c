@@ -16,11 +16,13 @@
 #include "cli.h"
 #include "movegen.h"
 #include "tb_build.h"
+#include "tb_forbid.h"
 
 static const char *const USAGE =
     "usage: baghchal-tbgen [<dir>] [--threads N] [--slice K] [--restart] [--placement]\n"
     "                      [--keep-work] [--max-in-hand H] [--min-goats G] [--captures-to-win N] [--goats N]\n"
     "                      [--stop-after N] [--stop-after-arrays N]\n"
+    "       baghchal-tbgen <dir> --forbid [--placement] [--restart] [--root-nodes N] [--threads N]\n"
     "       baghchal-tbgen --stats [<dir>]\n"
     "       baghchal-tbgen --bench-probe [<dir>] [--count N] [--by-layer]\n"
     "Without <dir>: the standard folder ($" TB_PATH_ENV ", else $XDG_DATA_HOME/baghchal or\n"
@@ -630,6 +632,138 @@ static int build(tb_gen_options_t *o, progress_t *pr, const build_t *b)
     return print_stats(dir);
 }
 
+/* ---- Under the rule books' rule (--forbid) --------------------------------------------- */
+
+static void on_forbid_search(void *ctx, int c, uint64_t done, uint64_t total)
+{
+    progress_t *pr = ctx;
+    double t = now_s();
+    if (done < total && t - pr->last < (pr->tty ? 0.1 : 2.0))
+        return;
+    pr->last = t;
+    char a[32], b[32];
+    fprintf(stderr, pr->tty ? "\r\033[Kslice %d: search with the history, %s / %s draws, elapsed %.1f s"
+                            : "slice %d: search with the history, %s / %s draws, elapsed %.1f s\n",
+            c, commas(done, a), commas(total, b), t - pr->start);
+}
+
+static void on_forbid_slice(void *ctx, int c, const tbf_header_t *h, bool built)
+{
+    progress_t *pr = ctx;
+    const tbf_layer_stats_t *s = &h->slice[c].stats;
+    char a[32], b[32], d[32];
+    fprintf(stderr, "%sslice %d: %s, %s draws, %s of them by the history search (%s positions), %s open, %.1f s\n",
+            pr->tty ? "\r\033[K" : "", c, built ? "solved" : "already solved, checksum verified",
+            commas(s->draws[0] + s->draws[1], a), commas(s->core, b), commas(s->search_nodes, d),
+            s->open[0] + s->open[1] ? "some" : "none", h->slice[c].seconds);
+}
+
+static void on_forbid_place(void *ctx, int variant, const tbp_progress_t *p)
+{
+    progress_t *pr = ctx;
+    char a[32];
+    fprintf(stderr, "%splacement (open = %s lose): layer %s h=%2d c=%d: %s entries %s in %.1f s (elapsed %.0f s)\n",
+            pr->tty ? "\r\033[K" : "", variant ? "tigers" : "goats", p->side == GOATS ? "goats " : "tigers", p->h,
+            p->c, commas(p->entries, a), p->built ? "built" : "loaded", p->seconds, now_s() - pr->start);
+}
+
+static const char *start_text(int v) { return v > 0 ? "the goats win" : v < 0 ? "the tigers win" : "a draw"; }
+
+/* The counts of a placement layer under the draw rule, from the placement file. */
+static const tbp_layer_info_t *draw_layer(const tbp_header_t *x, int side, int h, int c)
+{
+    for (uint32_t i = 0; i < x->layer_count; i++)
+        if (x->layer[i].side == side && x->layer[i].h == h && x->layer[i].c == c)
+            return &x->layer[i];
+    return NULL;
+}
+
+static int print_forbid(const char *dir, const tbf_header_t *h)
+{
+    char a[32], b[32], c3[32], d[32], e[32];
+    printf("under forbid, every position a game's start (goats %u, %u captures win):\n", h->goats_total,
+           h->captures_to_win);
+    printf("| captured | side to move | draw-rule draws | goats win | tigers win | open | by the history search | time |\n");
+    printf("|---|---|---|---|---|---|---|---|\n");
+    for (int c = (int)h->captures_to_win - 1; c >= 0; c--) {
+        const tbf_layer_stats_t *s = &h->slice[c].stats;
+        for (int side = 0; side < SIDE_NB; side++) {
+            uint64_t gw = side == GOATS ? s->won[side] : s->lost[side], tw = side == GOATS ? s->lost[side] : s->won[side];
+            printf("| %d | %s | %s | %s | %s | %s | %s | %.1f s |\n", c, side == GOATS ? "goats" : "tigers",
+                   commas(s->draws[side], a), commas(gw, b), commas(tw, c3), commas(s->open[side], d),
+                   commas(s->draws[side] - s->by_retro[side], e), side ? h->slice[c].seconds : 0.0);
+        }
+    }
+    if (!h->placement_built)
+        return 0;
+    tbp_header_t *x = malloc(sizeof *x);
+    char msg[256];
+    if (!x || tbp_read_header(dir, x, msg, sizeof msg) != TB_OK) {
+        free(x);
+        return fail1("%s", x ? msg : "out of memory");
+    }
+    printf("placement phase under forbid (the movement leaves above; open counted once for each side):\n");
+    printf("| in hand | captured | side to move | draw-rule draws | goats win | tigers win | open |\n");
+    printf("|---|---|---|---|---|---|---|\n");
+    uint64_t tot[SIDE_NB][4] = {{0}};
+    for (uint32_t i = 0; i < h->place_layers; i++) {
+        const tbf_place_info_t *p = &h->place[i];
+        const tbp_layer_info_t *l = draw_layer(x, p->side, p->h, p->c);
+        if (!l)
+            continue;
+        /* Variant 0 is the goats' worst case, variant 1 the tigers'. */
+        uint64_t draws = l->count[1], gw, tw;
+        if (p->side == GOATS)
+            gw = p->count[0][2] - l->count[2], tw = p->count[1][0] - l->count[0];
+        else
+            tw = p->count[1][2] - l->count[2], gw = p->count[0][0] - l->count[0];
+        uint64_t open = draws - gw - tw;
+        tot[p->side][0] += draws, tot[p->side][1] += gw, tot[p->side][2] += tw, tot[p->side][3] += open;
+        printf("| %d | %d | %s | %s | %s | %s | %s |\n", p->h, p->c, p->side == GOATS ? "goats" : "tigers",
+               commas(draws, a), commas(gw, b), commas(tw, c3), commas(open, d));
+    }
+    for (int side = 0; side < SIDE_NB; side++)
+        printf("| all | all | %s | %s | %s | %s | %s |\n", side == GOATS ? "goats" : "tigers", commas(tot[side][0], a),
+               commas(tot[side][1], b), commas(tot[side][2], c3), commas(tot[side][3], d));
+    free(x);
+    printf("start position: under the draw rule %s; under forbid %s\n", start_text(h->start_draw_rule),
+           h->start_value[0] == h->start_value[1] ? start_text(h->start_value[0] == TBF_WIN ? 1 : -1)
+                                                  : "open (it depends on the movement positions left open)");
+    printf("placement phase under forbid built in %.1f s (both variants)\n", h->place_seconds);
+    return 0;
+}
+
+static int build_forbid(const char *dir, const tb_gen_options_t *g, bool placement, uint64_t root_nodes, bool game_given)
+{
+    char msg[256];
+    tb_t *tb;
+    if (tb_open_movement(dir, &tb, msg, sizeof msg) != TB_OK)
+        return fail1("%s (build the draw rule's database there first)", msg);
+    int K = tb_captures_to_win(tb), n = tb_goats_total(tb);
+    tb_close(tb);
+    if (game_given && (K != g->captures_to_win || n != g->goats_total))
+        return fail1("%s holds the game of %d goats and %d captures to win, not %d and %d", dir, n, K, g->goats_total,
+                     g->captures_to_win);
+    progress_t pr = {now_s(), 0, isatty(STDERR_FILENO) != 0};
+    tbf_build_options_t o;
+    memset(&o, 0, sizeof o);
+    o.dir = dir, o.threads = g->threads, o.restart = g->restart, o.placement = placement;
+    tbf_options_init(&o.solve);
+    o.solve.root_nodes = root_nodes;
+    o.solve.progress = on_forbid_search, o.solve.ctx = &pr;
+    o.on_slice = on_forbid_slice, o.on_place = on_forbid_place, o.ctx = &pr;
+    fprintf(stderr, "solving %s/%s under forbid: %d goats, %d captures win\n", dir, TBF_FILE_NAME, n, K);
+    tbf_header_t *h = malloc(sizeof *h);
+    if (!h)
+        return fail1("out of memory");
+    tb_error_t e = tbf_build(&o, h, msg, sizeof msg);
+    int rc = e == TB_OK ? print_forbid(dir, h) : fail1("%s", msg);
+    if (e == TB_OK)
+        fprintf(stderr, "done in %.1f s\n", now_s() - pr.start);
+    free(h);
+    return rc;
+}
+
 /* ---- Main ---------------------------------------------------------------------------- */
 
 /* mkdir -p: the directory and any missing parents. */
@@ -663,6 +797,8 @@ int main(int argc, char **argv)
     bool keep_work = false;
     int stop_after = 0, stop_after_arrays = 0;
     long count = 1000000;
+    bool forbid = false, game_given = false;
+    uint64_t root_nodes = 0;
     tb_gen_options_t o;
     tb_gen_options_init(&o, NULL);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -674,9 +810,9 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--slice"))
             o.slice = (int)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 0, TB_MAX_SLICES - 1);
         else if (!strcmp(a, "--goats"))
-            o.goats_total = (int)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, BC_GOATS_TOTAL);
+            game_given = true, o.goats_total = (int)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, BC_GOATS_TOTAL);
         else if (!strcmp(a, "--captures-to-win"))
-            o.captures_to_win = (int)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, TB_MAX_SLICES);
+            game_given = true, o.captures_to_win = (int)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, TB_MAX_SLICES);
         else if (!strcmp(a, "--count"))
             count = cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, 100000000);
         else if (!strcmp(a, "--restart"))
@@ -693,6 +829,10 @@ int main(int argc, char **argv)
             max_in_hand = (int)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, BC_GOATS_TOTAL);
         else if (!strcmp(a, "--min-goats"))
             min_goats = (int)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 0, BC_GOATS_TOTAL);
+        else if (!strcmp(a, "--forbid"))
+            forbid = true;
+        else if (!strcmp(a, "--root-nodes"))
+            root_nodes = (uint64_t)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, 1000000000000LL);
         else if (!strcmp(a, "--stats"))
             stats_only = true;
         else if (!strcmp(a, "--bench-probe"))
@@ -731,6 +871,8 @@ int main(int argc, char **argv)
         cli_die("--by-layer goes with --bench-probe");
     if (stop_after_arrays && !placement)
         cli_die("--stop-after-arrays goes with --placement");
+    if (forbid && (default_dir || bench || stats_only))
+        cli_die("--forbid needs a folder, and goes with neither --stats nor --bench-probe");
     if (bench)
         return bench_probe(dir, count, by_layer);
     if (stats_only)
@@ -742,6 +884,11 @@ int main(int argc, char **argv)
     tb_dir_lock_t lock;
     if (tb_dir_lock(dir, &lock, msg, sizeof msg) != TB_OK)
         return fail1("%s", msg);
+    if (forbid) {
+        int rc = build_forbid(dir, &o, placement, root_nodes, game_given);
+        tb_dir_unlock(&lock);
+        return rc;
+    }
     progress_t pr = {now_s(), 0, isatty(STDERR_FILENO) != 0};
     o.dir = dir;
     o.progress = on_progress;

@@ -1,0 +1,290 @@
+/* Reduced games solved under `forbid` (engine/tb/tb_forbid.h): every movement position of the
+ * 20-goat game that one capture wins, taken as a game's start, against a plain search of
+ * positions with their history written here on the test suite's own rules
+ * (tests/support/reference.c); a small game's placement phase and start; the file, its
+ * resume and its errors. */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "reference.h"
+#include "tb_forbid.h"
+#include "tree.h"
+
+static char current_dir[128];
+
+static void cleanup(void)
+{
+    if (current_dir[0])
+        tree_remove(current_dir);
+}
+
+TestSuite(tb_forbid, .fini = cleanup, .timeout = 300);
+
+static void build_game(char *dir, size_t len, int goats, int k, bool placement)
+{
+    snprintf(dir, len, "/tmp/test_tbforbid.XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(current_dir, sizeof current_dir, "%s", dir);
+    char msg[256];
+    tb_gen_options_t o;
+    tb_gen_options_init(&o, dir);
+    o.threads = 1, o.goats_total = goats, o.captures_to_win = k;
+    cr_assert_eq(tb_generate(&o, msg, sizeof msg), TB_OK, "%s", msg);
+    if (placement) {
+        char work[256];
+        snprintf(work, sizeof work, "%s/placement-work", dir);
+        cr_assert_eq(mkdir(work, 0777), 0);
+        tb_t *tb;
+        cr_assert_eq(tb_open_movement(dir, &tb, msg, sizeof msg), TB_OK, "%s", msg);
+        tbp_gen_options_t po;
+        tbp_gen_options_init(&po, work);
+        cr_assert_eq(tbp_generate(&po, tb, msg, sizeof msg), TB_OK, "%s", msg);
+        char file[256];
+        snprintf(file, sizeof file, "%s/%s", dir, TBP_FILE_NAME);
+        tbp_merge_options_t m;
+        tbp_merge_options_init(&m, work, file, goats, k);
+        cr_assert_eq(tbp_merge(&m, msg, sizeof msg), TB_OK, "%s", msg);
+        tb_close(tb);
+    }
+}
+
+/* ---- The plain search: a game with its history, every line tried ----------------------- */
+
+enum { MEMO_BITS = 22 };
+
+typedef struct {
+    int k;                 /* captures that win */
+    ref_pos_t line[4096];  /* the game so far, the current position last */
+    uint64_t hash[4096][2]; /* two hashes of each */
+    int n;
+    uint64_t nodes;
+    /* What the search found, by (position, the set of positions before it): two 64-bit
+     * hashes of each, the set's as a sum of its positions'; 0 empty, 1 loss, 2 win. */
+    struct {
+        uint64_t a, b;
+        uint8_t v;
+    } memo[1u << MEMO_BITS];
+} game_t;
+
+static bool same(const ref_pos_t *a, const ref_pos_t *b)
+{
+    return a->side == b->side && !memcmp(a->board, b->board, REF_POINTS);
+}
+
+static uint64_t fnv(const ref_pos_t *r, uint64_t basis)
+{
+    uint64_t h = basis;
+    for (int i = 0; i < REF_POINTS; i++)
+        h = (h ^ (uint8_t)r->board[i]) * 0x100000001B3ull;
+    h = (h ^ (uint8_t)r->side) * 0x100000001B3ull;
+    return h ^ h >> 29;
+}
+
+static void hash_last(game_t *g)
+{
+    g->hash[g->n - 1][0] = fnv(&g->line[g->n - 1], 0xCBF29CE484222325ull);
+    g->hash[g->n - 1][1] = fnv(&g->line[g->n - 1], 0x84222325CBF29CE4ull);
+}
+
+/* Whether the side to move of the game's last position wins under forbid: a move made with
+ * no goat in hand may not recreate any position of the game (board and side to move, the
+ * placement phase's included); a side with no legal move loses; k captures win. */
+static bool search_wins(game_t *g);
+
+static bool wins(game_t *g)
+{
+    /* The set before the last position: movement positions only matter, but all are kept. */
+    uint64_t a = g->hash[g->n - 1][0] * 0x9E3779B97F4A7C15ull, b = g->hash[g->n - 1][1] * 0xC2B2AE3D27D4EB4Full;
+    for (int j = 0; j < g->n - 1; j++)
+        a += g->hash[j][0], b += g->hash[j][1];
+    uint32_t slot = (uint32_t)(a >> (64 - MEMO_BITS));
+    if (g->memo[slot].v && g->memo[slot].a == a && g->memo[slot].b == b)
+        return g->memo[slot].v == 2;
+    bool w = search_wins(g);
+    g->memo[slot].a = a, g->memo[slot].b = b, g->memo[slot].v = w ? 2 : 1;
+    return w;
+}
+
+static bool search_wins(game_t *g)
+{
+    const ref_pos_t *r = &g->line[g->n - 1];
+    g->nodes++;
+    cr_assert_lt(g->n, 4096);
+    ref_move_t mv[REF_MAX_MOVES];
+    int nm = ref_gen(r, mv);
+    /* Captures that end the game first: the search needs no order, this only makes it shorter. */
+    for (int i = 0; i < nm; i++)
+        if (mv[i].kind == REF_JUMP && r->captured + 1 >= g->k)
+            return true;
+    for (int i = 0; i < nm; i++) {
+        ref_make(r, mv[i], &g->line[g->n]);
+        bool legal = true;
+        for (int j = 0; legal && r->in_hand == 0 && j < g->n; j++)
+            legal = !same(&g->line[j], &g->line[g->n]);
+        if (!legal)
+            continue;
+        g->n++;
+        hash_last(g);
+        bool lost = !wins(g);
+        g->n--;
+        if (lost)
+            return true;
+    }
+    return false;
+}
+
+static void ref_of(int goats, const bb_t tigers, bb_t goatbb, int side, int captured, ref_pos_t *r)
+{
+    for (int i = 0; i < REF_POINTS; i++)
+        r->board[i] = tigers >> i & 1 ? 'T' : goatbb >> i & 1 ? 'G' : 'X';
+    r->side = side == GOATS ? 'g' : 't';
+    r->in_hand = 0;
+    r->captured = captured + (REF_GOATS - goats);
+}
+
+/* 20 goats, the first capture wins: slice 0 has one empty point, so a game from any of its
+ * positions is short enough to try every line; 2,352 of its positions are the draw rule's
+ * draws. Every entry, both sides, against the plain search from a fresh history. */
+Test(tb_forbid, one_capture_game_every_position_against_the_plain_search)
+{
+    char dir[128], msg[256];
+    build_game(dir, sizeof dir, 20, 1, false);
+    tbf_build_options_t o;
+    memset(&o, 0, sizeof o);
+    o.dir = dir, o.threads = 1;
+    tbf_options_init(&o.solve);
+    tbf_header_t h;
+    cr_assert_eq(tbf_build(&o, &h, msg, sizeof msg), TB_OK, "%s", msg);
+    cr_assert_eq(h.slice[0].stats.draws[GOATS] + h.slice[0].stats.draws[TIGERS], 2352);
+    cr_assert_eq(h.slice[0].stats.open[GOATS] + h.slice[0].stats.open[TIGERS], 0);
+    tb_t *tb;
+    cr_assert_eq(tb_open_movement(dir, &tb, msg, sizeof msg), TB_OK, "%s", msg);
+    uint64_t size = tb_slice_entries(tb, 0);
+    uint8_t *v = malloc(2 * size);
+    cr_assert_not_null(v);
+    cr_assert_eq(tbf_read_slice(dir, &h, 0, v, msg, sizeof msg), TB_OK, "%s", msg);
+    game_t *g = calloc(1, sizeof *g);
+    cr_assert_not_null(g);
+    g->k = 1 + (REF_GOATS - 20);
+    uint64_t checked = 0, draws = 0, won[SIDE_NB] = {0};
+    for (int side = 0; side < SIDE_NB; side++) {
+        const uint8_t *db = tb_slice_values(tb, 0, side);
+        for (uint64_t i = 0; i < size; i++) {
+            position_t p;
+            if (!tb_index_position_game(tb_index(tb), 20, 0, side, i, &p))
+                continue;
+            if (db[i] != 0xFF) {
+                /* The draw rule's wins and losses keep their value. */
+                cr_assert_eq(v[(uint64_t)side * size + i], (db[i] & 1) ? TBF_WIN : TBF_LOSS);
+                checked++;
+                continue;
+            }
+            ref_of(20, p.tigers, p.goats, side, 0, &g->line[0]);
+            g->n = 1;
+            hash_last(g);
+            bool w = wins(g);
+            uint8_t want = w ? TBF_WIN : TBF_LOSS;
+            cr_assert_eq(v[(uint64_t)side * size + i], want, "side %d entry %llu: the file says %d, the search %d", side,
+                         (unsigned long long)i, v[(uint64_t)side * size + i], want);
+            if (db[i] != 0xFF)
+                cr_assert_eq(w, (db[i] & 1) == 1, "a draw-rule win or loss changed");
+            draws += db[i] == 0xFF, won[side] += db[i] == 0xFF && w;
+            checked++;
+        }
+    }
+    /* Both sides win some draws: the rule decides them both ways. */
+    cr_assert_gt(draws, 200);
+    cr_assert_gt(won[GOATS], 0);
+    cr_assert_gt(won[TIGERS], 0);
+    cr_assert_gt(checked, 60000);
+    free(g), free(v);
+    tb_close(tb);
+}
+
+/* A game with its placement phase: the start under forbid, the layers' counts, the resume
+ * (a finished slice is read back, not solved again) and a damaged slice solved again. */
+static int slices_built;
+static void on_slice(void *ctx, int c, const tbf_header_t *h, bool built)
+{
+    (void)ctx, (void)c, (void)h;
+    slices_built += built;
+}
+
+Test(tb_forbid, small_game_placement_resume_and_damage)
+{
+    char dir[128], msg[256];
+    build_game(dir, sizeof dir, 2, 2, true);
+    tbf_build_options_t o;
+    memset(&o, 0, sizeof o);
+    o.dir = dir, o.threads = 1, o.placement = true, o.on_slice = on_slice;
+    tbf_options_init(&o.solve);
+    tbf_header_t h, again;
+    slices_built = 0;
+    cr_assert_eq(tbf_build(&o, &h, msg, sizeof msg), TB_OK, "%s", msg);
+    cr_assert_eq(slices_built, 2);
+    cr_assert_eq(h.placement_built, 1);
+    /* Two goats cannot hold the tigers: the draw rule says so, and forbid agrees. */
+    cr_assert_eq(h.start_draw_rule, -1);
+    cr_assert_eq(h.start_value[0], TBF_LOSS);
+    cr_assert_eq(h.start_value[1], TBF_LOSS);
+    cr_assert_gt(h.place_layers, 0);
+    for (uint32_t i = 0; i < h.place_layers; i++)
+        cr_assert_eq(h.place[i].count[0][1] + h.place[i].count[1][1], 0, "no placement position is drawn");
+    char work[256];
+    snprintf(work, sizeof work, "%s/forbid-work-0", dir);
+    cr_assert_neq(access(work, F_OK), 0, "the work folders are removed");
+    /* Again: nothing solved again. */
+    slices_built = 0;
+    cr_assert_eq(tbf_build(&o, &again, msg, sizeof msg), TB_OK, "%s", msg);
+    cr_assert_eq(slices_built, 0);
+    cr_assert_eq(again.slice[1].checksum, h.slice[1].checksum);
+    /* A damaged byte in slice 1: that slice is solved again, to the same bytes. */
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, TBF_FILE_NAME);
+    FILE *f = fopen(path, "r+b");
+    cr_assert_not_null(f);
+    fseek(f, (long)h.slice[1].offset + 5, SEEK_SET);
+    int b = fgetc(f);
+    fseek(f, (long)h.slice[1].offset + 5, SEEK_SET);
+    fputc(b ^ 3, f);
+    fclose(f);
+    uint8_t buf[16];
+    (void)buf;
+    uint8_t *v = malloc(h.slice[1].length);
+    cr_assert_not_null(v);
+    cr_assert_eq(tbf_read_slice(dir, &h, 1, v, msg, sizeof msg), TB_ERR_CHECKSUM);
+    slices_built = 0;
+    cr_assert_eq(tbf_build(&o, &again, msg, sizeof msg), TB_OK, "%s", msg);
+    cr_assert_eq(slices_built, 1);
+    cr_assert_eq(again.slice[1].checksum, h.slice[1].checksum);
+    cr_assert_eq(tbf_read_slice(dir, &again, 1, v, msg, sizeof msg), TB_OK, "%s", msg);
+    free(v);
+}
+
+Test(tb_forbid, header_errors)
+{
+    char dir[128], msg[256];
+    snprintf(dir, sizeof dir, "/tmp/test_tbforbid.XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(current_dir, sizeof current_dir, "%s", dir);
+    tbf_header_t h;
+    cr_assert_eq(tbf_read_header(dir, &h, msg, sizeof msg), TB_ERR_MISSING);
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, TBF_FILE_NAME);
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    fputs("BAGHCHTB", f);
+    fclose(f);
+    cr_assert_eq(tbf_read_header(dir, &h, msg, sizeof msg), TB_ERR_FORMAT);
+    /* A movement database is needed. */
+    tbf_build_options_t o;
+    memset(&o, 0, sizeof o);
+    o.dir = dir, o.threads = 1;
+    cr_assert_neq(tbf_build(&o, &h, msg, sizeof msg), TB_OK);
+    cr_assert_gt(strlen(msg), 0);
+}
