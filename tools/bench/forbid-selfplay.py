@@ -324,6 +324,9 @@ def svg(rows):
             pts.append(f"{cx:.1f},{y(p):.1f}")
         if len(pts) > 1:
             e.append(f'<polyline points="{" ".join(pts)}" fill="none" stroke="{colour}" stroke-dasharray="3,3"/>')
+    for r in rows:
+        e.append(f'<text x="{x(r["ms"]):.1f}" y="{top + ph - 5}" text-anchor="middle" font-size="9" fill="#555">'
+                 f'{r["games"]} games</text>')
     for i, (key, colour, _, label) in enumerate(series):
         ly = top + 10 + 16 * i
         e.append(f'<circle cx="{w - right - 150}" cy="{ly}" r="3.5" fill="{colour}"/>')
