@@ -269,7 +269,12 @@ static tb_error_t build_placement(const tbf_build_options_t *o, const tb_t *tb, 
     tb_close(full);
     double t0 = now_s();
     h->place_layers = 0;
-    for (int v = 0; v < 2 && e == TB_OK; v++) {
+    /* With nothing open the two builds are one. */
+    uint64_t open = 0;
+    for (int c = 0; c < K; c++)
+        open += h->slice[c].stats.open[GOATS] + h->slice[c].stats.open[TIGERS];
+    int variants = open ? 2 : 1;
+    for (int v = 0; v < variants && e == TB_OK; v++) {
         char work[TB_PATH_MAX + 64];
         snprintf(work, sizeof work, "%s/forbid-work-%d", o->dir, v);
         if (mkdir(work, 0777) != 0 && errno != EEXIST)
@@ -296,6 +301,11 @@ static tb_error_t build_placement(const tbf_build_options_t *o, const tb_t *tb, 
         if (e == TB_OK)
             e = start_value(work, tb, n, K, &sv2, msg, msglen);
         h->start_value[v] = sv2;
+    }
+    if (e == TB_OK && variants == 1) {
+        h->start_value[1] = h->start_value[0];
+        for (uint32_t i = 0; i < h->place_layers; i++)
+            memcpy(h->place[i].count[1], h->place[i].count[0], sizeof h->place[i].count[1]);
     }
     if (e == TB_OK) {
         h->placement_built = 1;

@@ -385,7 +385,7 @@ tb_error_t tbf_solve_slice(const tb_t *tb, int c, const uint8_t *up, const tbf_o
             val[v] = (uint8_t)search(&s, t, g, v < s.ngoat ? GOATS : TIGERS, 0);
             st->aborted += s.aborted && val[v] == R_OPEN;
             s.total_nodes += s.nodes_used;
-            if (o && o->progress && (++done % 256 == 0 || done == roots))
+            if (o && o->progress && ++done)
                 o->progress(o->ctx, c, done, roots);
         }
         /* The search read the retrograde values only: its results join them at the end. */
