@@ -238,6 +238,9 @@ async function main() {
         if (bad.length) found.push(`${where}: ${bad.join(' ')}   («${text.trim().slice(0, 90)}»)`);
       }
       check(found.length === 0, `${what}: English left in Nepali:\n  ${found.join('\n  ')}`);
+      // And no text the scripts asked for (a key made at run time too) lacked its Nepali.
+      const asked = await page.evaluate(() => [...I18N.missing]);
+      check(asked.length === 0, `${what}: texts asked for in Nepali with none: ${JSON.stringify(asked)}`);
     };
     // defects.test.js's boxes, in whatever language the page is.
     const layoutHolds = async (size, what) => {

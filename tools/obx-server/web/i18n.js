@@ -19,7 +19,8 @@
 //                                                   text pieces translated and its children kept;
 //                             data-i18n-attrs="title,aria-label,placeholder"
 //                                                   those attributes, keyed by their English.
-//   I18N.missing            the keys asked for in Nepali that have no Nepali (for the tests).
+//   I18N.missing            the keys asked for in the current language that still have no
+//                           translation (for the tests).
 //
 // Moves (C3, A1B2), OBX strings, coordinates and PGN tags are the same in both languages. Numbers
 // are written in international digits in both, like the moves and coordinates they sit beside.
@@ -55,7 +56,10 @@
 
   function add(lang, dict) {
     if (!dicts[lang] || !dict) return;
-    for (const k of Object.keys(dict)) dicts[lang][k] = String(dict[k]);
+    for (const k of Object.keys(dict)) {
+      dicts[lang][k] = String(dict[k]);
+      if (lang === I18N.lang) missing.delete(k); // asked for before its file registered it
+    }
   }
 
   function norm(s) { return s.replace(/\s+/g, ' ').trim(); }
