@@ -11,11 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "forbid.h"
 #include "reference.h"
 #include "tb_forbid.h"
 #include "tree.h"
 
 static char current_dir[128];
+static tb_t *tbf_test_tb; /* the database the settler's prover reads */
 
 static void cleanup(void)
 {
@@ -69,7 +71,7 @@ typedef struct {
         uint64_t a, b;
         uint8_t v;
     } memo[1u << MEMO_BITS];
-} game_t;
+} line_t;
 
 static bool same(const ref_pos_t *a, const ref_pos_t *b)
 {
@@ -85,7 +87,7 @@ static uint64_t fnv(const ref_pos_t *r, uint64_t basis)
     return h ^ h >> 29;
 }
 
-static void hash_last(game_t *g)
+static void hash_last(line_t *g)
 {
     g->hash[g->n - 1][0] = fnv(&g->line[g->n - 1], 0xCBF29CE484222325ull);
     g->hash[g->n - 1][1] = fnv(&g->line[g->n - 1], 0x84222325CBF29CE4ull);
@@ -94,9 +96,9 @@ static void hash_last(game_t *g)
 /* Whether the side to move of the game's last position wins under forbid: a move made with
  * no goat in hand may not recreate any position of the game (board and side to move, the
  * placement phase's included); a side with no legal move loses; k captures win. */
-static bool search_wins(game_t *g);
+static bool search_wins(line_t *g);
 
-static bool wins(game_t *g)
+static bool wins(line_t *g)
 {
     /* The set before the last position: movement positions only matter, but all are kept. */
     uint64_t a = g->hash[g->n - 1][0] * 0x9E3779B97F4A7C15ull, b = g->hash[g->n - 1][1] * 0xC2B2AE3D27D4EB4Full;
@@ -110,7 +112,7 @@ static bool wins(game_t *g)
     return w;
 }
 
-static bool search_wins(game_t *g)
+static bool search_wins(line_t *g)
 {
     const ref_pos_t *r = &g->line[g->n - 1];
     g->nodes++;
@@ -168,7 +170,7 @@ Test(tb_forbid, one_capture_game_every_position_against_the_plain_search)
     uint8_t *v = malloc(2 * size);
     cr_assert_not_null(v);
     cr_assert_eq(tbf_read_slice(dir, &h, 0, v, msg, sizeof msg), TB_OK, "%s", msg);
-    game_t *g = calloc(1, sizeof *g);
+    line_t *g = calloc(1, sizeof *g);
     cr_assert_not_null(g);
     g->k = 1 + (REF_GOATS - 20);
     uint64_t checked = 0, draws = 0, won[SIDE_NB] = {0};
@@ -204,6 +206,45 @@ Test(tb_forbid, one_capture_game_every_position_against_the_plain_search)
     cr_assert_gt(checked, 60000);
     free(g), free(v);
     tb_close(tb);
+}
+
+/* The settler: the prover, on the draw rule's database, each position a game's start. */
+static int prove(void *ctx, const position_t *p)
+{
+    game_t g;
+    cr_assert(game_init(&g, p, NULL, REP_FORBID));
+    fb_limits_t lim = {1000000, 0, NULL};
+    fb_proof_t proof;
+    fb_result_t r = fb_prove(ctx, tbf_test_tb, &g, &lim, &proof);
+    game_free(&g);
+    return r == FB_WIN ? TBF_WIN : r == FB_LOSS ? TBF_LOSS : TBF_OPEN;
+}
+
+/* With a search budget of one position every draw the retrograde pass leaves goes to the
+ * prover: the file comes out the same, byte for byte, as the search's. */
+Test(tb_forbid, the_prover_settles_what_the_search_leaves_open_the_same_way)
+{
+    char dir[128], msg[256];
+    build_game(dir, sizeof dir, 20, 1, false);
+    tbf_build_options_t o;
+    memset(&o, 0, sizeof o);
+    o.dir = dir, o.threads = 1;
+    tbf_options_init(&o.solve);
+    tbf_header_t a, b;
+    cr_assert_eq(tbf_build(&o, &a, msg, sizeof msg), TB_OK, "%s", msg);
+    cr_assert_eq(a.slice[0].stats.settled, 0);
+    cr_assert_eq(tb_open_movement(dir, &tbf_test_tb, msg, sizeof msg), TB_OK, "%s", msg);
+    fb_prover_t *pr = fb_prover_new(16);
+    cr_assert_not_null(pr);
+    o.restart = true;
+    o.solve.root_nodes = 1;
+    o.solve.settle = prove, o.solve.settle_ctx = pr;
+    cr_assert_eq(tbf_build(&o, &b, msg, sizeof msg), TB_OK, "%s", msg);
+    cr_assert_eq(b.slice[0].stats.aborted, a.slice[0].stats.core, "every root ran out of its budget");
+    cr_assert_eq(b.slice[0].stats.settled, a.slice[0].stats.core, "and the prover settled each");
+    cr_assert_eq(b.slice[0].checksum, a.slice[0].checksum);
+    fb_prover_free(pr);
+    tb_close(tbf_test_tb);
 }
 
 /* A game with its placement phase: the start under forbid, the layers' counts, the resume

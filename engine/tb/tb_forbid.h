@@ -20,11 +20,18 @@ typedef struct {
     uint64_t core;          /* canonical entries left to the search with the history */
     uint64_t search_nodes;  /* positions the search expanded in all */
     uint64_t aborted;       /* roots whose search ran out of its budget (open) */
+    uint64_t settled;       /* canonical entries left open by the search that settle decided */
 } tbf_layer_stats_t;
 
 typedef struct {
     uint64_t root_nodes;  /* positions the search may expand for one root (0: 2,000,000) */
     size_t memo_mb;       /* the search's table of (position, history) results (0: 64) */
+    /* When set: asked for every position the search leaves open (a canonical entry's
+     * position, a game's start), it answers TBF_WIN, TBF_LOSS or TBF_OPEN for the side to
+     * move; the tools answer with the forbid prover (engine/forbid.h), which needs no leaves
+     * from here. */
+    int (*settle)(void *ctx, const position_t *p);
+    void *settle_ctx;
     /* Called now and then during the search with the roots done and to do; may be NULL. */
     void (*progress)(void *ctx, int captured, uint64_t done, uint64_t total);
     void *ctx;

@@ -74,7 +74,7 @@ static void encode(const tbf_header_t *h, uint8_t *b)
         uint64_t f[19] = {h->slice[c].offset, h->slice[c].length, h->slice[c].checksum, h->movement_checksum[c],
                           dbits(h->slice[c].seconds), s->draws[0], s->draws[1], s->won[0], s->won[1], s->lost[0],
                           s->lost[1], s->open[0], s->open[1], s->by_retro[0], s->by_retro[1], s->core,
-                          s->search_nodes, s->aborted, 0};
+                          s->search_nodes, s->aborted, s->settled};
         tb_put_le(r, h->slice[c].built, 4);
         for (int i = 0; i < 19; i++)
             tb_put_le(r + 8 + 8 * i, f[i], 8);
@@ -122,7 +122,7 @@ static tb_error_t decode(const uint8_t *b, tbf_header_t *h, char *msg, size_t ms
         h->movement_checksum[c] = f[3], h->slice[c].seconds = bitsd(f[4]);
         s->draws[0] = f[5], s->draws[1] = f[6], s->won[0] = f[7], s->won[1] = f[8], s->lost[0] = f[9];
         s->lost[1] = f[10], s->open[0] = f[11], s->open[1] = f[12], s->by_retro[0] = f[13], s->by_retro[1] = f[14];
-        s->core = f[15], s->search_nodes = f[16], s->aborted = f[17];
+        s->core = f[15], s->search_nodes = f[16], s->aborted = f[17], s->settled = f[18];
     }
     for (uint32_t i = 0; i < h->place_layers; i++) {
         const uint8_t *r = b + PLACE_AT + i * PLACE_REC;
@@ -360,6 +360,7 @@ tb_error_t tbf_build(const tbf_build_options_t *o, tbf_header_t *h, char *msg, s
     for (int c = 0; c < K && e == TB_OK; c++)
         if (!(mv[c] = malloc(3 * tb_slice_entries(tb, c))))
             e = fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
+    bool changed = false;
     for (int c = K - 1; c >= 0 && e == TB_OK; c--) {
         uint64_t size = tb_slice_entries(tb, c);
         if (h->slice[c].built && tbf_read_slice(o->dir, h, c, mv[c], NULL, 0) == TB_OK) {
@@ -369,6 +370,7 @@ tb_error_t tbf_build(const tbf_build_options_t *o, tbf_header_t *h, char *msg, s
         }
         h->slice[c].built = 0;
         h->placement_built = 0;
+        changed = true;
         double t0 = now_s();
         uint8_t *out[SIDE_NB] = {mv[c], mv[c] + size};
         e = tbf_solve_slice(tb, c, c + 1 < K ? mv[c + 1] : NULL, &o->solve, out, &h->slice[c].stats, msg, msglen);
@@ -382,6 +384,12 @@ tb_error_t tbf_build(const tbf_build_options_t *o, tbf_header_t *h, char *msg, s
             e = fail(TB_ERR_IO, msg, msglen, "cannot write %s: %s", tb_path_shown(path, sp), strerror(errno));
         else if (o->on_slice)
             o->on_slice(o->ctx, c, h, true);
+    }
+    /* Placement layers built on other movement values are not resumed from. */
+    for (int v = 0; v < 2 && changed; v++) {
+        char work[TB_PATH_MAX + 64];
+        snprintf(work, sizeof work, "%s/forbid-work-%d", o->dir, v);
+        remove_folder(work);
     }
     if (e == TB_OK && o->placement && (!h->placement_built || o->restart)) {
         e = build_placement(o, tb, h, mv, msg, msglen);

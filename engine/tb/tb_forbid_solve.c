@@ -388,6 +388,16 @@ tb_error_t tbf_solve_slice(const tb_t *tb, int c, const uint8_t *up, const tbf_o
             if (o && o->progress && ++done)
                 o->progress(o->ctx, c, done, roots);
         }
+        /* What the search left open goes to the settler, when there is one. */
+        for (uint32_t v = 0; v < s.nodes && err == TB_OK && o && o->settle; v++) {
+            if (s.res[v] != R_UNK || val[v] != R_OPEN)
+                continue;
+            position_t p;
+            tb_index_position_game(s.ix, n, c, v < s.ngoat ? GOATS : TIGERS, s.entry[v], &p);
+            int r = o->settle(o->settle_ctx, &p);
+            if (r != TBF_OPEN)
+                val[v] = r == TBF_WIN ? R_WIN : R_LOSS, st->settled++;
+        }
         /* The search read the retrograde values only: its results join them at the end. */
         for (uint32_t v = 0; v < s.nodes && err == TB_OK; v++)
             if (s.res[v] == R_UNK)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "forbid.h"
 #include "movegen.h"
 #include "tb_build.h"
 #include "tb_forbid.h"
@@ -22,7 +23,7 @@ static const char *const USAGE =
     "usage: baghchal-tbgen [<dir>] [--threads N] [--slice K] [--restart] [--placement]\n"
     "                      [--keep-work] [--max-in-hand H] [--min-goats G] [--captures-to-win N] [--goats N]\n"
     "                      [--stop-after N] [--stop-after-arrays N]\n"
-    "       baghchal-tbgen <dir> --forbid [--placement] [--restart] [--root-nodes N] [--threads N]\n"
+    "       baghchal-tbgen <dir> --forbid [--placement] [--restart] [--root-nodes N] [--prove-nodes N]\n"
     "       baghchal-tbgen --stats [<dir>]\n"
     "       baghchal-tbgen --bench-probe [<dir>] [--count N] [--by-layer]\n"
     "Without <dir>: the standard folder ($" TB_PATH_ENV ", else $XDG_DATA_HOME/baghchal or\n"
@@ -652,10 +653,13 @@ static void on_forbid_slice(void *ctx, int c, const tbf_header_t *h, bool built)
     progress_t *pr = ctx;
     const tbf_layer_stats_t *s = &h->slice[c].stats;
     char a[32], b[32], d[32];
-    fprintf(stderr, "%sslice %d: %s, %s draws, %s of them by the history search (%s positions), %s open, %.1f s\n",
+    char f[32], o[32];
+    fprintf(stderr,
+            "%sslice %d: %s, %s draws, %s entries left to the history search (%s positions), %s of them settled "
+            "by the prover, %s positions open, %.1f s\n",
             pr->tty ? "\r\033[K" : "", c, built ? "solved" : "already solved, checksum verified",
             commas(s->draws[0] + s->draws[1], a), commas(s->core, b), commas(s->search_nodes, d),
-            s->open[0] + s->open[1] ? "some" : "none", h->slice[c].seconds);
+            commas(s->settled, f), commas(s->open[0] + s->open[1], o), h->slice[c].seconds);
 }
 
 static void on_forbid_place(void *ctx, int variant, const tbp_progress_t *p)
@@ -733,30 +737,63 @@ static int print_forbid(const char *dir, const tbf_header_t *h)
     return 0;
 }
 
-static int build_forbid(const char *dir, const tb_gen_options_t *g, bool placement, uint64_t root_nodes, bool game_given)
+typedef struct {
+    const tb_t *tb;
+    fb_prover_t *pr;
+    uint64_t nodes;
+} settle_t;
+
+/* The prover on a position the search left open, taken as a game's start. */
+static int settle_open(void *ctx, const position_t *p)
+{
+    settle_t *x = ctx;
+    game_t g;
+    if (!game_init(&g, p, NULL, REP_FORBID))
+        return TBF_OPEN;
+    fb_limits_t lim = {x->nodes, 0, NULL};
+    fb_proof_t proof;
+    fb_result_t r = fb_prove(x->pr, x->tb, &g, &lim, &proof);
+    game_free(&g);
+    return r == FB_WIN ? TBF_WIN : r == FB_LOSS ? TBF_LOSS : TBF_OPEN;
+}
+
+static int build_forbid(const char *dir, const tb_gen_options_t *g, bool placement, uint64_t root_nodes,
+                        uint64_t prove_nodes, bool game_given)
 {
     char msg[256];
     tb_t *tb;
     if (tb_open_movement(dir, &tb, msg, sizeof msg) != TB_OK)
         return fail1("%s (build the draw rule's database there first)", msg);
     int K = tb_captures_to_win(tb), n = tb_goats_total(tb);
-    tb_close(tb);
+    settle_t st = {tb, prove_nodes ? fb_prover_new(64) : NULL, prove_nodes};
+    if (prove_nodes && !st.pr) {
+        tb_close(tb);
+        return fail1("out of memory");
+    }
     if (game_given && (K != g->captures_to_win || n != g->goats_total))
+        {
+        fb_prover_free(st.pr);
+        tb_close(tb);
         return fail1("%s holds the game of %d goats and %d captures to win, not %d and %d", dir, n, K, g->goats_total,
                      g->captures_to_win);
+    }
     progress_t pr = {now_s(), 0, isatty(STDERR_FILENO) != 0};
     tbf_build_options_t o;
     memset(&o, 0, sizeof o);
     o.dir = dir, o.threads = g->threads, o.restart = g->restart, o.placement = placement;
     tbf_options_init(&o.solve);
     o.solve.root_nodes = root_nodes;
+    if (st.pr)
+        o.solve.settle = settle_open, o.solve.settle_ctx = &st;
     o.solve.progress = on_forbid_search, o.solve.ctx = &pr;
     o.on_slice = on_forbid_slice, o.on_place = on_forbid_place, o.ctx = &pr;
     fprintf(stderr, "solving %s/%s under forbid: %d goats, %d captures win\n", dir, TBF_FILE_NAME, n, K);
     tbf_header_t *h = malloc(sizeof *h);
+    tb_error_t e = h ? tbf_build(&o, h, msg, sizeof msg) : TB_ERR_NO_MEMORY;
+    fb_prover_free(st.pr);
+    tb_close(tb);
     if (!h)
         return fail1("out of memory");
-    tb_error_t e = tbf_build(&o, h, msg, sizeof msg);
     int rc = e == TB_OK ? print_forbid(dir, h) : fail1("%s", msg);
     if (e == TB_OK)
         fprintf(stderr, "done in %.1f s\n", now_s() - pr.start);
@@ -798,7 +835,7 @@ int main(int argc, char **argv)
     int stop_after = 0, stop_after_arrays = 0;
     long count = 1000000;
     bool forbid = false, game_given = false;
-    uint64_t root_nodes = 0;
+    uint64_t root_nodes = 0, prove_nodes = 100000;
     tb_gen_options_t o;
     tb_gen_options_init(&o, NULL);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -831,6 +868,8 @@ int main(int argc, char **argv)
             min_goats = (int)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 0, BC_GOATS_TOTAL);
         else if (!strcmp(a, "--forbid"))
             forbid = true;
+        else if (!strcmp(a, "--prove-nodes"))
+            prove_nodes = (uint64_t)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 0, 1000000000000LL);
         else if (!strcmp(a, "--root-nodes"))
             root_nodes = (uint64_t)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, 1000000000000LL);
         else if (!strcmp(a, "--stats"))
@@ -885,7 +924,7 @@ int main(int argc, char **argv)
     if (tb_dir_lock(dir, &lock, msg, sizeof msg) != TB_OK)
         return fail1("%s", msg);
     if (forbid) {
-        int rc = build_forbid(dir, &o, placement, root_nodes, game_given);
+        int rc = build_forbid(dir, &o, placement, root_nodes, prove_nodes, game_given);
         tb_dir_unlock(&lock);
         return rc;
     }
