@@ -24,6 +24,7 @@ static const char *const USAGE =
     "                      [--keep-work] [--max-in-hand H] [--min-goats G] [--captures-to-win N] [--goats N]\n"
     "                      [--stop-after N] [--stop-after-arrays N]\n"
     "       baghchal-tbgen <dir> --forbid [--placement] [--restart] [--root-nodes N] [--prove-nodes N]\n"
+    "       baghchal-tbgen <dir> --forbid-check N [--prove-nodes N]\n"
     "       baghchal-tbgen --stats [<dir>]\n"
     "       baghchal-tbgen --bench-probe [<dir>] [--count N] [--by-layer]\n"
     "Without <dir>: the standard folder ($" TB_PATH_ENV ", else $XDG_DATA_HOME/baghchal or\n"
@@ -757,6 +758,69 @@ static int settle_open(void *ctx, const position_t *p)
     return r == FB_WIN ? TBF_WIN : r == FB_LOSS ? TBF_LOSS : TBF_OPEN;
 }
 
+/* --forbid-check N: N draws of the draw rule drawn at random in each slice, the file's value
+ * against the prover's (a game's start each); 1 when they ever disagree. */
+static int check_forbid(const char *dir, uint64_t count, uint64_t prove_nodes)
+{
+    char msg[256];
+    tb_t *tb;
+    if (tb_open_movement(dir, &tb, msg, sizeof msg) != TB_OK)
+        return fail1("%s", msg);
+    tbf_header_t *h = malloc(sizeof *h);
+    settle_t st = {tb, fb_prover_new(64), prove_nodes ? prove_nodes : 100000};
+    int rc = 0;
+    if (!h || !st.pr)
+        rc = fail1("out of memory");
+    else if (tbf_read_header(dir, h, msg, sizeof msg) != TB_OK)
+        rc = fail1("%s", msg);
+    for (int c = 0; c < tb_captures_to_win(tb) && !rc; c++) {
+        uint64_t size = tb_slice_entries(tb, c), draws = 0, agree = 0, differ = 0, open_here = 0, open_prover = 0;
+        uint8_t *v = malloc(2 * size);
+        if (!v || tbf_read_slice(dir, h, c, v, msg, sizeof msg) != TB_OK) {
+            free(v);
+            rc = fail1("%s", v ? msg : "out of memory");
+            break;
+        }
+        uint64_t seed = cli_rng_stream(1, (uint64_t)c), all = 0;
+        for (int side = 0; side < SIDE_NB; side++)
+            for (uint64_t i = 0; i < size; i++)
+                all += tb_slice_values(tb, c, side)[i] == 0xFF;
+        while (draws < count && all) {
+            uint64_t r = cli_rng_next(&seed) % (2 * size);
+            int side = (int)(r / size);
+            uint64_t i = r % size;
+            if (tb_slice_values(tb, c, side)[i] != 0xFF)
+                continue;
+            position_t p;
+            tb_index_position_game(tb_index(tb), tb_goats_total(tb), c, side, i, &p);
+            int mine = v[r], theirs = settle_open(&st, &p);
+            draws++;
+            if (mine == TBF_OPEN)
+                open_here++;
+            else if (theirs == TBF_OPEN)
+                open_prover++;
+            else if (mine == theirs)
+                agree++;
+            else {
+                differ++;
+                fprintf(stderr, "slice %d side %d entry %llu: the file says %d, the prover %d\n", c, side,
+                        (unsigned long long)i, mine, theirs);
+            }
+        }
+        free(v);
+        char a[32];
+        printf("slice %d: %s draws sampled: %llu agree, %llu differ, %llu open in the file, %llu the prover leaves open\n",
+               c, commas(draws, a), (unsigned long long)agree, (unsigned long long)differ,
+               (unsigned long long)open_here, (unsigned long long)open_prover);
+        if (differ)
+            rc = 1;
+    }
+    fb_prover_free(st.pr);
+    free(h);
+    tb_close(tb);
+    return rc;
+}
+
 static int build_forbid(const char *dir, const tb_gen_options_t *g, bool placement, uint64_t root_nodes,
                         uint64_t prove_nodes, bool game_given)
 {
@@ -835,7 +899,7 @@ int main(int argc, char **argv)
     int stop_after = 0, stop_after_arrays = 0;
     long count = 1000000;
     bool forbid = false, game_given = false;
-    uint64_t root_nodes = 0, prove_nodes = 100000;
+    uint64_t root_nodes = 0, prove_nodes = 100000, forbid_check = 0;
     tb_gen_options_t o;
     tb_gen_options_init(&o, NULL);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -868,6 +932,8 @@ int main(int argc, char **argv)
             min_goats = (int)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 0, BC_GOATS_TOTAL);
         else if (!strcmp(a, "--forbid"))
             forbid = true;
+        else if (!strcmp(a, "--forbid-check"))
+            forbid_check = (uint64_t)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 1, 100000000);
         else if (!strcmp(a, "--prove-nodes"))
             prove_nodes = (uint64_t)cli_int(a, i + 1 < argc ? argv[++i] : NULL, 0, 1000000000000LL);
         else if (!strcmp(a, "--root-nodes"))
@@ -912,6 +978,8 @@ int main(int argc, char **argv)
         cli_die("--stop-after-arrays goes with --placement");
     if (forbid && (default_dir || bench || stats_only))
         cli_die("--forbid needs a folder, and goes with neither --stats nor --bench-probe");
+    if (forbid_check)
+        return check_forbid(dir, forbid_check, prove_nodes);
     if (bench)
         return bench_probe(dir, count, by_layer);
     if (stats_only)
