@@ -589,8 +589,10 @@ async function main() {
         check(inside(await box('#keys'), size), `${size.name}: the list is in view (${JSON.stringify(await box('#keys'))})`);
         const rows = await page.$$eval('#keys-list tr', (trs) => trs.map((tr) => `${tr.cells[0].textContent}: ${tr.cells[1].textContent}`));
         check(JSON.stringify(rows) === JSON.stringify(['← →: previous / next move', 'Home End: first position / end of the line',
-          'f: flip the board', "Tab: to the board's points and every control", 'arrows on a point: to the next point',
-          'Enter Space: on a point: place, pick up or put down', '?: this list', 'Esc: close it']), `${size.name}: every shortcut (${rows})`);
+          'f: flip the board', 'Tab: to the board and every control', 'arrows on the board: to the next point',
+          'Enter Space: on a point: place, pick up or put down',
+          "↑ ↓ Enter: in the moves, the engine's lines or the analysis: walk, play", '?: this list',
+          'Esc: close it, leave the editor, cancel a premove']), `${size.name}: every shortcut (${rows})`);
         await page.keyboard.press('ArrowLeft');
         check(await page.getAttribute('#status', 'data-ply') === '2', `${size.name}: keys meanwhile are the list's`);
         await shot(`17-keys-${size.name}`);

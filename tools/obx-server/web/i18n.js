@@ -294,12 +294,13 @@
       'previous / next move': 'अघिल्लो / अर्को चाल',
       'first position / end of the line': 'पहिलो स्थिति / क्रमको अन्त्य',
       'flip the board': 'बोर्ड घुमाउने',
-      "to the board's points and every control": 'बोर्डका बिन्दु र हरेक नियन्त्रणमा',
-      'arrows on a point': 'बिन्दुमा तीर कुञ्जी',
+      'to the board and every control': 'बोर्ड र हरेक नियन्त्रणमा',
+      'arrows on the board': 'बोर्डमा तीर कुञ्जी',
+      "in the moves, the engine's lines or the analysis: walk, play": 'चालहरू, इन्जिनका क्रम वा विश्लेषणमा: हिँड्ने, खेल्ने',
       'to the next point': 'अर्को बिन्दुमा',
       'on a point: place, pick up or put down': 'बिन्दुमा: राख्ने, उठाउने वा बिसाउने',
       'this list': 'यो सूची',
-      'close it': 'यसलाई बन्द गर्ने',
+      'close it, leave the editor, cancel a premove': 'यसलाई बन्द गर्ने, सम्पादन छोड्ने, अग्रिम चाल रद्द गर्ने',
       'Close': 'बन्द गर्नुहोस्',
 
       // app.js: sides, results
