@@ -23,7 +23,7 @@ Every rule and move is the engine's and the referee's: the openings come from th
 `d` (the start position's OBX and legal moves), the games from the referee's records.
 
 usage: forbid-selfplay.py --tb DIR [--bin DIR] [--out DIR] [--times 25,50,...] [--report]
-                          [--start-pairs N] [--seed S] [--hash MB]
+                          [--min-games N] [--start-pairs N] [--seed S] [--hash MB]
 Exit status: 0 done, 1 bad usage or a tool failed (one line on standard error), 130 interrupted.
 """
 
@@ -345,6 +345,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--hash", type=int, default=16)
     ap.add_argument("--report", action="store_true", help="only write the table and plot from the records")
+    ap.add_argument("--min-games", type=int, default=1, help="leave out of the outputs a series with fewer games")
     args = ap.parse_args()
     try:
         times = [int(t) for t in args.times.split(",")]
@@ -381,6 +382,8 @@ def main():
         for ms in times:
             play(args, ms, book)
     rows, per_game = summarise(args, start)
+    rows = [r for r in rows if r["games"] >= args.min_games]
+    per_game = [g for g in per_game if any(r["ms"] == g["ms"] for r in rows)]
     fields = ["ms", "games", "start_games", "start_goats", "placement_games", "placement_goats", "all_games",
               "all_goats", "all_other", "plies_median", "plies_min", "plies_max", "load_mean", "load_min",
               "load_max", "nodes_median", "charged_median", "moves_logged", "terminations"]
