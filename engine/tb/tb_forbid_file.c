@@ -2,12 +2,12 @@
  * written with its checksum as soon as it is solved, and the placement phase's counts and
  * start value under forbid (tools/tbgen/README.md, "Under the rule books' rule"). */
 #define _POSIX_C_SOURCE 200809L
+#include "message.h"
 #include "tb_forbid.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,16 +23,7 @@ enum {
 };
 _Static_assert(PLACE_AT + TBP_MAX_LAYERS * PLACE_REC <= HDR - 8, "the header holds its tables");
 
-static tb_error_t fail(tb_error_t e, char *msg, size_t msglen, const char *fmt, ...)
-{
-    if (msg && msglen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, msglen, fmt, ap);
-        va_end(ap);
-    }
-    return e;
-}
+#define fail(e, ...) ((tb_error_t)bc_fail((e), __VA_ARGS__))
 
 static double now_s(void)
 {

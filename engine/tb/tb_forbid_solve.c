@@ -4,9 +4,9 @@
  * why only the draws that pass leaves need the history: there the game is a walk through
  * those draws in which neither side may come back to a position, and the first position
  * outside them that it enters has only such draws behind it, so its value is exact. */
+#include "message.h"
 #include "tb_forbid.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,16 +18,7 @@ enum {
     MAX_DEPTH = 20000,
 };
 
-static tb_error_t fail(tb_error_t e, char *msg, size_t msglen, const char *fmt, ...)
-{
-    if (msg && msglen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, msglen, fmt, ap);
-        va_end(ap);
-    }
-    return e;
-}
+#define fail(e, ...) ((tb_error_t)bc_fail((e), __VA_ARGS__))
 
 void tbf_options_init(tbf_options_t *o) { memset(o, 0, sizeof *o); }
 

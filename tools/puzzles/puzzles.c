@@ -3,7 +3,6 @@
  * and writes them with their solution line and a difficulty; --check verifies such a file
  * against a database. Exit status: 0 done (every puzzle checked is right), 1 a missing or
  * unreadable database or puzzle file, or a puzzle that fails its check, 2 bad usage. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,18 +26,6 @@ enum {
 static const char *const LEVEL_NAME[LEVEL_NB] = {"easy", "medium", "hard"};
 static const char *const PHASE_NAME[PHASE_NB] = {"placement", "movement"};
 
-/* Exits with status 1 and a one-line reason: the input is missing or wrong, not the usage. */
-static void fail1(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void fail1(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "%s: ", cli_program);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(1);
-}
 
 /* ---- What the database says about a position ------------------------------------------ */
 
@@ -210,7 +197,7 @@ static bool seen_add(gen_t *g, uint64_t k)
         size_t cap = g->seen_cap ? 2 * g->seen_cap : 1024;
         uint64_t *t = calloc(cap, sizeof *t);
         if (!t)
-            fail1("out of memory");
+            cli_fail("out of memory");
         for (size_t i = 0; i < g->seen_cap; i++)
             if (g->seen[i]) {
                 size_t j = mix(g->seen[i]) & (cap - 1);
@@ -400,7 +387,7 @@ static int generate(gen_t *g, const char *out, const char *command)
 {
     FILE *f = out ? fopen(out, "w") : stdout;
     if (!f)
-        fail1("cannot write %s", out);
+        cli_fail("cannot write %s", out);
     bool placement = tb_has_placement(g->tb);
     int buckets = placement ? PHASE_NB * LEVEL_NB : LEVEL_NB, b = 0;
     for (int ph = placement ? 0 : 1; ph < PHASE_NB; ph++)
@@ -408,7 +395,7 @@ static int generate(gen_t *g, const char *out, const char *command)
             g->quota[ph][l] = g->count / buckets + (b < g->count % buckets);
     g->puzzles = malloc((size_t)g->count * sizeof *g->puzzles);
     if (!g->puzzles)
-        fail1("out of memory");
+        cli_fail("out of memory");
     long long game = 0;
     for (; game < g->games && !all_full(g); game++) {
         play_game(g, game);
@@ -423,7 +410,7 @@ static int generate(gen_t *g, const char *out, const char *command)
     qsort(g->puzzles, (size_t)g->npuzzles, sizeof *g->puzzles, cmp_puzzle);
     write_puzzles(g, f, command);
     if (fflush(f) != 0 || ferror(f) || (out && fclose(f) != 0))
-        fail1("cannot write %s", out ? out : "the standard output");
+        cli_fail("cannot write %s", out ? out : "the standard output");
     return 0;
 }
 
@@ -576,16 +563,16 @@ static char *read_all(const char *path)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
-        fail1("cannot read %s", path);
+        cli_fail("cannot read %s", path);
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
     if (!buf)
-        fail1("out of memory");
+        cli_fail("out of memory");
     for (;;) {
         if (n + 1 >= cap) {
             char *b = realloc(buf, cap *= 2);
             if (!b)
-                fail1("out of memory");
+                cli_fail("out of memory");
             buf = b;
         }
         size_t got = fread(buf + n, 1, cap - n - 1, f);
@@ -596,7 +583,7 @@ static char *read_all(const char *path)
     bool bad = ferror(f);
     fclose(f);
     if (bad)
-        fail1("cannot read %s", path);
+        cli_fail("cannot read %s", path);
     buf[n] = '\0';
     return buf;
 }
@@ -605,20 +592,20 @@ static int check(const tb_t *tb, const char *path)
 {
     char *text = read_all(path);
     if (!strstr(text, "\"format\":\"baghchal-puzzles 1\""))
-        fail1("%s is not a puzzle file (no \"format\":\"baghchal-puzzles 1\")", path);
+        cli_fail("%s is not a puzzle file (no \"format\":\"baghchal-puzzles 1\")", path);
     char goats[16], caps[16], want[16];
     snprintf(want, sizeof want, "%d", tb_goats_total(tb));
     if (!field(text, text + strlen(text), "goats", goats, sizeof goats) || strcmp(goats, want) != 0)
-        fail1("%s is for a game of %s goats, the database for %s", path, goats, want);
+        cli_fail("%s is for a game of %s goats, the database for %s", path, goats, want);
     snprintf(want, sizeof want, "%d", tb_captures_to_win(tb));
     if (!field(text, text + strlen(text), "captures", caps, sizeof caps) || strcmp(caps, want) != 0)
-        fail1("%s is for a game won by %s captures, the database by %s", path, caps, want);
+        cli_fail("%s is for a game won by %s captures, the database by %s", path, caps, want);
     int total = 0, wrong = 0, skipped = 0;
     for (const char *s = strstr(text, "{\"id\":"); s; s = strstr(s + 1, "{\"id\":")) {
         const char *end = strchr(s, '}');
         char id[16], why[512];
         if (!end || !field(s, end, "id", id, sizeof id))
-            fail1("%s: a puzzle is not closed", path);
+            cli_fail("%s: a puzzle is not closed", path);
         total++;
         int k = check_one(tb, s, end, why, sizeof why);
         if (k == 0) {
@@ -687,7 +674,7 @@ int main(int argc, char **argv)
     tb_t *tb;
     char msg[512];
     if (tb_open(dir, &tb, msg, sizeof msg) != TB_OK)
-        fail1("%s", msg);
+        cli_fail("%s", msg);
     g.tb = tb;
     int rc = check_file ? check(tb, check_file) : generate(&g, out, command);
     tb_close(tb);

@@ -1,4 +1,5 @@
-/* Shared command-line helpers of baghchal-tbgen and baghchal-tbverify. */
+/* Shared command-line helpers of baghchal-tbgen, baghchal-tbverify, baghchal-tbprove and
+ * baghchal-puzzles. */
 #include "cli.h"
 
 #include <stdarg.h>
@@ -7,15 +8,27 @@
 
 const char *cli_program = "baghchal-tb";
 
+static void vdie(int status, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0), noreturn));
+static void vdie(int status, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "%s: ", cli_program);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    exit(status);
+}
+
 void cli_die(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "%s: ", cli_program);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(2);
+    vdie(2, fmt, ap);
+}
+
+void cli_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vdie(1, fmt, ap);
 }
 
 long long cli_int(const char *opt, const char *s, long long lo, long long hi)

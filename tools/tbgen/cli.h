@@ -10,6 +10,8 @@ extern const char *cli_program;
 
 /* Prints "<program>: <message>" and exits with status 2 (bad usage). */
 void cli_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* Prints "<program>: <message>" and exits with status 1: the input is missing or wrong. */
+void cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 /* The value of option opt, a whole number from lo to hi, or cli_die. */
 long long cli_int(const char *opt, const char *s, long long lo, long long hi);
 /* splitmix64. */

@@ -2926,7 +2926,7 @@
     // every full render; onGraph (svg, {line, x, y, W, H}) after the evaluation graph is drawn.
     window.Board = window.Board || {};
     Object.assign(window.Board, {
-      state, api, goTo, renderAll, save, lineOf, pathTo, plyOf, gameOf, posOf, inTree, moveLabel, prettyMove,
+      state, api, goTo, renderAll, save, lineOf, pathTo, plyOf, gameOf, posOf, inTree, moveLabel, prettyMove, html,
       // An arrow on the board from a move at a node (the hint's), until the node changes.
       showArrow(node, move) { state.hint = move ? { nodeId: node.id, move } : null; render(); },
     });

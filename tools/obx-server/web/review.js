@@ -223,13 +223,8 @@
     $('review-open').focus();
   }
 
-  function html(tag, cls, text, parent) {
-    const e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = text;
-    if (parent) parent.appendChild(e);
-    return e;
-  }
+  // The board's element maker (app.js), once the board has started.
+  function html(tag, cls, text, parent) { return B().html(tag, cls, text, parent); }
 
   function render() {
     const panel = $('review');
