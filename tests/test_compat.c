@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "baghchal.h"
+#include "tree.h"
 
 static position_t obx(const char *text)
 {
@@ -438,17 +439,7 @@ static char *slurp(const char *name)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", BAGHCHAL_TEST_DATA, name);
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_not_null(s);
-    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
+    return tree_read_file(path, NULL);
 }
 
 /* The next line of *s without its newline (the buffer is cut in place); NULL at the end. */

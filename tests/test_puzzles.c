@@ -78,20 +78,6 @@ static void run_free(run_t *r) { pipe_lines_free(&r->out); }
 
 static const char *last_line(const run_t *r) { return r->out.count ? r->out.line[r->out.count - 1] : ""; }
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot read %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_not_null(s);
-    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
 
 static void write_file(const char *path, const char *text)
 {
@@ -269,7 +255,7 @@ Test(puzzles, every_puzzle_exact_against_the_movement_database)
     run_free(&r);
     char path[256];
     snprintf(path, sizeof path, "%s/a.json", dir);
-    char *text = read_file(path);
+    char *text = tree_read_file(path, NULL);
     cr_assert(strstr(text, "\"goats\":20,\"captures\":5,\"command\":\"baghchal-puzzles DIR --count 30 --seed 5\""));
     static puzzle_t z[MAX_PUZZLES];
     int n = parse_puzzles(text, z, MAX_PUZZLES);
@@ -298,13 +284,13 @@ Test(puzzles, every_puzzle_exact_against_the_movement_database)
     cr_assert_eq(r.code, 0);
     run_free(&r);
     snprintf(path, sizeof path, "%s/b.json", dir);
-    char *again = read_file(path);
+    char *again = tree_read_file(path, NULL);
     cr_assert_str_eq(again, text);
     run(&r, "%s %s --count 30 --seed 6 --out %s/c.json", PUZZLES, db, dir);
     cr_assert_eq(r.code, 0);
     run_free(&r);
     snprintf(path, sizeof path, "%s/c.json", dir);
-    char *other = read_file(path);
+    char *other = tree_read_file(path, NULL);
     cr_assert_str_neq(other + strcspn(other, "\n"), text + strcspn(text, "\n"));
 
     /* The tool's own check agrees, and names a puzzle whose first move is not the keeping one. */
@@ -352,7 +338,7 @@ Test(puzzles, shipped_movement_puzzles_exact)
     struct stat st;
     cr_assert_eq(stat(SHIPPED, &st), 0);
     cr_assert_lt(st.st_size, 100 * 1024, "the shipped file is %lld bytes", (long long)st.st_size);
-    char *text = read_file(SHIPPED);
+    char *text = tree_read_file(SHIPPED, NULL);
     static puzzle_t z[MAX_PUZZLES];
     int n = parse_puzzles(text, z, MAX_PUZZLES), movement = 0, kinds[2][3] = {{0}}, goals[2] = {0};
     cr_assert_geq(n, 200);
@@ -443,7 +429,7 @@ Test(puzzles, small_game_has_none)
     run_free(&r);
     char path[256];
     snprintf(path, sizeof path, "%s/small.json", out);
-    char *text = read_file(path);
+    char *text = tree_read_file(path, NULL);
     cr_assert_str_eq(text, "{\"format\":\"baghchal-puzzles 1\",\"rule\":\"draw\",\"goats\":2,\"captures\":2,"
                            "\"command\":\"baghchal-puzzles DIR --count 12 --games 200\",\n\"puzzles\":[\n]}\n");
     free(text);

@@ -622,17 +622,8 @@ Test(tbtools, bench_probe_times_both_sides_and_the_move_choice)
 
 static uint8_t *read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "%s", path);
-    cr_assert_eq(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    cr_assert_gt(n, 0);
-    rewind(f);
-    uint8_t *b = malloc((size_t)n);
-    cr_assert_not_null(b);
-    cr_assert_eq(fread(b, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
+    uint8_t *b = (uint8_t *)tree_read_file(path, len);
+    cr_assert_gt(*len, 0, "%s is empty", path);
     return b;
 }
 
