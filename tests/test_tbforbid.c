@@ -269,13 +269,46 @@ Test(tb_forbid, small_game_placement_resume_and_damage)
     cr_assert_eq(tbf_build(&o, &h, msg, sizeof msg), TB_OK, "%s", msg);
     cr_assert_eq(slices_built, 2);
     cr_assert_eq(h.placement_built, 1);
-    /* Two goats cannot hold the tigers: the draw rule says so, and forbid agrees. */
+    cr_assert_eq(h.placement_twins, 1);
+    /* Two goats cannot hold the tigers under the draw rule. Under forbid the first goat's
+     * board (one goat on it, one in hand) can come back after a capture, so that layer is
+     * given each side's loss in turn: the goats lose the start when it is theirs, win it
+     * when it is the tigers'. The bound is honest, and here it decides nothing. */
     cr_assert_eq(h.start_draw_rule, -1);
     cr_assert_eq(h.start_value[0], TBF_LOSS);
-    cr_assert_eq(h.start_value[1], TBF_LOSS);
-    cr_assert_gt(h.place_layers, 0);
-    for (uint32_t i = 0; i < h.place_layers; i++)
-        cr_assert_eq(h.place[i].count[0][1] + h.place[i].count[1][1], 0, "no placement position is drawn");
+    cr_assert_eq(h.start_value[1], TBF_WIN);
+    cr_assert_eq(h.place_layers, 5, "in hand 1 with 0 or 1 captured, each side to move; the start's");
+    int with_twins = 0;
+    for (uint32_t i = 0; i < h.place_layers; i++) {
+        const tbf_place_info_t *p = &h.place[i];
+        uint64_t all = p->count[0][0] + p->count[0][1] + p->count[0][2];
+        cr_assert_eq(p->count[0][1] + p->count[1][1], 0, "no placement position is drawn");
+        if (p->h == 2) {
+            /* The start's layer: each first goat lands in a layer of twins. */
+            cr_assert(p->side == GOATS && p->c == 0 && !tbp_layer_has_twins(2, p->h, p->c));
+            cr_assert_eq(p->count[0][0], all);
+            cr_assert_eq(p->count[1][2], all);
+            continue;
+        }
+        cr_assert_eq(p->h, 1);
+        if (tbp_layer_has_twins(2, p->h, p->c)) {
+            with_twins++;
+            cr_assert_eq(p->c, 0);
+            /* Variant 0: every goat loses; variant 1: every goat wins (for the side to move). */
+            int lose = p->side == GOATS ? 0 : 2, win = 2 - lose;
+            cr_assert_eq(p->count[0][lose], all);
+            cr_assert_eq(p->count[1][win], all);
+        } else {
+            cr_assert_eq(p->c, 1);
+            /* One goat against four tigers, one capture from the end: no variant differs. */
+            cr_assert_eq(memcmp(p->count[0], p->count[1], sizeof p->count[0]), 0);
+        }
+    }
+    cr_assert_eq(with_twins, 2);
+    cr_assert(!tbp_layer_has_twins(2, 0, 0), "the movement phase is not a placement layer");
+    cr_assert(!tbp_layer_has_twins(2, 2, 0) && !tbp_layer_has_twins(2, 1, 1));
+    cr_assert(tbp_layer_has_twins(3, 2, 0) && tbp_layer_has_twins(3, 1, 1) && !tbp_layer_has_twins(3, 2, 1));
+    cr_assert(!tbp_layer_has_twins(1, 1, 0), "one capture to win: no board comes back");
     char work[256];
     snprintf(work, sizeof work, "%s/forbid-work-0", dir);
     cr_assert_neq(access(work, F_OK), 0, "the work folders are removed");
@@ -284,6 +317,35 @@ Test(tb_forbid, small_game_placement_resume_and_damage)
     cr_assert_eq(tbf_build(&o, &again, msg, sizeof msg), TB_OK, "%s", msg);
     cr_assert_eq(slices_built, 0);
     cr_assert_eq(again.slice[1].checksum, h.slice[1].checksum);
+    /* A file whose placement was built before the twins were bounded (0 at the flag, as the
+     * first files have): the placement is built again, the slices kept. */
+    {
+        char path[256];
+        snprintf(path, sizeof path, "%s/%s", dir, TBF_FILE_NAME);
+        FILE *f = fopen(path, "r+b");
+        cr_assert_not_null(f);
+        uint8_t *hb = malloc(TBF_HEADER_SIZE);
+        cr_assert_not_null(hb);
+        cr_assert_eq(fread(hb, 1, TBF_HEADER_SIZE, f), TBF_HEADER_SIZE);
+        cr_assert_eq(hb[TBF_HEADER_SIZE - 16], 1);
+        memset(hb + TBF_HEADER_SIZE - 16, 0, 4);
+        uint64_t sum = tb_checksum(hb, TBF_HEADER_SIZE - 8);
+        for (int i = 0; i < 8; i++)
+            hb[TBF_HEADER_SIZE - 8 + i] = (uint8_t)(sum >> (8 * i));
+        fseek(f, 0, SEEK_SET);
+        cr_assert_eq(fwrite(hb, 1, TBF_HEADER_SIZE, f), TBF_HEADER_SIZE);
+        fclose(f);
+        free(hb);
+        tbf_header_t old;
+        cr_assert_eq(tbf_read_header(dir, &old, msg, sizeof msg), TB_OK, "%s", msg);
+        cr_assert_eq(old.placement_twins, 0);
+        slices_built = 0;
+        cr_assert_eq(tbf_build(&o, &again, msg, sizeof msg), TB_OK, "%s", msg);
+        cr_assert_eq(slices_built, 0);
+        cr_assert_eq(again.placement_twins, 1);
+        cr_assert_eq(again.start_value[1], TBF_WIN);
+        cr_assert_eq(memcmp(again.place, h.place, sizeof h.place), 0);
+    }
     /* A damaged byte in slice 1: that slice is solved again, to the same bytes. */
     char path[256];
     snprintf(path, sizeof path, "%s/%s", dir, TBF_FILE_NAME);

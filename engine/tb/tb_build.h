@@ -369,12 +369,22 @@ typedef struct {
      * movement file's byte code (odd a win, even a loss, 0xFF a draw), in place of the
      * database's: the leaves of the forbid build (tb_forbid.h). */
     const uint8_t *movement_tigers[TB_MAX_SLICES];
+    /* TBP_TWINS_GOATS_LOSE or _WIN: every layer whose boards can come back in the movement
+     * phase (h >= 1 goats in hand and h + c < captures_to_win: the same board with the goats
+     * in hand counted as captured is a movement position, its *twin*, which forbid may not
+     * recreate) gets that one value in place of what its moves give, so that no value above
+     * it rests on a twin not coming back: the forbid build's bounds (tb_forbid.h). 0: none. */
+    int twins;
     const char *file; /* the file the merge writes from these layers (tbp_merge), or NULL:
                        * the tigers' layers whose array an interrupted merge has written
                        * count as finished (tbp_merge_done), their packed files gone */
     void (*progress)(void *ctx, const tbp_progress_t *p);
     void *ctx;
 } tbp_gen_options_t;
+
+enum { TBP_TWINS_NONE = 0, TBP_TWINS_GOATS_LOSE = 1, TBP_TWINS_GOATS_WIN = 2 };
+/* Whether layer (h, c) of a game with k captures to win holds boards that can come back. */
+bool tbp_layer_has_twins(int captures_to_win, int h, int c);
 
 void tbp_gen_options_init(tbp_gen_options_t *o, const char *dir);
 /* Builds every placement layer from the movement database up to the start, packing each

@@ -52,7 +52,9 @@ tb_error_t tbf_solve_slice(const tb_t *tb, int c, const uint8_t *up, const tbf_o
 /* ---- The file <dir>/baghchal-forbid.tb ----------------------------------------------- */
 
 #define TBF_FILE_NAME "baghchal-forbid.tb"
-enum { TBF_FILE_VERSION = 1, TBF_HEADER_SIZE = 8192 };
+/* The header's bytes; its checksum is in the last 8, the placement_twins flag in the 4 at
+ * TBF_HEADER_SIZE - 16. */
+enum { TBF_FILE_VERSION = 1, TBF_HEADER_SIZE = 16384 };
 
 /* A placement layer's values under forbid, built twice: with the movement positions left
  * open counted as lost for the goats (variant 0) and for the tigers (variant 1). */
@@ -71,6 +73,11 @@ typedef struct {
         double seconds;
     } slice[TB_MAX_SLICES];
     uint32_t placement_built;       /* both variants done */
+    /* The placement layers whose boards can come back in the movement phase (in hand h >= 1,
+     * h + captured < captures to win: tbp_layer_has_twins) were given the variant's worst
+     * value (tbp_gen_options_t.twins), so no value rests on such a board not coming back. A
+     * file built before this (0 with 2 or more captures to win) has its placement built again. */
+    uint32_t placement_twins;
     int32_t start_value[2];         /* the start for the goats, per variant: TBF_WIN / TBF_LOSS */
     int32_t start_draw_rule;        /* the start under the draw rule: 1 goats win, 0 draw, -1 loss */
     uint32_t place_layers;

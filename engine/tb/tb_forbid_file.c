@@ -17,11 +17,12 @@
 
 static const char MAGIC[8] = {'B', 'A', 'G', 'H', 'C', 'H', 'F', 'B'};
 enum {
-    HDR = 16384,          /* header bytes; the checksum is in the last 8 */
+    HDR = TBF_HEADER_SIZE, /* header bytes; the checksum is in the last 8 */
     SLICE_AT = 48, SLICE_REC = 160,
     PLACE_AT = SLICE_AT + TB_MAX_SLICES * SLICE_REC, PLACE_REC = 56,
+    TWINS_AT = HDR - 16, /* added after the first files, which have 0 there */
 };
-_Static_assert(PLACE_AT + TBP_MAX_LAYERS * PLACE_REC <= HDR - 8, "the header holds its tables");
+_Static_assert(PLACE_AT + TBP_MAX_LAYERS * PLACE_REC <= TWINS_AT, "the header holds its tables");
 
 #define fail(e, ...) ((tb_error_t)bc_fail((e), __VA_ARGS__))
 
@@ -59,6 +60,7 @@ static void encode(const tbf_header_t *h, uint8_t *b)
     tb_put_le(b + 32, (uint32_t)h->start_draw_rule, 4);
     tb_put_le(b + 36, h->place_layers, 4);
     tb_put_le(b + 40, dbits(h->place_seconds), 8);
+    tb_put_le(b + TWINS_AT, h->placement_twins, 4);
     for (int c = 0; c < TB_MAX_SLICES; c++) {
         uint8_t *r = b + SLICE_AT + c * SLICE_REC;
         const tbf_layer_stats_t *s = &h->slice[c].stats;
@@ -99,6 +101,7 @@ static tb_error_t decode(const uint8_t *b, tbf_header_t *h, char *msg, size_t ms
     h->start_draw_rule = (int32_t)tb_get_le(b + 32, 4);
     h->place_layers = (uint32_t)tb_get_le(b + 36, 4);
     h->place_seconds = bitsd(tb_get_le(b + 40, 8));
+    h->placement_twins = (uint32_t)tb_get_le(b + TWINS_AT, 4);
     if (h->captures_to_win < 1 || h->captures_to_win > TB_MAX_SLICES || h->goats_total < h->captures_to_win ||
         h->goats_total > BC_GOATS_TOTAL || h->place_layers > TBP_MAX_LAYERS)
         return fail(TB_ERR_FORMAT, msg, msglen, "the forbid file's header is not consistent");
@@ -260,11 +263,13 @@ static tb_error_t build_placement(const tbf_build_options_t *o, const tb_t *tb, 
     tb_close(full);
     double t0 = now_s();
     h->place_layers = 0;
-    /* With nothing open the two builds are one. */
+    /* With nothing open and no board that can come back (one capture wins) the two builds
+     * are one. */
     uint64_t open = 0;
     for (int c = 0; c < K; c++)
         open += h->slice[c].stats.open[GOATS] + h->slice[c].stats.open[TIGERS];
-    int variants = open ? 2 : 1;
+    bool twins = tbp_layer_has_twins(K, 1, 0);
+    int variants = open || twins ? 2 : 1;
     for (int v = 0; v < variants && e == TB_OK; v++) {
         char work[TB_PATH_MAX + 64];
         snprintf(work, sizeof work, "%s/forbid-work-%d", o->dir, v);
@@ -276,6 +281,7 @@ static tb_error_t build_placement(const tbf_build_options_t *o, const tb_t *tb, 
         tbp_gen_options_init(&po, work);
         po.threads = o->threads;
         po.restart = o->restart;
+        po.twins = !twins ? TBP_TWINS_NONE : v == 0 ? TBP_TWINS_GOATS_LOSE : TBP_TWINS_GOATS_WIN;
         for (int c = 0; c < K; c++) {
             uint64_t size = tb_slice_entries(tb, c);
             const uint8_t *t = mv[c] + size;
@@ -300,6 +306,7 @@ static tb_error_t build_placement(const tbf_build_options_t *o, const tb_t *tb, 
     }
     if (e == TB_OK) {
         h->placement_built = 1;
+        h->placement_twins = twins;
         h->place_seconds = now_s() - t0;
         for (int v = 0; v < 2; v++) {
             char work[TB_PATH_MAX + 64];
@@ -376,8 +383,12 @@ tb_error_t tbf_build(const tbf_build_options_t *o, tbf_header_t *h, char *msg, s
         else if (o->on_slice)
             o->on_slice(o->ctx, c, h, true);
     }
-    /* Placement layers built on other movement values are not resumed from. */
-    for (int v = 0; v < 2 && changed; v++) {
+    /* Placement layers built on other movement values, or before the twins were bounded,
+     * are not resumed from. */
+    bool stale = h->placement_built && !h->placement_twins && tbp_layer_has_twins(K, 1, 0);
+    if (stale)
+        h->placement_built = 0;
+    for (int v = 0; v < 2 && (changed || stale); v++) {
         char work[TB_PATH_MAX + 64];
         snprintf(work, sizeof work, "%s/forbid-work-%d", o->dir, v);
         remove_folder(work);

@@ -434,6 +434,19 @@ static bool wanted(const build_t *b, int side, int h, int c)
     return tbp_layer_exists(b->n, b->K, side, h, c) && tbp_layer_in_scope(b->n, side, h, c, b->top, b->o->min_goats);
 }
 
+bool tbp_layer_has_twins(int captures_to_win, int h, int c) { return h >= 1 && h + c < captures_to_win; }
+
+/* Layer l's every position given one value for the side to move: the twins' bound. */
+static void force_layer(tbp_layer_t *l, int twins)
+{
+    bool goats_win = twins == TBP_TWINS_GOATS_WIN;
+    int v = (l->side == GOATS) == goats_win ? 2 : 0;
+    memset(l->bits, v == 2 ? 0xAA : 0x00, l->words * 8);
+    uint64_t all = l->count[0] + l->count[1] + l->count[2];
+    l->count[0] = l->count[1] = l->count[2] = 0;
+    l->count[v] = all;
+}
+
 /* Computes layer (side, h, c) into l from the layers in memory. */
 static tb_error_t compute(build_t *b, tbp_layer_t *l, int side, int h, int c, char *msg, size_t msglen)
 {
@@ -451,6 +464,8 @@ static tb_error_t compute(build_t *b, tbp_layer_t *l, int side, int h, int c, ch
         g->in_cap = c + 1 < b->K ? &b->cur_g[c + 1] : NULL;
         run_layer(g, tiger_block, l->count);
     }
+    if (b->o->twins && tbp_layer_has_twins(b->K, h, c))
+        force_layer(l, b->o->twins);
     return TB_OK;
 }
 

@@ -707,34 +707,49 @@ static int print_forbid(const char *dir, const tbf_header_t *h)
         free(x);
         return fail1("%s", x ? msg : "out of memory");
     }
-    printf("placement phase under forbid (the movement leaves above; open counted once for each side):\n");
-    printf("| in hand | captured | side to move | draw-rule draws | goats win | tigers win | open |\n");
-    printf("|---|---|---|---|---|---|---|\n");
-    uint64_t tot[SIDE_NB][4] = {{0}};
+    printf("placement phase under forbid (the movement leaves above; each build counts what is open against one "
+           "side%s):\n",
+           h->placement_twins ? ", and gives the layers whose boards can come back that side's loss" : "");
+    printf("| in hand | captured | side to move | boards can come back | positions | draw rule: goats win / draw / "
+           "tigers win | forbid: goats win | tigers win | open |\n");
+    printf("|---|---|---|---|---|---|---|---|---|\n");
+    uint64_t tot[SIDE_NB][7] = {{0}};
     for (uint32_t i = 0; i < h->place_layers; i++) {
         const tbf_place_info_t *p = &h->place[i];
         const tbp_layer_info_t *l = draw_layer(x, p->side, p->h, p->c);
         if (!l)
             continue;
         /* Variant 0 is the goats' worst case, variant 1 the tigers'. */
-        uint64_t draws = l->count[1], gw, tw;
+        uint64_t all = p->count[0][0] + p->count[0][1] + p->count[0][2], gw, tw;
+        uint64_t dgw = p->side == GOATS ? l->count[2] : l->count[0], dtw = p->side == GOATS ? l->count[0] : l->count[2];
         if (p->side == GOATS)
-            gw = p->count[0][2] - l->count[2], tw = p->count[1][0] - l->count[0];
+            gw = p->count[0][2], tw = p->count[1][0];
         else
-            tw = p->count[1][2] - l->count[2], gw = p->count[0][0] - l->count[0];
-        uint64_t open = draws - gw - tw;
-        tot[p->side][0] += draws, tot[p->side][1] += gw, tot[p->side][2] += tw, tot[p->side][3] += open;
-        printf("| %d | %d | %s | %s | %s | %s | %s |\n", p->h, p->c, p->side == GOATS ? "goats" : "tigers",
-               commas(draws, a), commas(gw, b), commas(tw, c3), commas(open, d));
+            tw = p->count[1][2], gw = p->count[0][0];
+        uint64_t open = all - gw - tw, row[7] = {all, dgw, l->count[1], dtw, gw, tw, open};
+        char r[7][32];
+        for (int k = 0; k < 7; k++)
+            tot[p->side][k] += row[k], commas(row[k], r[k]);
+        bool twin = h->placement_twins && tbp_layer_has_twins((int)h->captures_to_win, p->h, p->c);
+        printf("| %d | %d | %s | %s | %s | %s / %s / %s | %s | %s | %s |\n", p->h, p->c,
+               p->side == GOATS ? "goats" : "tigers", twin ? "yes" : "no", r[0], r[1], r[2], r[3], r[4], r[5], r[6]);
     }
-    for (int side = 0; side < SIDE_NB; side++)
-        printf("| all | all | %s | %s | %s | %s | %s |\n", side == GOATS ? "goats" : "tigers", commas(tot[side][0], a),
-               commas(tot[side][1], b), commas(tot[side][2], c3), commas(tot[side][3], d));
+    for (int side = 0; side < SIDE_NB; side++) {
+        char r[7][32];
+        for (int k = 0; k < 7; k++)
+            commas(tot[side][k], r[k]);
+        printf("| all | all | %s | | %s | %s / %s / %s | %s | %s | %s |\n", side == GOATS ? "goats" : "tigers", r[0], r[1],
+               r[2], r[3], r[4], r[5], r[6]);
+    }
     free(x);
     printf("start position: under the draw rule %s; under forbid %s\n", start_text(h->start_draw_rule),
            h->start_value[0] == h->start_value[1] ? start_text(h->start_value[0] == TBF_WIN ? 1 : -1)
                                                   : "open (it depends on the movement positions left open)");
-    printf("placement phase under forbid built in %.1f s (both variants)\n", h->place_seconds);
+    uint64_t open = 0;
+    for (uint32_t c = 0; c < h->captures_to_win; c++)
+        open += h->slice[c].stats.open[GOATS] + h->slice[c].stats.open[TIGERS];
+    printf("placement phase under forbid built in %.1f s (%s)\n", h->place_seconds,
+           open || h->placement_twins ? "both builds" : "one build: nothing open, no board that can come back");
     return 0;
 }
 
