@@ -220,6 +220,15 @@ static int prove(void *ctx, const position_t *p)
     return r == FB_WIN ? TBF_WIN : r == FB_LOSS ? TBF_LOSS : TBF_OPEN;
 }
 
+/* The settling's progress: calls, the last count given and the total. */
+static uint64_t settle_calls, settle_last, settle_total;
+static void on_settle(void *ctx, int c, uint64_t done, uint64_t total)
+{
+    (void)ctx, (void)c;
+    cr_assert_eq(done, settle_last + 1, "one call a root, in order");
+    settle_calls++, settle_last = done, settle_total = total;
+}
+
 /* With a search budget of one position every draw the retrograde pass leaves goes to the
  * prover: the file comes out the same, byte for byte, as the search's. */
 Test(tb_forbid, the_prover_settles_what_the_search_leaves_open_the_same_way)
@@ -239,7 +248,10 @@ Test(tb_forbid, the_prover_settles_what_the_search_leaves_open_the_same_way)
     o.restart = true;
     o.solve.root_nodes = 1;
     o.solve.settle = prove, o.solve.settle_ctx = pr;
+    o.solve.settle_progress = on_settle;
     cr_assert_eq(tbf_build(&o, &b, msg, sizeof msg), TB_OK, "%s", msg);
+    cr_assert_eq(settle_calls, a.slice[0].stats.core, "a progress call for each root given to the prover");
+    cr_assert_eq(settle_total, a.slice[0].stats.core);
     cr_assert_eq(b.slice[0].stats.aborted, a.slice[0].stats.core, "every root ran out of its budget");
     cr_assert_eq(b.slice[0].stats.settled, a.slice[0].stats.core, "and the prover settled each");
     cr_assert_eq(b.slice[0].checksum, a.slice[0].checksum);

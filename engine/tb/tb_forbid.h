@@ -32,8 +32,10 @@ typedef struct {
      * from here. */
     int (*settle)(void *ctx, const position_t *p);
     void *settle_ctx;
-    /* Called now and then during the search with the roots done and to do; may be NULL. */
+    /* Called now and then during the search with the roots done and to do, and during the
+     * settling with the open roots given to settle so far and in all; each may be NULL. */
     void (*progress)(void *ctx, int captured, uint64_t done, uint64_t total);
+    void (*settle_progress)(void *ctx, int captured, uint64_t done, uint64_t total);
     void *ctx;
 } tbf_options_t;
 

@@ -380,6 +380,9 @@ tb_error_t tbf_solve_slice(const tb_t *tb, int c, const uint8_t *up, const tbf_o
                 o->progress(o->ctx, c, done, roots);
         }
         /* What the search left open goes to the settler, when there is one. */
+        uint64_t to_settle = 0, settled_done = 0;
+        for (uint32_t v = 0; v < s.nodes && err == TB_OK && o && o->settle; v++)
+            to_settle += s.res[v] == R_UNK && val[v] == R_OPEN;
         for (uint32_t v = 0; v < s.nodes && err == TB_OK && o && o->settle; v++) {
             if (s.res[v] != R_UNK || val[v] != R_OPEN)
                 continue;
@@ -388,6 +391,8 @@ tb_error_t tbf_solve_slice(const tb_t *tb, int c, const uint8_t *up, const tbf_o
             int r = o->settle(o->settle_ctx, &p);
             if (r != TBF_OPEN)
                 val[v] = r == TBF_WIN ? R_WIN : R_LOSS, st->settled++;
+            if (o->settle_progress)
+                o->settle_progress(o->ctx, c, ++settled_done, to_settle);
         }
         /* The search read the retrograde values only: its results join them at the end. */
         for (uint32_t v = 0; v < s.nodes && err == TB_OK; v++)

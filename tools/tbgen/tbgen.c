@@ -649,6 +649,19 @@ static void on_forbid_search(void *ctx, int c, uint64_t done, uint64_t total)
             c, commas(done, a), commas(total, b), t - pr->start);
 }
 
+static void on_forbid_settle(void *ctx, int c, uint64_t done, uint64_t total)
+{
+    progress_t *pr = ctx;
+    double t = now_s();
+    if (done < total && t - pr->last < (pr->tty ? 0.1 : 2.0))
+        return;
+    pr->last = t;
+    char a[32], b[32];
+    fprintf(stderr, pr->tty ? "\r\033[Kslice %d: the prover on what the search left open, %s / %s, elapsed %.1f s"
+                            : "slice %d: the prover on what the search left open, %s / %s, elapsed %.1f s\n",
+            c, commas(done, a), commas(total, b), t - pr->start);
+}
+
 static void on_forbid_slice(void *ctx, int c, const tbf_header_t *h, bool built)
 {
     progress_t *pr = ctx;
@@ -864,7 +877,7 @@ static int build_forbid(const char *dir, const tb_gen_options_t *g, bool placeme
     o.solve.root_nodes = root_nodes;
     if (st.pr)
         o.solve.settle = settle_open, o.solve.settle_ctx = &st;
-    o.solve.progress = on_forbid_search, o.solve.ctx = &pr;
+    o.solve.progress = on_forbid_search, o.solve.settle_progress = on_forbid_settle, o.solve.ctx = &pr;
     o.on_slice = on_forbid_slice, o.on_place = on_forbid_place, o.ctx = &pr;
     fprintf(stderr, "solving %s/%s under forbid: %d goats, %d captures win\n", dir, TBF_FILE_NAME, n, K);
     tbf_header_t *h = malloc(sizeof *h);
