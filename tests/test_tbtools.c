@@ -560,6 +560,47 @@ Test(tbtools, stats_print_every_placement_layer_and_the_start)
     run_free(&r);
 }
 
+/* --forbid on the small game: the movement slices, then the placement table, whose layers with
+ * one goat in hand and none captured are marked (their boards can come back after a capture)
+ * and open in full, and the start's value under both rules. */
+Test(tbtools, forbid_table_marks_the_layers_whose_boards_can_come_back)
+{
+    const char *dir = make_dir();
+    build_small(dir);
+    run_t r;
+    run(&r, "%s %s --forbid --placement --threads 1", TBGEN, dir);
+    if (r.code != 0)
+        dump(&r);
+    cr_assert_eq(r.code, 0);
+    const char *want[] = {
+        "| captured | side to move | draw-rule draws | goats win | tigers win | open | by the history search | time |",
+        "| in hand | captured | side to move | boards can come back | positions | draw rule: goats win / draw / tigers "
+        "win | forbid: goats win | tigers win | open |",
+        /* Every position the tigers' under the draw rule; under forbid open in full there. */
+        "| 1 | 0 | goats | yes | 265,650 | 0 / 0 / 265,650 | 0 | 0 | 265,650 |",
+        "| 1 | 0 | tigers | yes | 265,650 | 0 / 0 / 265,650 | 0 | 0 | 265,650 |",
+        /* The start's layer: each first goat lands in one of them. */
+        "| 2 | 0 | goats | no | 12,650 | 0 / 0 / 12,650 | 0 | 0 | 12,650 |",
+        "start position: under the draw rule the tigers win; under forbid open (the two builds differ: it depends on "
+        "movement positions left open or on boards that can come back)",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        if (!find_line(&r, want[i]))
+            dump(&r);
+        cr_assert_not_null(find_line(&r, want[i]), "missing: %s", want[i]);
+    }
+    /* One capture from the end with one goat on the board: nothing can come back, and the
+     * builds agree on every position. */
+    cr_assert_eq(count_lines(&r, "| 1 | 1 | "), 2);
+    cr_assert_eq(count_lines(&r, "| no | "), 3);
+    for (size_t i = 0; i < r.out.count; i++)
+        if (!strncmp(r.out.line[i], "| 1 | 1 | ", 10))
+            cr_assert(strstr(r.out.line[i], "| no |") && strstr(r.out.line[i], " | 0 |"), "%s", r.out.line[i]);
+    cr_assert_eq(count_lines(&r, "placement phase under forbid built in"), 1);
+    cr_assert_eq(count_lines(&r, "(both builds)"), 1);
+    run_free(&r);
+}
+
 Test(tbtools, bench_probe_times_both_sides_and_the_move_choice)
 {
     const char *dir = make_dir();

@@ -757,7 +757,8 @@ static int print_forbid(const char *dir, const tbf_header_t *h)
     free(x);
     printf("start position: under the draw rule %s; under forbid %s\n", start_text(h->start_draw_rule),
            h->start_value[0] == h->start_value[1] ? start_text(h->start_value[0] == TBF_WIN ? 1 : -1)
-                                                  : "open (it depends on the movement positions left open)");
+                                                  : "open (the two builds differ: it depends on movement positions left "
+                                                    "open or on boards that can come back)");
     uint64_t open = 0;
     for (uint32_t c = 0; c < h->captures_to_win; c++)
         open += h->slice[c].stats.open[GOATS] + h->slice[c].stats.open[TIGERS];
