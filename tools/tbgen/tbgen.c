@@ -636,30 +636,26 @@ static int build(tb_gen_options_t *o, progress_t *pr, const build_t *b)
 
 /* ---- Under the rule books' rule (--forbid) --------------------------------------------- */
 
-static void on_forbid_search(void *ctx, int c, uint64_t done, uint64_t total)
+/* A progress line of the solve: what runs on slice c, done of total. */
+static void forbid_progress(progress_t *pr, int c, const char *what, uint64_t done, uint64_t total)
 {
-    progress_t *pr = ctx;
     double t = now_s();
     if (done < total && t - pr->last < (pr->tty ? 0.1 : 2.0))
         return;
     pr->last = t;
     char a[32], b[32];
-    fprintf(stderr, pr->tty ? "\r\033[Kslice %d: search with the history, %s / %s draws, elapsed %.1f s"
-                            : "slice %d: search with the history, %s / %s draws, elapsed %.1f s\n",
-            c, commas(done, a), commas(total, b), t - pr->start);
+    fprintf(stderr, "%sslice %d: %s %s / %s, elapsed %.1f s%s", pr->tty ? "\r\033[K" : "", c, what, commas(done, a),
+            commas(total, b), t - pr->start, pr->tty ? "" : "\n");
+}
+
+static void on_forbid_search(void *ctx, int c, uint64_t done, uint64_t total)
+{
+    forbid_progress(ctx, c, "search with the history, draws", done, total);
 }
 
 static void on_forbid_settle(void *ctx, int c, uint64_t done, uint64_t total)
 {
-    progress_t *pr = ctx;
-    double t = now_s();
-    if (done < total && t - pr->last < (pr->tty ? 0.1 : 2.0))
-        return;
-    pr->last = t;
-    char a[32], b[32];
-    fprintf(stderr, pr->tty ? "\r\033[Kslice %d: the prover on what the search left open, %s / %s, elapsed %.1f s"
-                            : "slice %d: the prover on what the search left open, %s / %s, elapsed %.1f s\n",
-            c, commas(done, a), commas(total, b), t - pr->start);
+    forbid_progress(ctx, c, "the prover on what the search left open,", done, total);
 }
 
 static void on_forbid_slice(void *ctx, int c, const tbf_header_t *h, bool built)
