@@ -3,7 +3,7 @@
 at doubling times per move: the goats' score against thinking time.
 
 For each time T (ms a move) baghchal-referee plays the engine against itself, one game at a
-time (-concurrency 1), from an openings file that this script asks the engine for: the start
+time (--concurrency N: N at once, each with a core of its own for the engine that thinks), from an openings file that this script asks the engine for: the start
 position and each of its 21 first goat placements. Every first placement is played once with
 each copy of the engine as goats (21 pairs), the start position 29 times with each (29 pairs):
 100 games a time, the start position's share 58 of them, spread through the run so that a run
@@ -23,7 +23,7 @@ Every rule and move is the engine's and the referee's: the openings come from th
 `d` (the start position's OBX and legal moves), the games from the referee's records.
 
 usage: forbid-selfplay.py --tb DIR [--bin DIR] [--out DIR] [--times 25,50,...] [--report]
-                          [--min-games N] [--start-pairs N] [--seed S] [--hash MB]
+                          [--min-games N] [--start-pairs N] [--seed S] [--hash MB] [--concurrency N]
 Exit status: 0 done, 1 bad usage or a tool failed (one line on standard error), 130 interrupted.
 """
 
@@ -122,7 +122,7 @@ def play(args, ms, book):
            f"option.TablebasePath={args.tb}",
            "-openings", f"file={book}", "order=sequential",
            "-repetition", "forbid", "-seed", str(args.seed), "-rounds", str(PLACEMENTS + args.start_pairs),
-           "-concurrency", "1", "-records", records,
+           "-concurrency", str(args.concurrency), "-records", records,
            # Two engines reading 818 MB of files at once on a loaded machine: minutes, not 10 s.
            "-timeouts", "init=180000", "ready=60000",
            "-json", os.path.join(args.out, f"forbid-{ms}ms.json"), "-progress", "10"]
@@ -134,6 +134,9 @@ def play(args, ms, book):
         k += 1
     cmd += ["-log", os.path.join(args.out, f"forbid-{ms}ms.log.{k}")]
     print(f"forbid-selfplay: {ms} ms a move: {' '.join(cmd)}", flush=True)
+    # The games a run plays at once, for the table (a series may be played in several runs).
+    with open(os.path.join(args.out, f"concurrency-{ms}ms.txt"), "a", encoding="ascii") as f:
+        f.write(f"{int(time.time())} {args.concurrency}\n")
     sampler = LoadSampler(os.path.join(args.out, f"load-{ms}ms.txt"))
     sampler.start()
     try:
@@ -214,6 +217,21 @@ def load_stats(path):
     return (statistics.mean(vals), min(vals), max(vals))
 
 
+def concurrency_used(out, ms):
+    """The games at once of the runs of a series, in the order first used (1 when the series
+    has no such record: the script played one at a time before it kept them)."""
+    used = []
+    try:
+        with open(os.path.join(out, f"concurrency-{ms}ms.txt"), encoding="ascii") as f:
+            for line in f:
+                w = line.split()
+                if len(w) == 2 and w[1].isdigit() and int(w[1]) not in used:
+                    used.append(int(w[1]))
+    except OSError:
+        pass
+    return used or [1]
+
+
 def summarise(args, start):
     rows, per_game = [], []
     times = sorted({int(n[len("forbid-"):-len("ms.txt")]) for n in os.listdir(args.out)
@@ -242,6 +260,7 @@ def summarise(args, start):
         r["terminations"] = "; ".join(f"{k} {v}" for k, v in sorted(terms.items(), key=lambda kv: -kv[1]))
         la = load_stats(os.path.join(args.out, f"load-{ms}ms.txt"))
         r["load_mean"], r["load_min"], r["load_max"] = (f"{x:.2f}" for x in la) if la else ("", "", "")
+        r["at_once"] = ", ".join(str(c) for c in concurrency_used(args.out, ms))
         mv = move_stats(args.out, ms)
         r["nodes_median"], r["charged_median"], r["moves_logged"] = (
             (f"{mv[0]:.0f}", f"{mv[1]:.1f}", mv[2]) if mv else ("", "", 0))
@@ -257,8 +276,8 @@ def fmt_score(k, n):
 def markdown(rows):
     out = ["| ms a move | games | goats' score from the start (95%) | from a first placement (95%) |"
            " all games (95%) | plies (median, range) | load average (mean, range) |"
-           " a move: nodes, ms charged (medians; moves logged) |",
-           "|---|---|---|---|---|---|---|---|"]
+           " a move: nodes, ms charged (medians; moves logged) | games at once |",
+           "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         load = f"{r['load_mean']} ({r['load_min']}-{r['load_max']})" if r["load_mean"] else "-"
         out.append(f"| {r['ms']} | {r['games']} | {fmt_score(r['start_goats'], r['start_games'])} | "
@@ -266,7 +285,7 @@ def markdown(rows):
                    f"{fmt_score(r['all_goats'], r['all_games'])} | "
                    f"{r['plies_median']:g} ({r['plies_min']}-{r['plies_max']}) | {load} | "
                    + (f"{int(r['nodes_median']):,}, {float(r['charged_median']):.0f} ms ({r['moves_logged']:,})"
-                      if r["moves_logged"] else "-") + " |")
+                      if r["moves_logged"] else "-") + f" | {r['at_once']} |")
     return "\n".join(out) + "\n"
 
 
@@ -344,6 +363,8 @@ def main():
     ap.add_argument("--start-pairs", type=int, default=29)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--hash", type=int, default=16)
+    ap.add_argument("--concurrency", type=int, default=1,
+                    help="games at once (each needs a core of its own for the engine thinking)")
     ap.add_argument("--report", action="store_true", help="only write the table and plot from the records")
     ap.add_argument("--min-games", type=int, default=1, help="leave out of the outputs a series with fewer games")
     args = ap.parse_args()
@@ -353,6 +374,8 @@ def main():
         die(f"--times is a list of ms like 25,50,100, not '{args.times}'")
     if any(t <= 0 for t in times) or args.start_pairs < 0:
         die("times and --start-pairs must be positive")
+    if not 1 <= args.concurrency <= 64:
+        die(f"--concurrency must be 1..64, not {args.concurrency}")
     args.bin, args.out = os.path.abspath(args.bin), os.path.abspath(args.out)
     engine = os.path.join(args.bin, "baghchal")
     for tool in (engine, os.path.join(args.bin, "baghchal-referee")):
@@ -386,7 +409,7 @@ def main():
     per_game = [g for g in per_game if any(r["ms"] == g["ms"] for r in rows)]
     fields = ["ms", "games", "start_games", "start_goats", "placement_games", "placement_goats", "all_games",
               "all_goats", "all_other", "plies_median", "plies_min", "plies_max", "load_mean", "load_min",
-              "load_max", "nodes_median", "charged_median", "moves_logged", "terminations"]
+              "load_max", "nodes_median", "charged_median", "moves_logged", "at_once", "terminations"]
     with open(os.path.join(args.out, "forbid-selfplay.csv"), "w", newline="", encoding="utf-8") as f:
         wr = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         wr.writeheader()
