@@ -259,6 +259,79 @@ Test(tb_forbid, the_prover_settles_what_the_search_leaves_open_the_same_way)
     tb_close(tbf_test_tb);
 }
 
+/* A slice stopped in the middle (of the search, then of the settling) goes on from its
+ * checkpoint to the same bytes; a checkpoint for other budgets, or damaged, is not used. */
+Test(tb_forbid, a_slice_stopped_in_the_middle_resumes_from_its_checkpoint)
+{
+    char dir[128], msg[256], ck[256];
+    build_game(dir, sizeof dir, 20, 1, false);
+    snprintf(ck, sizeof ck, "%s/forbid-slice-0.ckpt", dir);
+    tbf_build_options_t o;
+    memset(&o, 0, sizeof o);
+    o.dir = dir, o.threads = 1;
+    tbf_options_init(&o.solve);
+    tbf_header_t whole, h;
+    cr_assert_eq(tbf_build(&o, &whole, msg, sizeof msg), TB_OK, "%s", msg);
+    cr_assert_neq(access(ck, F_OK), 0, "no checkpoint left once the slice is kept");
+    uint64_t core = whole.slice[0].stats.core;
+    cr_assert_gt(core, 150);
+
+    /* Stopped after 100 roots searched: the checkpoint is there, the slice is not. */
+    o.restart = true;
+    o.solve.stop_after = 100;
+    cr_assert_eq(tbf_build(&o, &h, msg, sizeof msg), TB_ERR_LIMIT);
+    cr_assert_eq(access(ck, F_OK), 0, "the checkpoint is written when the solve stops");
+    cr_assert_eq(h.slice[0].built, 0);
+    o.restart = false, o.solve.stop_after = 0;
+    cr_assert_eq(tbf_build(&o, &h, msg, sizeof msg), TB_OK, "%s", msg);
+    cr_assert_eq(h.slice[0].stats.resumed, 100, "the 100 roots are read back, not searched again");
+    cr_assert_eq(h.slice[0].checksum, whole.slice[0].checksum);
+    cr_assert_eq(memcmp(h.slice[0].stats.won, whole.slice[0].stats.won, sizeof h.slice[0].stats.won), 0);
+    cr_assert_neq(access(ck, F_OK), 0);
+
+    /* Every root to the prover, stopped 50 roots into the settling. */
+    cr_assert_eq(tb_open_movement(dir, &tbf_test_tb, msg, sizeof msg), TB_OK, "%s", msg);
+    fb_prover_t *pr = fb_prover_new(16);
+    cr_assert_not_null(pr);
+    o.restart = true;
+    o.solve.root_nodes = 1;
+    o.solve.settle = prove, o.solve.settle_ctx = pr;
+    o.solve.stop_after = core + 50;
+    cr_assert_eq(tbf_build(&o, &h, msg, sizeof msg), TB_ERR_LIMIT);
+    o.restart = false, o.solve.stop_after = 0;
+    cr_assert_eq(tbf_build(&o, &h, msg, sizeof msg), TB_OK, "%s", msg);
+    cr_assert_eq(h.slice[0].stats.resumed, core + 50, "every search and 50 settlings read back");
+    cr_assert_eq(h.slice[0].stats.settled, core, "the settled ones read back count as settled");
+    cr_assert_eq(h.slice[0].stats.aborted, core);
+    cr_assert_eq(h.slice[0].checksum, whole.slice[0].checksum);
+
+    /* A checkpoint written with another budget is not used. */
+    o.restart = true, o.solve.stop_after = 100;
+    cr_assert_eq(tbf_build(&o, &h, msg, sizeof msg), TB_ERR_LIMIT);
+    o.restart = false, o.solve.stop_after = 0, o.solve.root_nodes = 0;
+    o.solve.settle = NULL;
+    cr_assert_eq(tbf_build(&o, &h, msg, sizeof msg), TB_OK, "%s", msg);
+    cr_assert_eq(h.slice[0].stats.resumed, 0);
+    cr_assert_eq(h.slice[0].checksum, whole.slice[0].checksum);
+
+    /* A damaged one neither. */
+    o.restart = true, o.solve.stop_after = 100;
+    cr_assert_eq(tbf_build(&o, &h, msg, sizeof msg), TB_ERR_LIMIT);
+    FILE *f = fopen(ck, "r+b");
+    cr_assert_not_null(f);
+    fseek(f, 64 + 7, SEEK_SET);
+    int b = fgetc(f);
+    fseek(f, 64 + 7, SEEK_SET);
+    fputc(b ^ 0x40, f);
+    fclose(f);
+    o.restart = false, o.solve.stop_after = 0;
+    cr_assert_eq(tbf_build(&o, &h, msg, sizeof msg), TB_OK, "%s", msg);
+    cr_assert_eq(h.slice[0].stats.resumed, 0);
+    cr_assert_eq(h.slice[0].checksum, whole.slice[0].checksum);
+    fb_prover_free(pr);
+    tb_close(tbf_test_tb);
+}
+
 /* A game with its placement phase: the start under forbid, the layers' counts, the resume
  * (a finished slice is read back, not solved again) and a damaged slice solved again. */
 static int slices_built;

@@ -21,6 +21,7 @@ typedef struct {
     uint64_t search_nodes;  /* positions the search expanded in all */
     uint64_t aborted;       /* roots whose search ran out of its budget (open) */
     uint64_t settled;       /* canonical entries left open by the search that settle decided */
+    uint64_t resumed;       /* roots found done in a checkpoint (this run's; not in the file) */
 } tbf_layer_stats_t;
 
 typedef struct {
@@ -37,6 +38,18 @@ typedef struct {
     void (*progress)(void *ctx, int captured, uint64_t done, uint64_t total);
     void (*settle_progress)(void *ctx, int captured, uint64_t done, uint64_t total);
     void *ctx;
+    /* When set: a file where the solve keeps what it has done (each root's search and
+     * settling), rewritten every checkpoint_s seconds (0: 30) and when it stops early, and
+     * read back when it was written for the same slice, database values and budgets: a slice
+     * stopped in the middle goes on where it stopped. The caller removes it once the slice
+     * is kept. (The search's table of results starts empty again, so a root near its budget
+     * may come out open where an unbroken run settled it, or the other way: never a wrong
+     * value.) */
+    const char *checkpoint;
+    double checkpoint_s;
+    /* Stop (TB_ERR_LIMIT, after writing the checkpoint) once this many roots have been
+     * searched or settled in this run, as an interruption would: for tests (0: never). */
+    uint64_t stop_after;
 } tbf_options_t;
 
 void tbf_options_init(tbf_options_t *o);

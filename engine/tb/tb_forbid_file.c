@@ -371,7 +371,19 @@ tb_error_t tbf_build(const tbf_build_options_t *o, tbf_header_t *h, char *msg, s
         changed = true;
         double t0 = now_s();
         uint8_t *out[SIDE_NB] = {mv[c], mv[c] + size};
-        e = tbf_solve_slice(tb, c, c + 1 < K ? mv[c + 1] : NULL, &o->solve, out, &h->slice[c].stats, msg, msglen);
+        /* A slice stopped in the middle goes on from its checkpoint. */
+        char ck[TB_PATH_MAX + 64];
+        snprintf(ck, sizeof ck, "%s/forbid-slice-%d.ckpt", o->dir, c);
+        tbf_options_t so = o->solve;
+        if (!so.checkpoint)
+            so.checkpoint = ck;
+        if (o->restart && c == K - 1)
+            for (int q = 0; q < K; q++) {
+                char old[TB_PATH_MAX + 64];
+                snprintf(old, sizeof old, "%s/forbid-slice-%d.ckpt", o->dir, q);
+                unlink(old);
+            }
+        e = tbf_solve_slice(tb, c, c + 1 < K ? mv[c + 1] : NULL, &so, out, &h->slice[c].stats, msg, msglen);
         if (e != TB_OK)
             break;
         h->slice[c].seconds = now_s() - t0;
@@ -382,6 +394,8 @@ tb_error_t tbf_build(const tbf_build_options_t *o, tbf_header_t *h, char *msg, s
             e = fail(TB_ERR_IO, msg, msglen, "cannot write %s: %s", tb_path_shown(path, sp), strerror(errno));
         else if (o->on_slice)
             o->on_slice(o->ctx, c, h, true);
+        if (e == TB_OK)
+            unlink(so.checkpoint);
     }
     /* Placement layers built on other movement values, or before the twins were bounded,
      * are not resumed from. */

@@ -4,12 +4,17 @@
  * why only the draws that pass leaves need the history: there the game is a walk through
  * those draws in which neither side may come back to a position, and the first position
  * outside them that it enters has only such draws behind it, so its value is exact. */
+#define _POSIX_C_SOURCE 200809L
 #include "message.h"
 #include "tb_forbid.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 enum {
     NONE = 0xFFFFFFFFu,
@@ -292,6 +297,74 @@ static int search(fsolve_t *s, bb_t t, bb_t g, int side, int depth)
 
 /* ---- The slice --------------------------------------------------------------------- */
 
+/* ---- The checkpoint: what a slice's solve has done, root by root ---------------------- */
+
+/* A root's state byte: its value (R_*, after the settling when that was tried) and flags. */
+enum { CK_VAL = 3, CK_SEARCHED = 4, CK_ABORTED = 8, CK_SETTLE_TRIED = 16, CK_SETTLED = 32 };
+enum { CK_HEAD = 64 };
+static const char CK_MAGIC[8] = {'B', 'C', 'F', 'C', 'K', 'P', 'T', '1'};
+
+/* What a checkpoint must have been written for: the slice, its nodes, the database's values
+ * of the slice and the one above, and the budgets. */
+static uint64_t ck_key(const fsolve_t *s, const tb_t *tb, const tbf_options_t *o)
+{
+    uint64_t k = tb_checksum(s->db[GOATS], s->size) ^ mix64(tb_checksum(s->db[TIGERS], s->size));
+    if (s->up)
+        k ^= mix64(tb_checksum(s->up, tb_slice_entries(tb, s->c + 1)) + 1);
+    k ^= mix64(((uint64_t)s->c << 40) ^ ((uint64_t)s->nodes << 8) ^ 0x5Bu);
+    k ^= mix64(o->root_nodes + 0x100000000ull * (o->settle != NULL));
+    return k;
+}
+
+/* Reads the checkpoint into state (nodes bytes) and the nodes searched so far; false when
+ * there is none or it was written for something else (then the solve starts afresh). */
+static bool ck_read(const char *path, uint64_t key, uint32_t nodes, uint8_t *state, uint64_t *total_nodes)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    uint8_t h[CK_HEAD];
+    bool ok = fread(h, 1, CK_HEAD, f) == CK_HEAD && !memcmp(h, CK_MAGIC, 8) && tb_get_le(h + 8, 8) == key &&
+              tb_get_le(h + 16, 4) == nodes && fread(state, 1, nodes, f) == nodes &&
+              tb_get_le(h + 32, 8) == tb_checksum(state, nodes);
+    if (ok)
+        *total_nodes = tb_get_le(h + 24, 8);
+    fclose(f);
+    return ok;
+}
+
+/* Writes the checkpoint whole under a temporary name, then renames it over the old one. */
+static tb_error_t ck_write(const char *path, uint64_t key, uint32_t nodes, const uint8_t *state, uint64_t total_nodes,
+                           char *msg, size_t msglen)
+{
+    char tmp[TB_PATH_MAX + 16], sp[TB_PATH_SHOWN];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    uint8_t h[CK_HEAD] = {0};
+    memcpy(h, CK_MAGIC, 8);
+    tb_put_le(h + 8, key, 8);
+    tb_put_le(h + 16, nodes, 4);
+    tb_put_le(h + 24, total_nodes, 8);
+    tb_put_le(h + 32, tb_checksum(state, nodes), 8);
+    int fd = tb_open_regular(tmp, O_WRONLY | O_CREAT | O_TRUNC, msg, msglen);
+    if (fd < 0)
+        return TB_ERR_IO;
+    bool ok = tb_pwrite_all(fd, h, CK_HEAD, 0) && tb_pwrite_all(fd, state, nodes, CK_HEAD);
+    ok = close(fd) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        int err = errno;
+        unlink(tmp);
+        return fail(TB_ERR_IO, msg, msglen, "cannot write %s: %s", tb_path_shown(path, sp), strerror(err));
+    }
+    return TB_OK;
+}
+
+static double ck_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static void count(tbf_layer_stats_t *st, int side, int val, uint64_t w)
 {
     st->draws[side] += w;
@@ -363,42 +436,77 @@ tb_error_t tbf_solve_slice(const tb_t *tb, int c, const uint8_t *up, const tbf_o
         s.hist = calloc(s.hist_mask + 1, sizeof *s.hist);
         if (!s.memo || !s.hist)
             err = fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
-        uint8_t *val = err == TB_OK ? malloc(s.nodes) : NULL;
-        if (err == TB_OK && !val)
+        /* Each root's state: read back from the checkpoint, or all to do. */
+        uint8_t *state = err == TB_OK ? calloc(s.nodes ? s.nodes : 1, 1) : NULL;
+        if (err == TB_OK && !state)
             err = fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
+        const char *ck = o ? o->checkpoint : NULL;
+        uint64_t key = 0, work = 0;
+        if (err == TB_OK && ck) {
+            key = ck_key(&s, tb, o);
+            if (!ck_read(ck, key, s.nodes, state, &s.total_nodes))
+                memset(state, 0, s.nodes), s.total_nodes = 0;
+        }
+        double every = o && o->checkpoint_s > 0 ? o->checkpoint_s : 30.0, last = ck_now();
+        /* After each root's work: the checkpoint when it is due, or the stop a test asked for. */
+#define ROOT_DONE()                                                                                                \
+    do {                                                                                                           \
+        work++;                                                                                                    \
+        bool stop = o && o->stop_after && work >= o->stop_after;                                                   \
+        if (ck && (stop || ck_now() - last >= every)) {                                                            \
+            err = ck_write(ck, key, s.nodes, state, s.total_nodes, msg, msglen);                                   \
+            last = ck_now();                                                                                       \
+        }                                                                                                          \
+        if (stop && err == TB_OK)                                                                                  \
+            err = fail(TB_ERR_LIMIT, msg, msglen, "stopped after %llu roots, as asked", (unsigned long long)work); \
+    } while (0)
         for (uint32_t v = 0; v < s.nodes && err == TB_OK; v++) {
             if (s.res[v] != R_UNK)
                 continue;
-            bb_t t, g;
-            node_position(&s, v, &t, &g);
-            s.nodes_used = 0, s.aborted = false;
-            s.budget = o && o->root_nodes ? o->root_nodes : 2000000;
-            val[v] = (uint8_t)search(&s, t, g, v < s.ngoat ? GOATS : TIGERS, 0);
-            st->aborted += s.aborted && val[v] == R_OPEN;
-            s.total_nodes += s.nodes_used;
+            if (state[v] & CK_SEARCHED) {
+                st->resumed++;
+            } else {
+                bb_t t, g;
+                node_position(&s, v, &t, &g);
+                s.nodes_used = 0, s.aborted = false;
+                s.budget = o && o->root_nodes ? o->root_nodes : 2000000;
+                int r = search(&s, t, g, v < s.ngoat ? GOATS : TIGERS, 0);
+                s.total_nodes += s.nodes_used;
+                state[v] = (uint8_t)(r | CK_SEARCHED | (s.aborted && r == R_OPEN ? CK_ABORTED : 0));
+                ROOT_DONE();
+            }
+            st->aborted += (state[v] & CK_ABORTED) != 0;
             if (o && o->progress && ++done)
                 o->progress(o->ctx, c, done, roots);
         }
         /* What the search left open goes to the settler, when there is one. */
         uint64_t to_settle = 0, settled_done = 0;
         for (uint32_t v = 0; v < s.nodes && err == TB_OK && o && o->settle; v++)
-            to_settle += s.res[v] == R_UNK && val[v] == R_OPEN;
+            to_settle += s.res[v] == R_UNK && ((state[v] & CK_VAL) == R_OPEN || (state[v] & CK_SETTLE_TRIED));
         for (uint32_t v = 0; v < s.nodes && err == TB_OK && o && o->settle; v++) {
-            if (s.res[v] != R_UNK || val[v] != R_OPEN)
+            if (s.res[v] != R_UNK || ((state[v] & CK_VAL) != R_OPEN && !(state[v] & CK_SETTLE_TRIED)))
                 continue;
-            position_t p;
-            tb_index_position_game(s.ix, n, c, v < s.ngoat ? GOATS : TIGERS, s.entry[v], &p);
-            int r = o->settle(o->settle_ctx, &p);
-            if (r != TBF_OPEN)
-                val[v] = r == TBF_WIN ? R_WIN : R_LOSS, st->settled++;
+            if (state[v] & CK_SETTLE_TRIED) {
+                st->resumed++;
+            } else {
+                position_t p;
+                tb_index_position_game(s.ix, n, c, v < s.ngoat ? GOATS : TIGERS, s.entry[v], &p);
+                int r = o->settle(o->settle_ctx, &p);
+                state[v] |= CK_SETTLE_TRIED;
+                if (r != TBF_OPEN)
+                    state[v] = (uint8_t)((state[v] & ~CK_VAL) | (r == TBF_WIN ? R_WIN : R_LOSS) | CK_SETTLED);
+                ROOT_DONE();
+            }
+            st->settled += (state[v] & CK_SETTLED) != 0;
             if (o->settle_progress)
                 o->settle_progress(o->ctx, c, ++settled_done, to_settle);
         }
+#undef ROOT_DONE
         /* The search read the retrograde values only: its results join them at the end. */
         for (uint32_t v = 0; v < s.nodes && err == TB_OK; v++)
             if (s.res[v] == R_UNK)
-                s.res[v] = val[v], s.searched[v] = 1;
-        free(val);
+                s.res[v] = state[v] & CK_VAL, s.searched[v] = 1;
+        free(state);
     }
     st->search_nodes = s.total_nodes;
     /* The values of every entry: canonical ones first, then the repeats from them. */

@@ -663,11 +663,13 @@ static void on_forbid_slice(void *ctx, int c, const tbf_header_t *h, bool built)
     progress_t *pr = ctx;
     const tbf_layer_stats_t *s = &h->slice[c].stats;
     char a[32], b[32], d[32];
-    char f[32], o[32];
+    char f[32], o[32], r[96] = "";
+    if (built && s->resumed)
+        snprintf(r, sizeof r, " (%s of its roots' work read back from the checkpoint)", commas(s->resumed, a));
     fprintf(stderr,
-            "%sslice %d: %s, %s draws, %s entries left to the history search (%s positions), %s of them settled "
+            "%sslice %d: %s%s, %s draws, %s entries left to the history search (%s positions), %s of them settled "
             "by the prover, %s positions open, %.1f s\n",
-            pr->tty ? "\r\033[K" : "", c, built ? "solved" : "already solved, checksum verified",
+            pr->tty ? "\r\033[K" : "", c, built ? "solved" : "already solved, checksum verified", r,
             commas(s->draws[0] + s->draws[1], a), commas(s->core, b), commas(s->search_nodes, d),
             commas(s->settled, f), commas(s->open[0] + s->open[1], o), h->slice[c].seconds);
 }
