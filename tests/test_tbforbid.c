@@ -255,6 +255,18 @@ Test(tb_forbid, the_prover_settles_what_the_search_leaves_open_the_same_way)
     cr_assert_eq(b.slice[0].stats.aborted, a.slice[0].stats.core, "every root ran out of its budget");
     cr_assert_eq(b.slice[0].stats.settled, a.slice[0].stats.core, "and the prover settled each");
     cr_assert_eq(b.slice[0].checksum, a.slice[0].checksum);
+    /* The same on two threads, each with its own prover. */
+    fb_prover_t *pr2 = fb_prover_new(16);
+    cr_assert_not_null(pr2);
+    void *ctxs[2] = {pr, pr2};
+    o.solve.settle_threads = 2, o.solve.settle_ctxs = ctxs;
+    settle_calls = settle_last = settle_total = 0;
+    tbf_header_t t2;
+    cr_assert_eq(tbf_build(&o, &t2, msg, sizeof msg), TB_OK, "%s", msg);
+    cr_assert_eq(settle_calls, a.slice[0].stats.core);
+    cr_assert_eq(t2.slice[0].stats.settled, a.slice[0].stats.core);
+    cr_assert_eq(t2.slice[0].checksum, a.slice[0].checksum);
+    fb_prover_free(pr2);
     fb_prover_free(pr);
     tb_close(tbf_test_tb);
 }

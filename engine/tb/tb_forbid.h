@@ -33,6 +33,11 @@ typedef struct {
      * from here. */
     int (*settle)(void *ctx, const position_t *p);
     void *settle_ctx;
+    /* With settle_threads > 1 (at most TB_MAX_THREADS) that many threads settle at once,
+     * thread t calling settle(settle_ctxs[t], p): each its own context, since a prover is not
+     * shared. The values come out the same on any number of threads. */
+    int settle_threads;
+    void *const *settle_ctxs;
     /* Called now and then during the search with the roots done and to do, and during the
      * settling with the open roots given to settle so far and in all; each may be NULL. */
     void (*progress)(void *ctx, int captured, uint64_t done, uint64_t total);

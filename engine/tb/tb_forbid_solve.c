@@ -10,6 +10,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -365,6 +367,72 @@ static double ck_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* ---- The settling, on one thread or several ------------------------------------------- */
+
+typedef struct {
+    const fsolve_t *s;
+    const tbf_options_t *o;
+    int n, c;
+    uint8_t *state;                /* written under mu */
+    const uint32_t *todo;          /* the roots to settle, in order */
+    uint64_t ntodo, done, total;   /* done: settled in all (read back included), for progress */
+    atomic_uint_fast64_t next;
+    atomic_bool stop;
+    pthread_mutex_t mu;
+    /* The checkpoint and the stop a test asks for (under mu). */
+    const char *ck;
+    uint64_t key, *work;
+    double every, last;
+    tb_error_t err;
+    char *msg;
+    size_t msglen;
+} settle_job_t;
+
+typedef struct {
+    settle_job_t *j;
+    void *ctx;
+} settle_arg_t;
+
+static double ck_now(void);
+static tb_error_t ck_write(const char *path, uint64_t key, uint32_t nodes, const uint8_t *state, uint64_t total_nodes,
+                           char *msg, size_t msglen);
+
+static void *settle_worker(void *arg)
+{
+    settle_arg_t *a = arg;
+    settle_job_t *j = a->j;
+    const fsolve_t *s = j->s;
+    for (;;) {
+        if (atomic_load(&j->stop))
+            break;
+        uint64_t i = atomic_fetch_add(&j->next, 1);
+        if (i >= j->ntodo)
+            break;
+        uint32_t v = j->todo[i];
+        position_t p;
+        tb_index_position_game(s->ix, j->n, j->c, v < s->ngoat ? GOATS : TIGERS, s->entry[v], &p);
+        int r = j->o->settle(a->ctx, &p);
+        pthread_mutex_lock(&j->mu);
+        uint8_t st = j->state[v] | CK_SETTLE_TRIED;
+        if (r != TBF_OPEN)
+            st = (uint8_t)((st & ~CK_VAL) | (r == TBF_WIN ? R_WIN : R_LOSS) | CK_SETTLED);
+        j->state[v] = st;
+        (*j->work)++;
+        if (j->o->stop_after && *j->work >= j->o->stop_after)
+            atomic_store(&j->stop, true);
+        else if (j->ck && j->err == TB_OK && ck_now() - j->last >= j->every) {
+            j->err = ck_write(j->ck, j->key, s->nodes, j->state, s->total_nodes, j->msg, j->msglen);
+            j->last = ck_now();
+            if (j->err != TB_OK)
+                atomic_store(&j->stop, true);
+        }
+        if (j->o->settle_progress)
+            j->o->settle_progress(j->o->ctx, j->c, ++j->done, j->total);
+        pthread_mutex_unlock(&j->mu);
+    }
+    return NULL;
+}
+
 static void count(tbf_layer_stats_t *st, int side, int val, uint64_t w)
 {
     st->draws[side] += w;
@@ -479,28 +547,55 @@ tb_error_t tbf_solve_slice(const tb_t *tb, int c, const uint8_t *up, const tbf_o
             if (o && o->progress && ++done)
                 o->progress(o->ctx, c, done, roots);
         }
-        /* What the search left open goes to the settler, when there is one. */
-        uint64_t to_settle = 0, settled_done = 0;
+        /* What the search left open goes to the settler, when there is one: the roots read
+         * back first (counted as done), then the rest on the threads. */
+        uint64_t to_settle = 0, settled_done = 0, ntodo = 0;
+        uint32_t *todo = NULL;
         for (uint32_t v = 0; v < s.nodes && err == TB_OK && o && o->settle; v++)
             to_settle += s.res[v] == R_UNK && ((state[v] & CK_VAL) == R_OPEN || (state[v] & CK_SETTLE_TRIED));
-        for (uint32_t v = 0; v < s.nodes && err == TB_OK && o && o->settle; v++) {
+        if (err == TB_OK && to_settle && !(todo = malloc(to_settle * sizeof *todo)))
+            err = fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
+        for (uint32_t v = 0; v < s.nodes && err == TB_OK && to_settle; v++) {
             if (s.res[v] != R_UNK || ((state[v] & CK_VAL) != R_OPEN && !(state[v] & CK_SETTLE_TRIED)))
                 continue;
             if (state[v] & CK_SETTLE_TRIED) {
                 st->resumed++;
+                if (o->settle_progress)
+                    o->settle_progress(o->ctx, c, ++settled_done, to_settle);
             } else {
-                position_t p;
-                tb_index_position_game(s.ix, n, c, v < s.ngoat ? GOATS : TIGERS, s.entry[v], &p);
-                int r = o->settle(o->settle_ctx, &p);
-                state[v] |= CK_SETTLE_TRIED;
-                if (r != TBF_OPEN)
-                    state[v] = (uint8_t)((state[v] & ~CK_VAL) | (r == TBF_WIN ? R_WIN : R_LOSS) | CK_SETTLED);
-                ROOT_DONE();
+                todo[ntodo++] = v;
             }
-            st->settled += (state[v] & CK_SETTLED) != 0;
-            if (o->settle_progress)
-                o->settle_progress(o->ctx, c, ++settled_done, to_settle);
         }
+        if (err == TB_OK && ntodo) {
+            int nt = o->settle_threads > 1 && o->settle_ctxs ? o->settle_threads : 1;
+            nt = nt > TB_MAX_THREADS ? TB_MAX_THREADS : nt;
+            settle_job_t j = {.s = &s, .o = o, .n = n, .c = c, .state = state, .todo = todo, .ntodo = ntodo,
+                              .done = settled_done, .total = to_settle, .ck = ck, .key = key, .work = &work,
+                              .every = every, .last = last, .err = TB_OK, .msg = msg, .msglen = msglen};
+            atomic_init(&j.next, 0);
+            atomic_init(&j.stop, false);
+            pthread_mutex_init(&j.mu, NULL);
+            settle_arg_t args[TB_MAX_THREADS];
+            void *argp[TB_MAX_THREADS];
+            for (int t = 0; t < nt; t++) {
+                args[t].j = &j, args[t].ctx = nt > 1 ? o->settle_ctxs[t] : o->settle_ctx;
+                argp[t] = &args[t];
+            }
+            tb_run_threads(nt, settle_worker, argp);
+            pthread_mutex_destroy(&j.mu);
+            err = j.err;
+            last = j.last;
+            if (err == TB_OK && atomic_load(&j.stop)) {
+                if (ck)
+                    err = ck_write(ck, key, s.nodes, state, s.total_nodes, msg, msglen);
+                if (err == TB_OK)
+                    err = fail(TB_ERR_LIMIT, msg, msglen, "stopped after %llu roots, as asked",
+                               (unsigned long long)work);
+            }
+        }
+        free(todo);
+        for (uint32_t v = 0; v < s.nodes && err == TB_OK; v++)
+            st->settled += s.res[v] == R_UNK && (state[v] & CK_SETTLED) != 0;
 #undef ROOT_DONE
         /* The search read the retrograde values only: its results join them at the end. */
         for (uint32_t v = 0; v < s.nodes && err == TB_OK; v++)

@@ -856,15 +856,22 @@ static int build_forbid(const char *dir, const tb_gen_options_t *g, bool placeme
     if (tb_open_movement(dir, &tb, msg, sizeof msg) != TB_OK)
         return fail1("%s (build the draw rule's database there first)", msg);
     int K = tb_captures_to_win(tb), n = tb_goats_total(tb);
-    settle_t st = {tb, prove_nodes ? fb_prover_new(64) : NULL, prove_nodes};
-    if (prove_nodes && !st.pr) {
-        tb_close(tb);
-        return fail1("out of memory");
+    /* A prover for each thread that settles (a prover is not shared). */
+    int nt = g->threads < 1 ? 1 : g->threads > TB_MAX_THREADS ? TB_MAX_THREADS : g->threads;
+    settle_t st[TB_MAX_THREADS];
+    void *stp[TB_MAX_THREADS];
+    bool ok = true;
+    for (int t = 0; t < nt; t++) {
+        st[t] = (settle_t){tb, prove_nodes ? fb_prover_new(64) : NULL, prove_nodes};
+        stp[t] = &st[t];
+        ok &= !prove_nodes || st[t].pr;
     }
-    if (game_given && (K != g->captures_to_win || n != g->goats_total))
-        {
-        fb_prover_free(st.pr);
+    if (!ok || (game_given && (K != g->captures_to_win || n != g->goats_total))) {
+        for (int t = 0; t < nt; t++)
+            fb_prover_free(st[t].pr);
         tb_close(tb);
+        if (!ok)
+            return fail1("out of memory");
         return fail1("%s holds the game of %d goats and %d captures to win, not %d and %d", dir, n, K, g->goats_total,
                      g->captures_to_win);
     }
@@ -874,14 +881,16 @@ static int build_forbid(const char *dir, const tb_gen_options_t *g, bool placeme
     o.dir = dir, o.threads = g->threads, o.restart = g->restart, o.placement = placement;
     tbf_options_init(&o.solve);
     o.solve.root_nodes = root_nodes;
-    if (st.pr)
-        o.solve.settle = settle_open, o.solve.settle_ctx = &st;
+    if (prove_nodes)
+        o.solve.settle = settle_open, o.solve.settle_ctx = &st[0], o.solve.settle_threads = nt,
+        o.solve.settle_ctxs = stp;
     o.solve.progress = on_forbid_search, o.solve.settle_progress = on_forbid_settle, o.solve.ctx = &pr;
     o.on_slice = on_forbid_slice, o.on_place = on_forbid_place, o.ctx = &pr;
     fprintf(stderr, "solving %s/%s under forbid: %d goats, %d captures win\n", dir, TBF_FILE_NAME, n, K);
     tbf_header_t *h = malloc(sizeof *h);
     tb_error_t e = h ? tbf_build(&o, h, msg, sizeof msg) : TB_ERR_NO_MEMORY;
-    fb_prover_free(st.pr);
+    for (int t = 0; t < nt; t++)
+        fb_prover_free(st[t].pr);
     tb_close(tb);
     if (!h)
         return fail1("out of memory");
