@@ -229,16 +229,22 @@ static void on_settle(void *ctx, int c, uint64_t done, uint64_t total)
     settle_calls++, settle_last = done, settle_total = total;
 }
 
+/* The one-capture game of 20 goats built in a new folder, and build options for it. */
+static void one_capture_game(char *dir, size_t len, tbf_build_options_t *o)
+{
+    build_game(dir, len, 20, 1, false);
+    memset(o, 0, sizeof *o);
+    o->dir = dir, o->threads = 1;
+    tbf_options_init(&o->solve);
+}
+
 /* With a search budget of one position every draw the retrograde pass leaves goes to the
  * prover: the file comes out the same, byte for byte, as the search's. */
 Test(tb_forbid, the_prover_settles_what_the_search_leaves_open_the_same_way)
 {
     char dir[128], msg[256];
-    build_game(dir, sizeof dir, 20, 1, false);
     tbf_build_options_t o;
-    memset(&o, 0, sizeof o);
-    o.dir = dir, o.threads = 1;
-    tbf_options_init(&o.solve);
+    one_capture_game(dir, sizeof dir, &o);
     tbf_header_t a, b;
     cr_assert_eq(tbf_build(&o, &a, msg, sizeof msg), TB_OK, "%s", msg);
     cr_assert_eq(a.slice[0].stats.settled, 0);
@@ -276,12 +282,9 @@ Test(tb_forbid, the_prover_settles_what_the_search_leaves_open_the_same_way)
 Test(tb_forbid, a_slice_stopped_in_the_middle_resumes_from_its_checkpoint)
 {
     char dir[128], msg[256], ck[256];
-    build_game(dir, sizeof dir, 20, 1, false);
-    snprintf(ck, sizeof ck, "%s/forbid-slice-0.ckpt", dir);
     tbf_build_options_t o;
-    memset(&o, 0, sizeof o);
-    o.dir = dir, o.threads = 1;
-    tbf_options_init(&o.solve);
+    one_capture_game(dir, sizeof dir, &o);
+    snprintf(ck, sizeof ck, "%s/forbid-slice-0.ckpt", dir);
     tbf_header_t whole, h;
     cr_assert_eq(tbf_build(&o, &whole, msg, sizeof msg), TB_OK, "%s", msg);
     cr_assert_neq(access(ck, F_OK), 0, "no checkpoint left once the slice is kept");
