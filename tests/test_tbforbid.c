@@ -220,6 +220,20 @@ static int prove(void *ctx, const position_t *p)
     return r == FB_WIN ? TBF_WIN : r == FB_LOSS ? TBF_LOSS : TBF_OPEN;
 }
 
+/* The options of a build again from scratch in which the search gives up at once, so every
+ * root goes to the prover (on the database of dir, opened into tbf_test_tb): returns it. */
+static fb_prover_t *every_root_to_the_prover(const char *dir, tbf_build_options_t *o)
+{
+    char msg[256];
+    cr_assert_eq(tb_open_movement(dir, &tbf_test_tb, msg, sizeof msg), TB_OK, "%s", msg);
+    fb_prover_t *pr = fb_prover_new(16);
+    cr_assert_not_null(pr);
+    o->restart = true;
+    o->solve.root_nodes = 1;
+    o->solve.settle = prove, o->solve.settle_ctx = pr;
+    return pr;
+}
+
 /* The settling's progress: calls, the last count given and the total. */
 static uint64_t settle_calls, settle_last, settle_total;
 static void on_settle(void *ctx, int c, uint64_t done, uint64_t total)
@@ -248,12 +262,7 @@ Test(tb_forbid, the_prover_settles_what_the_search_leaves_open_the_same_way)
     tbf_header_t a, b;
     cr_assert_eq(tbf_build(&o, &a, msg, sizeof msg), TB_OK, "%s", msg);
     cr_assert_eq(a.slice[0].stats.settled, 0);
-    cr_assert_eq(tb_open_movement(dir, &tbf_test_tb, msg, sizeof msg), TB_OK, "%s", msg);
-    fb_prover_t *pr = fb_prover_new(16);
-    cr_assert_not_null(pr);
-    o.restart = true;
-    o.solve.root_nodes = 1;
-    o.solve.settle = prove, o.solve.settle_ctx = pr;
+    fb_prover_t *pr = every_root_to_the_prover(dir, &o);
     o.solve.settle_progress = on_settle;
     cr_assert_eq(tbf_build(&o, &b, msg, sizeof msg), TB_OK, "%s", msg);
     cr_assert_eq(settle_calls, a.slice[0].stats.core, "a progress call for each root given to the prover");
@@ -305,12 +314,7 @@ Test(tb_forbid, a_slice_stopped_in_the_middle_resumes_from_its_checkpoint)
     cr_assert_neq(access(ck, F_OK), 0);
 
     /* Every root to the prover, stopped 50 roots into the settling. */
-    cr_assert_eq(tb_open_movement(dir, &tbf_test_tb, msg, sizeof msg), TB_OK, "%s", msg);
-    fb_prover_t *pr = fb_prover_new(16);
-    cr_assert_not_null(pr);
-    o.restart = true;
-    o.solve.root_nodes = 1;
-    o.solve.settle = prove, o.solve.settle_ctx = pr;
+    fb_prover_t *pr = every_root_to_the_prover(dir, &o);
     o.solve.stop_after = core + 50;
     cr_assert_eq(tbf_build(&o, &h, msg, sizeof msg), TB_ERR_LIMIT);
     o.restart = false, o.solve.stop_after = 0;
