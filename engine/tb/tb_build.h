@@ -100,6 +100,8 @@ enum { TB_MAX_THREADS = 64 };
 bool tb_run_threads(int threads, void *(*fn)(void *), void *const *args);
 bool tb_pread_all(int fd, void *buf, size_t len, uint64_t at);
 bool tb_pwrite_all(int fd, const void *buf, size_t len, uint64_t at);
+/* Seconds on the monotonic clock: for timings and progress. */
+double tb_now_s(void);
 
 /* Opens a file of the databases (flags as open(2); with O_CREAT, mode 0644) without ever
  * waiting: what is not a regular file in its place (a FIFO, a device, a socket, a directory)

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 static const char MAGIC[8] = {'B', 'A', 'G', 'H', 'C', 'H', 'F', 'B'};
@@ -25,13 +24,6 @@ enum {
 _Static_assert(PLACE_AT + TBP_MAX_LAYERS * PLACE_REC <= TWINS_AT, "the header holds its tables");
 
 #define fail(e, ...) ((tb_error_t)bc_fail((e), __VA_ARGS__))
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static uint64_t dbits(double d)
 {
@@ -261,7 +253,7 @@ static tb_error_t build_placement(const tbf_build_options_t *o, const tb_t *tb, 
     tb_value_t sv;
     h->start_draw_rule = tb_probe(full, &start, &sv) ? sv.wdl : 0;
     tb_close(full);
-    double t0 = now_s();
+    double t0 = tb_now_s();
     h->place_layers = 0;
     /* With nothing open and no board that can come back (one capture wins) the two builds
      * are one. */
@@ -307,7 +299,7 @@ static tb_error_t build_placement(const tbf_build_options_t *o, const tb_t *tb, 
     if (e == TB_OK) {
         h->placement_built = 1;
         h->placement_twins = twins;
-        h->place_seconds = now_s() - t0;
+        h->place_seconds = tb_now_s() - t0;
         for (int v = 0; v < 2; v++) {
             char work[TB_PATH_MAX + 64];
             snprintf(work, sizeof work, "%s/forbid-work-%d", o->dir, v);
@@ -369,7 +361,7 @@ tb_error_t tbf_build(const tbf_build_options_t *o, tbf_header_t *h, char *msg, s
         h->slice[c].built = 0;
         h->placement_built = 0;
         changed = true;
-        double t0 = now_s();
+        double t0 = tb_now_s();
         uint8_t *out[SIDE_NB] = {mv[c], mv[c] + size};
         /* A slice stopped in the middle goes on from its checkpoint. */
         char ck[TB_PATH_MAX + 64];
@@ -386,7 +378,7 @@ tb_error_t tbf_build(const tbf_build_options_t *o, tbf_header_t *h, char *msg, s
         e = tbf_solve_slice(tb, c, c + 1 < K ? mv[c + 1] : NULL, &so, out, &h->slice[c].stats, msg, msglen);
         if (e != TB_OK)
             break;
-        h->slice[c].seconds = now_s() - t0;
+        h->slice[c].seconds = tb_now_s() - t0;
         h->slice[c].checksum = tb_checksum(mv[c], 2 * size);
         h->slice[c].built = 1;
         encode(h, hb);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define fail(e, ...) ((tb_error_t)bc_fail((e), __VA_ARGS__))
@@ -57,6 +58,13 @@ bool tb_run_threads(int threads, void *(*fn)(void *), void *const *args)
         ok &= r == NULL;
     }
     return ok;
+}
+
+double tb_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 bool tb_pwrite_all(int fd, const void *buf, size_t len, uint64_t at)

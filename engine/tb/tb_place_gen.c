@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -394,13 +393,6 @@ void tbp_gen_options_init(tbp_gen_options_t *o, const char *dir)
     o->threads = 1;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Work of a layer, for the estimate: tiger layers cost about six times a goat layer. */
 static double layer_work(const tbp_layer_t *l) { return (double)l->ng * TB_TIGER_CLASSES * (l->side == TIGERS ? 6 : 1); }
 
@@ -473,8 +465,9 @@ static void report(build_t *b, const tbp_layer_t *l, bool built, double t0)
 {
     b->work_done += layer_work(l);
     if (b->o->progress) {
-        tbp_progress_t p = {l->side, l->h, l->c, (uint64_t)l->ng * TB_TIGER_CLASSES, built, now_s() - t0,
-                            now_s() - b->start, b->work_done, b->work_total, {l->count[0], l->count[1], l->count[2]}};
+        double now = tb_now_s();
+        tbp_progress_t p = {l->side, l->h, l->c, (uint64_t)l->ng * TB_TIGER_CLASSES, built, now - t0, now - b->start,
+                            b->work_done, b->work_total, {l->count[0], l->count[1], l->count[2]}};
         b->o->progress(b->o->ctx, &p);
     }
 }
@@ -509,7 +502,7 @@ static bool find_resume(build_t *b, int *rh, int *rc, int *rside)
                     tbp_layer_t l;
                     tbp_layer_shape(&l, b->rk, b->n, side, h, c);
                     memcpy(l.count, b->merged_count[c][h], sizeof l.count);
-                    report(b, &l, false, now_s());
+                    report(b, &l, false, tb_now_s());
                     tbp_packed_close(p);
                     continue;
                 }
@@ -518,7 +511,7 @@ static bool find_resume(build_t *b, int *rh, int *rc, int *rside)
                     *rh = h, *rc = c, *rside = side;
                     return true;
                 }
-                report(b, tbp_packed_layer(p), false, now_s());
+                report(b, tbp_packed_layer(p), false, tb_now_s());
                 tbp_packed_close(p);
             }
     return false;
@@ -579,7 +572,7 @@ static tb_error_t resume_at(build_t *b, int side, int h, int c, char *msg, size_
 static tb_error_t build_layer(build_t *b, int side, int h, int c, char *msg, size_t msglen)
 {
     tbp_layer_t *l = side == GOATS ? &b->cur_g[c] : &b->cur_t[c];
-    double t0 = now_s();
+    double t0 = tb_now_s();
     tb_error_t e = compute(b, l, side, h, c, msg, msglen);
     if (e == TB_OK)
         e = tbp_layer_pack(b->o->dir, l, b->n, b->K, side == TIGERS || b->o->keep_goats, b->o->threads, msg, msglen);
@@ -619,7 +612,7 @@ tb_error_t tbp_generate(const tbp_gen_options_t *o, const tb_t *movement, char *
         g->ix = tb_index(movement), g->rk = rk, g->goats_total = n, g->captures_to_win = K, g->threads = o->threads;
         b->o = o, b->movement = movement, b->g = g, b->rk = rk, b->n = n, b->K = K;
         b->top = o->max_in_hand > 0 && o->max_in_hand < n ? o->max_in_hand : n;
-        b->start = now_s();
+        b->start = tb_now_s();
         for (int h = 1; h <= b->top; h++)
             for (int c = 0; c < K; c++)
                 for (int side = 0; side < SIDE_NB; side++)
