@@ -360,7 +360,7 @@ bool engine_bench(engine_t *e, int depth, void (*done)(void *ctx, const bench_re
 static void *prove_thread(void *arg)
 {
     engine_t *e = arg;
-    fb_limits_t lim = {e->prove_limits.nodes, e->prove_limits.movetime, &e->shared.stop};
+    fb_limits_t lim = {e->prove_limits.nodes, e->prove_limits.movetime, &e->shared.stop, NULL, NULL};
     fb_proof_t proof;
     fb_prove(e->prover, e->tb, &e->game, &lim, &proof);
     atomic_store(&e->running, false);

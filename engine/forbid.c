@@ -232,6 +232,8 @@ struct fb_prover {
     int64_t deadline_ms;
     const atomic_bool *stop;
     bool aborted;
+    fb_result_t (*leaf)(void *ctx, const position_t *p); /* fb_limits_t's */
+    void *leaf_ctx;
 };
 
 static int64_t now_ms(void)
@@ -396,6 +398,14 @@ static void leaf_numbers(fb_prover_t *pr, uint32_t *pn, uint32_t *dn)
         *dn = v.wdl == TB_WIN ? FB_INF : 0;
         return;
     }
+    if (pr->leaf && p->captured > pr->path[0].captured) {
+        fb_result_t r = pr->leaf(pr->leaf_ctx, p);
+        if (r != FB_OPEN) {
+            *pn = r == FB_WIN ? 0 : FB_INF;
+            *dn = r == FB_WIN ? FB_INF : 0;
+            return;
+        }
+    }
     /* The moves by the rules: the ones the history forbids are taken out when the position
      * is expanded (a position whose every move repeats is found lost then). A new position
      * starts at 1 and 1: weighting its disproof by its number of moves, or of moves that do
@@ -546,6 +556,8 @@ static fb_result_t prove_from(fb_prover_t *pr, const tb_t *tb, const game_t *g, 
     pr->deadline_ms = limits && limits->ms ? start + limits->ms : 0;
     pr->stop = limits ? limits->stop : NULL;
     pr->aborted = false;
+    pr->leaf = limits ? limits->leaf : NULL;
+    pr->leaf_ctx = limits ? limits->leaf_ctx : NULL;
     if (first != MOVE_NONE) {
         prepare_children(pr);
         push(pr, first);
@@ -614,7 +626,7 @@ void fb_settle(fb_prover_t *pr, const tb_t *tb, const game_t *g, move_t m, uint6
         }
     }
     if (pr && prove_nodes) {
-        fb_limits_t lim = {prove_nodes, 0, NULL};
+        fb_limits_t lim = {prove_nodes, 0, NULL, NULL, NULL};
         fb_proof_t proof;
         out->result = prove_from(pr, tb, g, m, &lim, &proof);
         out->proved = out->result != FB_OPEN;

@@ -189,7 +189,7 @@ static void prove_draws(const tb_t *tb, int in_hand, int count, uint64_t seed, t
         game_t g;
         cr_assert(game_init(&g, &p, NULL, REP_FORBID));
         int x = xs_game(&g, tb_captures_to_win(tb));
-        fb_limits_t lim = {PROVE_NODES, 0, NULL};
+        fb_limits_t lim = {PROVE_NODES, 0, NULL, NULL, NULL};
         fb_proof_t proof;
         fb_result_t r = fb_prove(pr, tb, &g, &lim, &proof);
         t->exhaustive += x >= 0;

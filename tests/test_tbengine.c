@@ -2040,7 +2040,7 @@ Test(tbengine, go_prove_matches_the_library)
         char result[8], best[MOVE_TEXT_LEN], pv[64][MOVE_TEXT_LEN];
         int npv;
         run_prove("nodes 20000", result, best, pv, &npv);
-        fb_limits_t lim = {20000, 0, NULL};
+        fb_limits_t lim = {20000, 0, NULL, NULL, NULL};
         fb_proof_t proof;
         fb_result_t r = fb_prove(pr, tb, &g, &lim, &proof);
         cr_assert_str_eq(result, r == FB_WIN ? "win" : r == FB_LOSS ? "loss" : "open", "%s", GAMES[i]);

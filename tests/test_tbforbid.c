@@ -208,12 +208,13 @@ Test(tb_forbid, one_capture_game_every_position_against_the_plain_search)
     tb_close(tb);
 }
 
-/* The settler: the prover, on the draw rule's database, each position a game's start. */
-static int prove(void *ctx, const position_t *p)
+/* The settler: the prover, on the draw rule's database with the slice above at captures,
+ * each position a game's start. */
+static int prove(void *ctx, const position_t *p, const tbf_above_t *above)
 {
     game_t g;
     cr_assert(game_init(&g, p, NULL, REP_FORBID));
-    fb_limits_t lim = {1000000, 0, NULL};
+    fb_limits_t lim = {1000000, 0, NULL, above ? tbf_above_leaf : NULL, (void *)above};
     fb_proof_t proof;
     fb_result_t r = fb_prove(ctx, tbf_test_tb, &g, &lim, &proof);
     game_free(&g);
@@ -471,6 +472,71 @@ Test(tb_forbid, small_game_placement_resume_and_damage)
     cr_assert_eq(again.slice[1].checksum, h.slice[1].checksum);
     cr_assert_eq(tbf_read_slice(dir, &again, 1, v, msg, sizeof msg), TB_OK, "%s", msg);
     free(v);
+}
+
+/* The same prover blind to the slice above: past a capture it reads the draw rule's
+ * database only. */
+static int prove_blind(void *ctx, const position_t *p, const tbf_above_t *above)
+{
+    (void)above;
+    return prove(ctx, p, NULL);
+}
+
+/* The prover's leaves at captures are the slice above's values. Two captures win the 20-goat
+ * game; slice 1 is given made-up values (the draw rule's wins and losses, and a win or a loss
+ * drawn at random for each of its draws), so that only a solve that reads them can match
+ * the search's, which takes them as its leaves. Every root sent to the prover comes out as
+ * the search has it, byte for byte; the prover blind to them does not. */
+Test(tb_forbid, the_prover_takes_the_slice_above_as_its_leaves_at_captures)
+{
+    char dir[128], msg[256];
+    build_game(dir, sizeof dir, 20, 2, false);
+    cr_assert_eq(tb_open_movement(dir, &tbf_test_tb, msg, sizeof msg), TB_OK, "%s", msg);
+    tb_t *tb = tbf_test_tb;
+    uint64_t up_size = tb_slice_entries(tb, 1), size = tb_slice_entries(tb, 0), seed = 0x2545F4914F6CDD1Dull;
+    uint8_t *up = malloc(up_size), *out[3][SIDE_NB];
+    cr_assert_not_null(up);
+    uint64_t up_draws = 0;
+    for (uint64_t i = 0; i < up_size; i++) {
+        uint8_t b = tb_slice_values(tb, 1, GOATS)[i];
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+        up[i] = b != 0xFF ? ((b & 1) ? TBF_WIN : TBF_LOSS) : (seed >> 32 & 1) ? TBF_WIN : TBF_LOSS;
+        up_draws += b == 0xFF;
+    }
+    cr_assert_gt(up_draws, 1000);
+    for (int k = 0; k < 3; k++)
+        for (int side = 0; side < SIDE_NB; side++)
+            cr_assert_not_null(out[k][side] = malloc(size));
+    fb_prover_t *pr = fb_prover_new(16);
+    cr_assert_not_null(pr);
+    tbf_layer_stats_t st[3];
+    tbf_options_t o;
+    /* 0: the search alone; 1: every root to the prover; 2: every root to the blind prover. */
+    for (int k = 0; k < 3; k++) {
+        tbf_options_init(&o);
+        if (k) {
+            o.root_nodes = 1;
+            o.settle = k == 1 ? prove : prove_blind, o.settle_ctx = pr;
+        }
+        cr_assert_eq(tbf_solve_slice(tb, 0, up, &o, out[k], &st[k], msg, sizeof msg), TB_OK, "%s", msg);
+    }
+    cr_assert_gt(st[0].core, 20, "the search has roots to settle");
+    cr_assert_eq(st[0].open[GOATS] + st[0].open[TIGERS], 0, "and settles them all");
+    cr_assert_eq(st[1].core, st[0].core);
+    cr_assert_eq(st[1].settled, st[1].core, "the prover settles every root");
+    for (int side = 0; side < SIDE_NB; side++)
+        cr_assert_eq(memcmp(out[1][side], out[0][side], size), 0, "side %d: the prover's values are the search's",
+                     side);
+    bool differ = false;
+    for (int side = 0; side < SIDE_NB; side++)
+        differ |= memcmp(out[2][side], out[0][side], size) != 0;
+    cr_assert(differ, "blind to the slice above, the prover finds other values");
+    fb_prover_free(pr);
+    for (int k = 0; k < 3; k++)
+        for (int side = 0; side < SIDE_NB; side++)
+            free(out[k][side]);
+    free(up);
+    tb_close(tb);
 }
 
 Test(tb_forbid, header_errors)

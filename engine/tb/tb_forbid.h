@@ -6,6 +6,7 @@
 #ifndef BAGHCHAL_TB_FORBID_H
 #define BAGHCHAL_TB_FORBID_H
 
+#include "forbid.h"
 #include "tb_build.h"
 
 /* A value under forbid for the side to move, from a fresh history. */
@@ -24,14 +25,30 @@ typedef struct {
     uint64_t resumed;       /* roots found done in a checkpoint (this run's; not in the file) */
 } tbf_layer_stats_t;
 
+/* What the solve of slice c knows one capture away: the slice above, c + 1, solved under
+ * forbid (its goats-to-move half, as tbf_solve_slice's up; NULL when c + 1 captures win, and
+ * a capture ends the game). */
+typedef struct {
+    const tb_t *tb;
+    int c;
+    const uint8_t *up;
+} tbf_above_t;
+
+/* The forbid prover's leaf at captures (fb_limits_t's leaf, engine/forbid.h; above a
+ * tbf_above_t): p's value under forbid from a fresh history, for its side to move, where
+ * the slice above knows it: FB_WIN or FB_LOSS for a position of slice c + 1 with the goats
+ * to move that is settled there, FB_OPEN for any other. */
+fb_result_t tbf_above_leaf(void *above, const position_t *p);
+
 typedef struct {
     uint64_t root_nodes;  /* positions the search may expand for one root (0: 2,000,000) */
     size_t memo_mb;       /* the search's table of (position, history) results (0: 64) */
     /* When set: asked for every position the search leaves open (a canonical entry's
      * position, a game's start), it answers TBF_WIN, TBF_LOSS or TBF_OPEN for the side to
-     * move; the tools answer with the forbid prover (engine/forbid.h), which needs no leaves
-     * from here. */
-    int (*settle)(void *ctx, const position_t *p);
+     * move. above holds the slice above: the tools answer with the forbid prover
+     * (engine/forbid.h), which takes its values as leaves at captures (tbf_above_leaf)
+     * and reads the draw rule's database elsewhere. */
+    int (*settle)(void *ctx, const position_t *p, const tbf_above_t *above);
     void *settle_ctx;
     /* With settle_threads > 1 (at most TB_MAX_THREADS) that many threads settle at once,
      * thread t calling settle(settle_ctxs[t], p): each its own context, since a prover is not

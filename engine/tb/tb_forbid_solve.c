@@ -121,6 +121,17 @@ static int classify(const fsolve_t *s, bb_t t, bb_t g, int side, bool capture, u
         }                                                                                        \
     } while (0)
 
+fb_result_t tbf_above_leaf(void *above, const position_t *p)
+{
+    const tbf_above_t *b = above;
+    if (!b->up || p->side != GOATS || p->in_hand || bb_count(p->goats) != tb_goats_total(b->tb) - b->c - 1)
+        return FB_OPEN;
+    int stab;
+    bb_t e = BB_ALL & ~(p->tigers | p->goats);
+    uint8_t v = b->up[tbi_entry(tb_index(b->tb), p->tigers, e, tb_slice_goat_sets(b->tb, b->c + 1), &stab)];
+    return v == TBF_WIN ? FB_WIN : v == TBF_LOSS ? FB_LOSS : FB_OPEN;
+}
+
 static void node_position(const fsolve_t *s, uint32_t v, bb_t *t, bb_t *g)
 {
     const tb_class_t *cl = &s->ix->cls[s->entry[v] / s->ng];
@@ -360,11 +371,46 @@ static tb_error_t ck_write(const char *path, uint64_t key, uint32_t nodes, const
     return TB_OK;
 }
 
-static double ck_now(void)
+/* What is done since the solve of the slice started (or resumed), and when the checkpoint
+ * is written: after each root's work, root_done counts it, writes the checkpoint when it is
+ * due, and says whether the run must stop (the stop a test asks for, or a failed write: err);
+ * stopped() then writes what was done. With threads it is called under the settling's lock. */
+typedef struct {
+    const char *path; /* the checkpoint; NULL: none */
+    uint64_t key;
+    const fsolve_t *s;
+    const uint8_t *state;
+    uint64_t work, stop_after;
+    double every, last;
+    tb_error_t err;
+    char *msg;
+    size_t msglen;
+} ck_run_t;
+
+static tb_error_t ck_save(ck_run_t *k)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    if (k->path && k->err == TB_OK)
+        k->err = ck_write(k->path, k->key, k->s->nodes, k->state, k->s->total_nodes, k->msg, k->msglen);
+    k->last = tb_now_s();
+    return k->err;
+}
+
+static bool root_done(ck_run_t *k)
+{
+    k->work++;
+    if (k->stop_after && k->work >= k->stop_after)
+        return true;
+    if (k->path && tb_now_s() - k->last >= k->every)
+        ck_save(k);
+    return k->err != TB_OK;
+}
+
+/* The stop a test asked for, once the checkpoint has what was done. */
+static tb_error_t stopped(ck_run_t *k)
+{
+    if (ck_save(k) != TB_OK)
+        return k->err;
+    return fail(TB_ERR_LIMIT, k->msg, k->msglen, "stopped after %llu roots, as asked", (unsigned long long)k->work);
 }
 
 /* ---- The settling, on one thread or several ------------------------------------------- */
@@ -375,27 +421,18 @@ typedef struct {
     int n, c;
     uint8_t *state;                /* written under mu */
     const uint32_t *todo;          /* the roots to settle, in order */
+    tbf_above_t above;
     uint64_t ntodo, done, total;   /* done: settled in all (read back included), for progress */
     atomic_uint_fast64_t next;
     atomic_bool stop;
     pthread_mutex_t mu;
-    /* The checkpoint and the stop a test asks for (under mu). */
-    const char *ck;
-    uint64_t key, *work;
-    double every, last;
-    tb_error_t err;
-    char *msg;
-    size_t msglen;
+    ck_run_t *ck;                  /* under mu */
 } settle_job_t;
 
 typedef struct {
     settle_job_t *j;
     void *ctx;
 } settle_arg_t;
-
-static double ck_now(void);
-static tb_error_t ck_write(const char *path, uint64_t key, uint32_t nodes, const uint8_t *state, uint64_t total_nodes,
-                           char *msg, size_t msglen);
 
 static void *settle_worker(void *arg)
 {
@@ -411,21 +448,14 @@ static void *settle_worker(void *arg)
         uint32_t v = j->todo[i];
         position_t p;
         tb_index_position_game(s->ix, j->n, j->c, v < s->ngoat ? GOATS : TIGERS, s->entry[v], &p);
-        int r = j->o->settle(a->ctx, &p);
+        int r = j->o->settle(a->ctx, &p, &j->above);
         pthread_mutex_lock(&j->mu);
         uint8_t st = j->state[v] | CK_SETTLE_TRIED;
         if (r != TBF_OPEN)
             st = (uint8_t)((st & ~CK_VAL) | (r == TBF_WIN ? R_WIN : R_LOSS) | CK_SETTLED);
         j->state[v] = st;
-        (*j->work)++;
-        if (j->o->stop_after && *j->work >= j->o->stop_after)
+        if (root_done(j->ck))
             atomic_store(&j->stop, true);
-        else if (j->ck && j->err == TB_OK && ck_now() - j->last >= j->every) {
-            j->err = ck_write(j->ck, j->key, s->nodes, j->state, s->total_nodes, j->msg, j->msglen);
-            j->last = ck_now();
-            if (j->err != TB_OK)
-                atomic_store(&j->stop, true);
-        }
         if (j->o->settle_progress)
             j->o->settle_progress(j->o->ctx, j->c, ++j->done, j->total);
         pthread_mutex_unlock(&j->mu);
@@ -508,26 +538,14 @@ tb_error_t tbf_solve_slice(const tb_t *tb, int c, const uint8_t *up, const tbf_o
         uint8_t *state = err == TB_OK ? calloc(s.nodes ? s.nodes : 1, 1) : NULL;
         if (err == TB_OK && !state)
             err = fail(TB_ERR_NO_MEMORY, msg, msglen, "out of memory");
-        const char *ck = o ? o->checkpoint : NULL;
-        uint64_t key = 0, work = 0;
-        if (err == TB_OK && ck) {
-            key = ck_key(&s, tb, o);
-            if (!ck_read(ck, key, s.nodes, state, &s.total_nodes))
+        ck_run_t ck = {.path = o ? o->checkpoint : NULL, .s = &s, .state = state,
+                       .stop_after = o ? o->stop_after : 0, .every = o && o->checkpoint_s > 0 ? o->checkpoint_s : 30.0,
+                       .last = tb_now_s(), .err = TB_OK, .msg = msg, .msglen = msglen};
+        if (err == TB_OK && ck.path) {
+            ck.key = ck_key(&s, tb, o);
+            if (!ck_read(ck.path, ck.key, s.nodes, state, &s.total_nodes))
                 memset(state, 0, s.nodes), s.total_nodes = 0;
         }
-        double every = o && o->checkpoint_s > 0 ? o->checkpoint_s : 30.0, last = ck_now();
-        /* After each root's work: the checkpoint when it is due, or the stop a test asked for. */
-#define ROOT_DONE()                                                                                                \
-    do {                                                                                                           \
-        work++;                                                                                                    \
-        bool stop = o && o->stop_after && work >= o->stop_after;                                                   \
-        if (ck && (stop || ck_now() - last >= every)) {                                                            \
-            err = ck_write(ck, key, s.nodes, state, s.total_nodes, msg, msglen);                                   \
-            last = ck_now();                                                                                       \
-        }                                                                                                          \
-        if (stop && err == TB_OK)                                                                                  \
-            err = fail(TB_ERR_LIMIT, msg, msglen, "stopped after %llu roots, as asked", (unsigned long long)work); \
-    } while (0)
         for (uint32_t v = 0; v < s.nodes && err == TB_OK; v++) {
             if (s.res[v] != R_UNK)
                 continue;
@@ -541,7 +559,8 @@ tb_error_t tbf_solve_slice(const tb_t *tb, int c, const uint8_t *up, const tbf_o
                 int r = search(&s, t, g, v < s.ngoat ? GOATS : TIGERS, 0);
                 s.total_nodes += s.nodes_used;
                 state[v] = (uint8_t)(r | CK_SEARCHED | (s.aborted && r == R_OPEN ? CK_ABORTED : 0));
-                ROOT_DONE();
+                if (root_done(&ck))
+                    err = ck.err != TB_OK ? ck.err : stopped(&ck);
             }
             st->aborted += (state[v] & CK_ABORTED) != 0;
             if (o && o->progress && ++done)
@@ -570,8 +589,7 @@ tb_error_t tbf_solve_slice(const tb_t *tb, int c, const uint8_t *up, const tbf_o
             int nt = o->settle_threads > 1 && o->settle_ctxs ? o->settle_threads : 1;
             nt = nt > TB_MAX_THREADS ? TB_MAX_THREADS : nt;
             settle_job_t j = {.s = &s, .o = o, .n = n, .c = c, .state = state, .todo = todo, .ntodo = ntodo,
-                              .done = settled_done, .total = to_settle, .ck = ck, .key = key, .work = &work,
-                              .every = every, .last = last, .err = TB_OK, .msg = msg, .msglen = msglen};
+                              .done = settled_done, .total = to_settle, .ck = &ck, .above = {tb, c, up}};
             atomic_init(&j.next, 0);
             atomic_init(&j.stop, false);
             pthread_mutex_init(&j.mu, NULL);
@@ -583,20 +601,13 @@ tb_error_t tbf_solve_slice(const tb_t *tb, int c, const uint8_t *up, const tbf_o
             }
             tb_run_threads(nt, settle_worker, argp);
             pthread_mutex_destroy(&j.mu);
-            err = j.err;
-            last = j.last;
-            if (err == TB_OK && atomic_load(&j.stop)) {
-                if (ck)
-                    err = ck_write(ck, key, s.nodes, state, s.total_nodes, msg, msglen);
-                if (err == TB_OK)
-                    err = fail(TB_ERR_LIMIT, msg, msglen, "stopped after %llu roots, as asked",
-                               (unsigned long long)work);
-            }
+            err = ck.err;
+            if (err == TB_OK && atomic_load(&j.stop))
+                err = stopped(&ck);
         }
         free(todo);
         for (uint32_t v = 0; v < s.nodes && err == TB_OK; v++)
             st->settled += s.res[v] == R_UNK && (state[v] & CK_SETTLED) != 0;
-#undef ROOT_DONE
         /* The search read the retrograde values only: its results join them at the end. */
         for (uint32_t v = 0; v < s.nodes && err == TB_OK; v++)
             if (s.res[v] == R_UNK)

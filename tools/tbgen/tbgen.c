@@ -771,14 +771,15 @@ typedef struct {
     uint64_t nodes;
 } settle_t;
 
-/* The prover on a position the search left open, taken as a game's start. */
-static int settle_open(void *ctx, const position_t *p)
+/* The prover on a position the search left open, taken as a game's start (above: NULL for
+ * --forbid-check, whose prover reads the draw rule's database only). */
+static int settle_open(void *ctx, const position_t *p, const tbf_above_t *above)
 {
     settle_t *x = ctx;
     game_t g;
     if (!game_init(&g, p, NULL, REP_FORBID))
         return TBF_OPEN;
-    fb_limits_t lim = {x->nodes, 0, NULL};
+    fb_limits_t lim = {x->nodes, 0, NULL, above ? tbf_above_leaf : NULL, (void *)above};
     fb_proof_t proof;
     fb_result_t r = fb_prove(x->pr, x->tb, &g, &lim, &proof);
     game_free(&g);
@@ -820,7 +821,7 @@ static int check_forbid(const char *dir, uint64_t count, uint64_t prove_nodes)
                 continue;
             position_t p;
             tb_index_position_game(tb_index(tb), tb_goats_total(tb), c, side, i, &p);
-            int mine = v[r], theirs = settle_open(&st, &p);
+            int mine = v[r], theirs = settle_open(&st, &p, NULL);
             draws++;
             if (mine == TBF_OPEN)
                 open_here++;

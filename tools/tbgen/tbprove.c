@@ -159,7 +159,7 @@ static void *work(void *arg)
             fprintf(stderr, "%s: out of memory\n", cli_program);
             break;
         }
-        fb_limits_t lim = {job->nodes, job->ms, NULL};
+        fb_limits_t lim = {job->nodes, job->ms, NULL, NULL, NULL};
         fb_proof_t proof;
         fb_result_t r = fb_prove(pr, job->tb, &g, &lim, &proof);
         game_free(&g);
