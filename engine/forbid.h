@@ -80,8 +80,8 @@ typedef struct {
     int64_t ms;              /* milliseconds at most; 0: no limit */
     const atomic_bool *stop; /* ends the proof when set; may be NULL */
     /* When set: asked for a position with more goats captured than the proof's start where
-     * the database does not decide it, it answers that position's value under `forbid` for its side
-     * to move (FB_OPEN when it does not know), and the proof takes it as a leaf. The caller
+     * the database does not decide it, it answers that position's value under `forbid` for
+     * its side to move (FB_OPEN when it does not know), and the proof takes it as a leaf. The caller
      * answers only where the history cannot matter: in a reduced game's solve, a game that
      * starts in the movement phase with no history, whose captures leave every earlier
      * position out of reach (a capture takes a goat off the board for good). */
