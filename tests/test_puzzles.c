@@ -474,6 +474,86 @@ Test(puzzles, small_game_has_none)
     run_free(&r);
 }
 
+/* --check names what is wrong with a file as a whole: a rule other than the draw rule's, a
+ * puzzle given twice (the same id, or the same position under another id), no puzzle at all,
+ * a NUL byte, an id that is not a puzzle's, a puzzle not closed. Each is refused with status
+ * 1 and its reason, in one line. */
+static void expect_check(const char *dir, const char *out, const char *name, const char *text, size_t len,
+                         const char *want)
+{
+    char path[256], full[512];
+    snprintf(path, sizeof path, "%s/%s", out, name);
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(text, 1, len, f), len);
+    cr_assert_eq(fclose(f), 0);
+    run_t r;
+    run(&r, "%s --check %s %s", PUZZLES, path, dir);
+    snprintf(full, sizeof full, "baghchal-puzzles: %s%s", path, want);
+    cr_assert_eq(r.code, 1, "%s: %s", name, last_line(&r));
+    cr_assert_eq(r.out.count, 1, "%s: %zu lines, the last %s", name, r.out.count, last_line(&r));
+    cr_assert_str_eq(r.out.line[0], full, "%s", name);
+    run_free(&r);
+}
+
+Test(puzzles, check_names_what_is_wrong_with_a_file)
+{
+    const char *dir = small_game();
+    const char *out = current_dir[0] ? current_dir : make_dir();
+    static const char HEAD[] = "{\"format\":\"baghchal-puzzles 1\",\"rule\":\"%s\",\"goats\":2,\"captures\":2,"
+                               "\"puzzles\":[\n%s]}\n";
+    static const char P7[] = "{\"id\":7,\"level\":\"easy\",\"score\":0,\"phase\":\"movement\",\"side\":\"tigers\","
+                             "\"goal\":\"win\",\"distance\":1,\"plausible\":0,"
+                             "\"obx\":\"TGXXT/GXXXX/XXXXX/XXXXX/TXXXT t @0 c0 - #\",\"line\":[\"A1B1\"]}";
+    static const char P8[] = "{\"id\":8,\"level\":\"easy\",\"score\":0,\"phase\":\"movement\",\"side\":\"tigers\","
+                             "\"goal\":\"win\",\"distance\":1,\"plausible\":0,"
+                             "\"obx\":\"TGXXT/GXXXX/XXXXX/XXXXX/TXXXT t @0 c0 - #\",\"line\":[\"A1B1\"]}";
+    static const char P7B[] = "{\"id\":7,\"level\":\"easy\",\"score\":0,\"phase\":\"movement\",\"side\":\"tigers\","
+                              "\"goal\":\"win\",\"distance\":1,\"plausible\":0,"
+                              "\"obx\":\"TXGXT/GXXXX/XXXXX/XXXXX/TXXXT t @0 c0 - #\",\"line\":[\"A1B1\"]}";
+    char text[4096], list[2048];
+
+    snprintf(text, sizeof text, HEAD, "forbid", P7);
+    expect_check(dir, out, "forbid.json", text, strlen(text),
+                 ": the puzzles are draw-rule puzzles, and the file's \"rule\" is not \"draw\"");
+
+    snprintf(list, sizeof list, "%s,\n%s\n", P7, P7B);
+    snprintf(text, sizeof text, HEAD, "draw", list);
+    expect_check(dir, out, "same-id.json", text, strlen(text), ": the id 7 is given to two puzzles");
+
+    snprintf(list, sizeof list, "%s,\n%s\n", P8, P7);
+    snprintf(text, sizeof text, HEAD, "draw", list);
+    expect_check(dir, out, "same-position.json", text, strlen(text),
+                 ": puzzles 7 and 8 are the same position (TGXXT/GXXXX/XXXXX/XXXXX/TXXXT t @0 c0 - #)");
+
+    snprintf(text, sizeof text, HEAD, "draw", "");
+    expect_check(dir, out, "empty.json", text, strlen(text), " holds no puzzles");
+
+    snprintf(text, sizeof text, HEAD, "draw", P7);
+    size_t len = strlen(text);
+    char *id = strstr(text, "\"id\":7");
+    cr_assert_not_null(id);
+    id[5] = '\0'; /* the id's digit */
+    char want[128];
+    snprintf(want, sizeof want, " holds a NUL byte at offset %zu: not a puzzle file", (size_t)(id + 5 - text));
+    expect_check(dir, out, "nul.json", text, len, want);
+
+    snprintf(list, sizeof list, "%s\n", P7);
+    char *seven = strstr(list, "\"id\":7") + 5;
+    char big[2048];
+    snprintf(big, sizeof big, "%.*s12345678901234567890%s", (int)(seven - list), list, seven + 1);
+    snprintf(text, sizeof text, HEAD, "draw", big);
+    snprintf(want, sizeof want, ": the puzzle at offset %zu has an id that is not a whole number from 1 to 999999",
+             (size_t)(strstr(text, "{\"id\":") - text));
+    expect_check(dir, out, "big-id.json", text, strlen(text), want);
+
+    snprintf(text, sizeof text, "{\"format\":\"baghchal-puzzles 1\",\"rule\":\"draw\",\"goats\":2,\"captures\":2,"
+                                "\"puzzles\":[\n{\"id\":7,\"level\":\"easy\"");
+    snprintf(want, sizeof want, ": the puzzle at offset %zu is not closed (no '}')",
+             (size_t)(strstr(text, "{\"id\":") - text));
+    expect_check(dir, out, "open.json", text, strlen(text), want);
+}
+
 /* ---- Bad arguments ------------------------------------------------------------------------ */
 
 static void expect(int code, const char *want, const char *args)
@@ -492,6 +572,11 @@ Test(puzzles, bad_arguments_and_missing_files)
     expect(2, "baghchal-puzzles: --count must be a number from 1 to 100000, not '0'", "/tmp --count 0");
     expect(2, "baghchal-puzzles: --best must be a number from 0 to 100, not '101'", "/tmp --best 101");
     expect(2, "baghchal-puzzles: --seed needs a value", "/tmp --seed");
+    /* Beyond 64 bits, strtoll's saturated value must not pass for a number in range. */
+    expect(2, "baghchal-puzzles: --seed must be a number from 0 to 9223372036854775807, not '99999999999999999999'",
+           "/tmp --seed 99999999999999999999");
+    expect(2, "baghchal-puzzles: --seed must be a number from 0 to 9223372036854775807, not '-1'", "/tmp --seed -1");
+    expect(2, "baghchal-puzzles: --count must be a number from 1 to 100000, not '+5'", "/tmp --count +5");
     expect(2, "baghchal-puzzles: --check needs a file", "/tmp --check");
     expect(2, "baghchal-puzzles: unknown option '--fast'", "/tmp --fast");
     expect(2, "baghchal-puzzles: one database folder only ('/a' and '/b')", "/a /b");

@@ -1034,6 +1034,66 @@ Test(tbtools, a_fifo_or_directory_in_a_files_place_is_refused)
     expect_refusal(1, false, want, "%s %s --goats %d --captures-to-win %d --placement", TBGEN, d, GOATS_N, WIN_K);
 }
 
+/* --forbid reads a checkpoint for each slice it resumes: a FIFO in its place is refused before
+ * the search (it used to be opened for reading after the retrograde pass, and wait for good). */
+Test(tbtools, a_fifo_as_a_forbid_checkpoint_is_refused_before_the_search)
+{
+    const char *dir = make_dir();
+    build_small(dir);
+    char fifo[300], want[600];
+    snprintf(fifo, sizeof fifo, "%s/forbid-slice-1.ckpt", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0, "%s", strerror(errno));
+    snprintf(want, sizeof want, "baghchal-tbgen: %s is a FIFO, not a regular file: remove it", fifo);
+    expect_refusal(1, false, want, "%s %s --forbid", TBGEN, dir);
+    cr_assert_eq(unlink(fifo), 0);
+    snprintf(fifo, sizeof fifo, "%s/forbid-slice-0.ckpt", dir);
+    cr_assert_eq(mkdir(fifo, 0700), 0);
+    snprintf(want, sizeof want, "baghchal-tbgen: %s is a directory, not a file: remove it", fifo);
+    expect_refusal(1, false, want, "%s %s --forbid", TBGEN, dir);
+}
+
+/* --forbid and --forbid-check read the draw rule's database from their folder: one that does
+ * not exist is refused, and left not existing (no empty folder, no lock file). */
+Test(tbtools, forbid_in_a_missing_folder_creates_nothing)
+{
+    const char *dir = make_dir();
+    char d[256], want[1024];
+    snprintf(d, sizeof d, "%s/new/dir", dir);
+    static const char *const modes[] = {"--forbid", "--forbid --placement", "--forbid-check 5"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(want, sizeof want,
+                 "baghchal-tbgen: '%s' does not exist: build the draw rule's database there first (baghchal-tbgen %s)",
+                 d, d);
+        expect_refusal(1, true, want, "%s %s %s", TBGEN, d, modes[i]);
+        char parent[300];
+        snprintf(parent, sizeof parent, "%s/new", dir);
+        struct stat st;
+        cr_assert_neq(stat(parent, &st), 0, "%s: %s was created", modes[i], parent);
+    }
+    /* Bad usage is found before the folder of a build is made. */
+    snprintf(want, sizeof want, "baghchal-tbgen: --goats must be at least --captures-to-win (3)");
+    expect_refusal(2, true, want, "%s %s --goats 2 --captures-to-win 3", TBGEN, d);
+    struct stat st;
+    cr_assert_neq(stat(d, &st), 0, "%s was created", d);
+}
+
+/* Numbers beyond 64 bits are refused with the range, not saturated into it. */
+Test(tbtools, out_of_range_numbers_are_refused_with_the_range)
+{
+    static const char *const tools[] = {"baghchal-tbprove", "baghchal-tbverify"};
+    for (int i = 0; i < 2; i++) {
+        char want[300];
+        snprintf(want, sizeof want,
+                 "%s: --seed must be a number from 0 to 9223372036854775807, not '99999999999999999999'", tools[i]);
+        expect_refusal(2, true, want, "%s/%s /tmp --seed 99999999999999999999", BAGHCHAL_BIN_DIR, tools[i]);
+        snprintf(want, sizeof want,
+                 "%s: --seed must be a number from 0 to 9223372036854775807, not '-99999999999999999999'", tools[i]);
+        expect_refusal(2, true, want, "%s/%s /tmp --seed -99999999999999999999", BAGHCHAL_BIN_DIR, tools[i]);
+    }
+    expect_refusal(2, true, "baghchal-tbgen: --forbid-check must be a number from 1 to 100000000, not '18446744073709551621'",
+                   "%s /tmp --forbid-check 18446744073709551621", TBGEN);
+}
+
 /* ---- baghchal-tbverify's options and messages ----------------------------------------------- */
 
 Test(tbtools, verify_refuses_all_with_a_sample)

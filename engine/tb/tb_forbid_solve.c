@@ -333,16 +333,17 @@ static uint64_t ck_key(const fsolve_t *s, const tb_t *tb, const tbf_options_t *o
  * there is none or it was written for something else (then the solve starts afresh). */
 static bool ck_read(const char *path, uint64_t key, uint32_t nodes, uint8_t *state, uint64_t *total_nodes)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
     uint8_t h[CK_HEAD];
-    bool ok = fread(h, 1, CK_HEAD, f) == CK_HEAD && !memcmp(h, CK_MAGIC, 8) && tb_get_le(h + 8, 8) == key &&
-              tb_get_le(h + 16, 4) == nodes && fread(state, 1, nodes, f) == nodes &&
+    /* Only a regular file: a FIFO put in its place would wait for a writer for good. */
+    int fd = tb_open_regular(path, O_RDONLY, NULL, 0);
+    if (fd < 0)
+        return false;
+    bool ok = tb_pread_all(fd, h, CK_HEAD, 0) && !memcmp(h, CK_MAGIC, 8) && tb_get_le(h + 8, 8) == key &&
+              tb_get_le(h + 16, 4) == nodes && tb_pread_all(fd, state, nodes, CK_HEAD) &&
               tb_get_le(h + 32, 8) == tb_checksum(state, nodes);
     if (ok)
         *total_nodes = tb_get_le(h + 24, 8);
-    fclose(f);
+    close(fd);
     return ok;
 }
 

@@ -559,7 +559,7 @@ static int check_one(const tb_t *tb, const char *obj, const char *end, char *why
     return 1;
 }
 
-static char *read_all(const char *path)
+static char *read_all(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -585,28 +585,97 @@ static char *read_all(const char *path)
     if (bad)
         cli_fail("cannot read %s", path);
     buf[n] = '\0';
+    *len = n;
     return buf;
+}
+
+/* A puzzle's id: a whole number from 1 to 999999, as the generator writes them. */
+static bool id_ok(const char *id)
+{
+    size_t n = strspn(id, "0123456789");
+    return n > 0 && n <= 6 && id[n] == '\0' && id[0] != '0';
+}
+
+typedef struct {
+    long id;
+    char obx[OBX_MAX_LEN * 2];
+} seen_t;
+
+static int cmp_seen_id(const void *a, const void *b)
+{
+    long x = ((const seen_t *)a)->id, y = ((const seen_t *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_seen_obx(const void *a, const void *b)
+{
+    const seen_t *x = a, *y = b;
+    int c = strcmp(x->obx, y->obx);
+    return c ? c : (x->id < y->id ? -1 : x->id > y->id);
 }
 
 static int check(const tb_t *tb, const char *path)
 {
-    char *text = read_all(path);
+    size_t len;
+    char *text = read_all(path, &len);
+    const char *nul = memchr(text, '\0', len);
+    if (nul)
+        cli_fail("%s holds a NUL byte at offset %zu: not a puzzle file", path, (size_t)(nul - text));
     if (!strstr(text, "\"format\":\"baghchal-puzzles 1\""))
         cli_fail("%s is not a puzzle file (no \"format\":\"baghchal-puzzles 1\")", path);
-    char goats[16], caps[16], want[16];
+    char goats[16], caps[16], rule[16], want[16];
+    const char *head_end = strstr(text, "\"puzzles\":[");
+    if (!head_end)
+        cli_fail("%s has no \"puzzles\" list", path);
+    /* The puzzles are the draw rule's: each keeps the value the database gives under it. */
+    if (!field(text, head_end, "rule", rule, sizeof rule) || strcmp(rule, "draw") != 0)
+        cli_fail("%s: the puzzles are draw-rule puzzles, and the file's \"rule\" is not \"draw\"", path);
     snprintf(want, sizeof want, "%d", tb_goats_total(tb));
-    if (!field(text, text + strlen(text), "goats", goats, sizeof goats) || strcmp(goats, want) != 0)
+    if (!field(text, text + len, "goats", goats, sizeof goats) || strcmp(goats, want) != 0)
         cli_fail("%s is for a game of %s goats, the database for %s", path, goats, want);
     snprintf(want, sizeof want, "%d", tb_captures_to_win(tb));
-    if (!field(text, text + strlen(text), "captures", caps, sizeof caps) || strcmp(caps, want) != 0)
+    if (!field(text, text + len, "captures", caps, sizeof caps) || strcmp(caps, want) != 0)
         cli_fail("%s is for a game won by %s captures, the database by %s", path, caps, want);
-    int total = 0, wrong = 0, skipped = 0;
+    /* The file as a whole first: every puzzle closed with an id, none given twice (the same id,
+     * or the same position under another id), at least one. */
+    int total = 0, wrong = 0, skipped = 0, cap = 0;
+    seen_t *seen = NULL;
+    for (const char *s = strstr(text, "{\"id\":"); s; s = strstr(s + 1, "{\"id\":")) {
+        const char *end = strchr(s, '}');
+        char id[16];
+        size_t at = (size_t)(s - text);
+        if (!end)
+            cli_fail("%s: the puzzle at offset %zu is not closed (no '}')", path, at);
+        if (!field(s, end, "id", id, sizeof id) || !id_ok(id))
+            cli_fail("%s: the puzzle at offset %zu has an id that is not a whole number from 1 to 999999", path, at);
+        if (total == cap) {
+            seen_t *g = realloc(seen, (size_t)(cap = cap ? 2 * cap : 64) * sizeof *seen);
+            if (!g)
+                cli_fail("out of memory");
+            seen = g;
+        }
+        seen[total].id = atol(id);
+        if (!field(s, end, "obx", seen[total].obx, sizeof seen[total].obx))
+            seen[total].obx[0] = '\0';
+        total++;
+    }
+    if (!total)
+        cli_fail("%s holds no puzzles", path);
+    qsort(seen, (size_t)total, sizeof *seen, cmp_seen_id);
+    for (int k = 1; k < total; k++)
+        if (seen[k].id == seen[k - 1].id)
+            cli_fail("%s: the id %ld is given to two puzzles", path, seen[k].id);
+    qsort(seen, (size_t)total, sizeof *seen, cmp_seen_obx);
+    for (int k = 1; k < total; k++)
+        if (seen[k].obx[0] && !strcmp(seen[k].obx, seen[k - 1].obx))
+            cli_fail("%s: puzzles %ld and %ld are the same position (%s)", path, seen[k - 1].id, seen[k].id,
+                     seen[k].obx);
+    free(seen);
+    /* Then each puzzle against the database. */
     for (const char *s = strstr(text, "{\"id\":"); s; s = strstr(s + 1, "{\"id\":")) {
         const char *end = strchr(s, '}');
         char id[16], why[512];
-        if (!end || !field(s, end, "id", id, sizeof id))
-            cli_fail("%s: a puzzle is not closed", path);
-        total++;
+        field(s, end, "id", id, sizeof id);
         int k = check_one(tb, s, end, why, sizeof why);
         if (k == 0) {
             printf("puzzle %s fails: %s\n", id, why);

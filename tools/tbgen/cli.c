@@ -2,6 +2,8 @@
  * baghchal-puzzles. */
 #include "cli.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,8 +38,11 @@ long long cli_int(const char *opt, const char *s, long long lo, long long hi)
     char *end;
     if (!s)
         cli_die("%s needs a value", opt);
-    long long v = strtoll(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || v < lo || v > hi)
+    /* Only an optional '-' and digits; strtoll saturates out-of-range text at LLONG_MIN or
+     * LLONG_MAX, which must not pass for a number in range. */
+    errno = 0;
+    long long v = (s[0] == '-' || isdigit((unsigned char)s[0])) ? strtoll(s, &end, 10) : (end = (char *)s, 0);
+    if (end == s || *end != '\0' || errno == ERANGE || v < lo || v > hi)
         cli_die("%s must be a number from %lld to %lld, not '%s'", opt, lo, hi, s);
     return v;
 }

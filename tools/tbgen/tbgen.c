@@ -889,6 +889,23 @@ static int build_forbid(const char *dir, const tb_gen_options_t *g, bool placeme
         return fail1("%s holds the game of %d goats and %d captures to win, not %d and %d", dir, n, K, g->goats_total,
                      g->captures_to_win);
     }
+    /* The file, each slice's checkpoint and the placement's work folders: a FIFO among them
+     * would otherwise be found (and wait for good) only after the search. */
+    char path[TB_PATH_MAX + 64], work[TB_PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", dir, TBF_FILE_NAME);
+    snprintf(work, sizeof work, "%s/forbid-work-0", dir);
+    int bad = check_outputs(path, work);
+    snprintf(work, sizeof work, "%s/forbid-work-1", dir);
+    for (int c = 0; c < K && !bad; c++) {
+        snprintf(path, sizeof path, "%s/forbid-slice-%d.ckpt", dir, c);
+        bad = check_outputs(path, work);
+    }
+    if (bad) {
+        for (int t = 0; t < nt; t++)
+            fb_prover_free(st[t].pr);
+        tb_close(tb);
+        return bad;
+    }
     progress_t pr = {now_s(), 0, isatty(STDERR_FILENO) != 0};
     tbf_build_options_t o;
     memset(&o, 0, sizeof o);
@@ -1012,10 +1029,6 @@ int main(int argc, char **argv)
         dir = standard;
         placement = true; /* the standard folder gets the whole solution: one command to perfect play */
     }
-    if (!stats_only && !bench && !make_dirs(dir))
-        cli_die("cannot create the directory '%s': %s", tb_path_shown(dir, sp), strerror(errno));
-    if (access(dir, W_OK | X_OK) != 0 && !stats_only && !bench)
-        cli_die("'%s' is not a writable directory", tb_path_shown(dir, sp));
     if (strlen(dir) > TB_PATH_MAX - 64)
         cli_die("cannot use the directory '%s': %s", tb_path_shown(dir, sp), strerror(ENAMETOOLONG));
     if (o.goats_total < o.captures_to_win)
@@ -1028,6 +1041,17 @@ int main(int argc, char **argv)
         cli_die("--stop-after-arrays goes with --placement");
     if (forbid && (default_dir || bench || stats_only))
         cli_die("--forbid needs a folder, and goes with neither --stats nor --bench-probe");
+    /* Nothing is created before the inputs are known good. --forbid and --forbid-check read the
+     * draw rule's database from the folder, so they never create it. */
+    bool reads_only = stats_only || bench || forbid_check;
+    struct stat dst;
+    if ((forbid || forbid_check) && stat(dir, &dst) != 0)
+        cli_fail("'%s' does not exist: build the draw rule's database there first (baghchal-tbgen %s)",
+                tb_path_shown(dir, sp), tb_path_shown(dir, sp2));
+    if (!reads_only && !forbid && !make_dirs(dir))
+        cli_die("cannot create the directory '%s': %s", tb_path_shown(dir, sp), strerror(errno));
+    if (!reads_only && access(dir, W_OK | X_OK) != 0)
+        cli_die("'%s' is not a writable directory", tb_path_shown(dir, sp));
     if (forbid_check)
         return check_forbid(dir, forbid_check, prove_nodes);
     if (bench)
