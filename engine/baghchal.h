@@ -3,6 +3,7 @@
 #define BAGHCHAL_H
 
 #include "types.h"
+#include "message.h"
 #include "board.h"
 #include "movegen.h"
 #include "notation.h"

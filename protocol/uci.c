@@ -62,27 +62,9 @@ static bool is_invisible(uint32_t cp)
  * no surrogate, at most U+10FFFF) and no invisible character, else 0. */
 static size_t utf8_printable_len(const unsigned char *c)
 {
-    size_t n;
     uint32_t cp;
-    if (*c < 0x80)
-        return 0;
-    if (*c >= 0xC2 && *c <= 0xDF)
-        n = 2, cp = *c & 0x1Fu;
-    else if (*c >= 0xE0 && *c <= 0xEF)
-        n = 3, cp = *c & 0x0Fu;
-    else if (*c >= 0xF0 && *c <= 0xF4)
-        n = 4, cp = *c & 0x07u;
-    else
-        return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((c[i] & 0xC0) != 0x80) /* also the terminating NUL */
-            return 0;
-        cp = cp << 6 | (c[i] & 0x3Fu);
-    }
-    static const uint32_t LEAST[5] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < LEAST[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || is_invisible(cp))
-        return 0;
-    return n;
+    size_t n = *c < 0x80 ? 0 : bc_utf8_decode(c, 4, &cp);
+    return n && !is_invisible(cp) ? n : 0;
 }
 
 /* How many bytes starting at c go out as they are (0: the byte at c is written \xHH):

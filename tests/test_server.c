@@ -28,6 +28,7 @@ Test(server, not_built)
 #include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cJSON.h"
@@ -1431,6 +1432,37 @@ Test(server, bad_command_lines_are_refused)
         pipe_exit_t e = pipe_wait(p, EXIT_MS);
         cr_assert(e.exited && e.code != 0, "%s %s was accepted", BAD[i][0], BAD[i][1] ? BAD[i][1] : "");
         pipe_free(p);
+    }
+}
+
+/* --cors is written into every answer's headers as it is: a line break in it would end the
+ * header and start another (every request then got an empty reply), so the server refuses it
+ * at start, naming the byte, and never listens. */
+Test(server, a_header_value_with_control_characters_is_refused_at_start)
+{
+    static const char *const BAD[][2] = {
+        {"x\r\nY: 1", "baghchal-server: --cors is written into a header and must be printable ASCII: byte 0x0D at "
+                      "offset 1 is a control character"},
+        {"a\tb", "baghchal-server: --cors is written into a header and must be printable ASCII: byte 0x09 at offset 1 "
+                 "is a control character"},
+        {"https://b\xc3\xa9.example", "baghchal-server: --cors is written into a header and must be printable ASCII: "
+                                      "byte 0xC3 at offset 9 is not ASCII"},
+        {"", "baghchal-server: --cors needs a value without spaces at its ends, such as '*' or an origin"},
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "exec '%s' --port 0 --cors '%s' 2>&1 </dev/null", BAGHCHAL_SERVER_BIN, BAD[i][0]);
+        FILE *f = popen(cmd, "r");
+        cr_assert_not_null(f);
+        char out[1024] = "";
+        size_t n = fread(out, 1, sizeof out - 1, f);
+        out[n] = '\0';
+        int st = pclose(f);
+        cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "--cors #%zu: status %d, printed %s", i, st, out);
+        cr_assert(!strstr(out, "listening"), "--cors #%zu started: %s", i, out);
+        char want[512];
+        snprintf(want, sizeof want, "%s\n", BAD[i][1]);
+        cr_assert_str_eq(out, want, "--cors #%zu", i);
     }
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cJSON.h"
+#include "message.h"
 
 void api_error_set(api_error_t *err, unsigned status, const char *error, const char *code, const char *fmt, ...)
 {
@@ -427,26 +428,6 @@ static void push(cJSON *arr, cJSON *item, bool *ok)
     }
 }
 
-/* The length of the valid UTF-8 sequence (RFC 3629: no overlong forms, no surrogates, nothing
- * past U+10FFFF) at s, of the n bytes left; 0 when the byte at s starts none. */
-static size_t utf8_sequence(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    if (c < 0x80)
-        return 1;
-    size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-    if (!len || len > n)
-        return 0;
-    unsigned char lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
-    unsigned char hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
-    if (s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < len; i++)
-        if (s[i] < 0x80 || s[i] > 0xBF)
-            return 0;
-    return len;
-}
-
 /* Every JSON text the server writes is valid UTF-8, however the request's bytes (%XX in the
  * path or a query, a raw byte in a body) were echoed into a string: each byte that is not part
  * of a valid sequence becomes the escape \ufffd (the replacement character). Outside its
@@ -459,13 +440,13 @@ char *api_json_utf8(char *text)
     const unsigned char *s = (const unsigned char *)text;
     size_t n = strlen(text), bad = 0;
     for (size_t i = 0, k; i < n; i += k ? k : 1)
-        bad += (k = utf8_sequence(s + i, n - i)) == 0;
+        bad += (k = bc_utf8_decode(s + i, n - i, NULL)) == 0;
     if (!bad)
         return text;
     char *out = malloc(n + 5 * bad + 1), *o = out;
     if (out) {
         for (size_t i = 0, k; i < n; i += k ? k : 1) {
-            if ((k = utf8_sequence(s + i, n - i)) == 0) {
+            if ((k = bc_utf8_decode(s + i, n - i, NULL)) == 0) {
                 memcpy(o, "\\ufffd", 6);
                 o += 6;
             } else {

@@ -55,6 +55,26 @@ static bool number(const char *opt, const char *text, long long lo, long long hi
     return true;
 }
 
+/* A value the server writes into a response header as it is: printable ASCII, with no line
+ * break (which would end the header and start another) nor any other control character. */
+static bool header_value(const char *opt, const char *text)
+{
+    size_t n = strlen(text);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)text[i];
+        if (ch < 0x20 || ch > 0x7E) {
+            fprintf(stderr, "baghchal-server: %s is written into a header and must be printable ASCII: byte 0x%02X "
+                            "at offset %zu is %s\n", opt, ch, i, ch < 0x20 || ch == 0x7F ? "a control character" : "not ASCII");
+            return false;
+        }
+    }
+    if (n == 0 || text[0] == ' ' || text[n - 1] == ' ') {
+        fprintf(stderr, "baghchal-server: %s needs a value without spaces at its ends, such as '*' or an origin\n", opt);
+        return false;
+    }
+    return true;
+}
+
 enum {
     OPT_PORT = 256, OPT_BIND, OPT_MOVETIME, OPT_MAX_MOVETIME, OPT_THREADS, OPT_HASH, OPT_TABLEBASE, OPT_CORS,
     OPT_MAX_BODY, OPT_WORKERS, OPT_QUEUE_TIMEOUT, OPT_MAX_QUEUE, OPT_MAX_CONNECTIONS, OPT_IDLE_TIMEOUT,
@@ -118,6 +138,7 @@ static int parse_args(int argc, char **argv, server_config_t *c)
             c->tablebase = optarg;
             break;
         case OPT_CORS:
+            ok = header_value("--cors", optarg);
             c->cors = optarg;
             break;
         case OPT_MAX_BODY:

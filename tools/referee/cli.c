@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "adjudicate.h"
+#include "message.h"
 #include "tb.h"
 #include "util.h"
 
@@ -49,7 +50,7 @@ static bool fail(err_t *e, const char *fmt, ...)
  * break one or be written differently in the other. Returns what s holds of them, or NULL. */
 static const char *unfit_text(const char *s, char *buf, size_t len)
 {
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
         if (*p == '"')
             return "a quote";
         if (*p == '\\')
@@ -58,6 +59,13 @@ static const char *unfit_text(const char *s, char *buf, size_t len)
             snprintf(buf, len, "a control character (byte 0x%02X)", *p);
             return buf;
         }
+        /* The JSON summary and the records are UTF-8: a byte outside it cannot be written. */
+        size_t n = bc_utf8_decode(p, 4, NULL);
+        if (!n) {
+            snprintf(buf, len, "a byte that is not UTF-8 (0x%02X at offset %zu)", *p, (size_t)(p - (const unsigned char *)s));
+            return buf;
+        }
+        p += n;
     }
     return NULL;
 }
@@ -394,7 +402,7 @@ static bool build_engine(engine_conf_t *en, const kvlist_t *each, const kvlist_t
         if (!*name)
             return fail(e, "%s: name= must not be empty", where);
         if ((unfit = unfit_text(name, what, sizeof what)))
-            return fail(e, "%s: name= holds %s: a name must be without quotes, backslashes or control characters",
+            return fail(e, "%s: name= holds %s: a name must be UTF-8 without quotes, backslashes or control characters",
                         where, unfit);
         en->name = xstrdup(name);
     } else {
@@ -731,7 +739,7 @@ static bool parse_valued(int argc, char **argv, int *i, const char *o, gather_t 
         char what[64];
         const char *unfit = str == &cfg->event ? unfit_text(v, what, sizeof what) : NULL;
         if (unfit)
-            return fail(e, "-event holds %s: the event must be without quotes, backslashes or control characters",
+            return fail(e, "-event holds %s: the event must be UTF-8 without quotes, backslashes or control characters",
                         unfit);
         return set_string(str, v, e);
     }
