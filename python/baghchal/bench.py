@@ -12,7 +12,7 @@ the same limits after a comma (a protocol executable), or ``module:function`` (a
 callable that takes a :class:`~baghchal.Board` and returns a :class:`~baghchal.Move` or move
 text). Positions come from games of random moves and of the engine at depth 4, sampled at a
 random ply; only positions where some legal move changes the value are kept (a lost position
-has none). See the README's "A benchmark of exact positions".
+has none). See docs/python.md, "A benchmark of exact positions".
 """
 from __future__ import annotations
 
