@@ -19,6 +19,9 @@ ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 
 # The OBX HTTP server and its browser test (playwright-core comes from npm in the test).
 pkg-config --exists libmicrohttpd 2>/dev/null || need+=(libmicrohttpd-dev)
 pkg-config --exists libcjson 2>/dev/null || need+=(libcjson-dev)
+# The room where people play: games kept in SQLite, passwords hashed by libsodium.
+pkg-config --exists sqlite3 2>/dev/null || need+=(libsqlite3-dev)
+pkg-config --exists libsodium 2>/dev/null || need+=(libsodium-dev)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 # A font for the board's Nepali (Devanagari), which the browser test measures and shows.
 dpkg -s fonts-lohit-deva >/dev/null 2>&1 || need+=(fonts-lohit-deva)
