@@ -19,6 +19,8 @@ struct engine {
     int nthreads, multipv;
     int processors; /* the processors this process may run on: the most threads searched */
     int64_t move_overhead;
+    void (*poll)(void *ctx); /* engine_set_poll's, handed to each search */
+    void *poll_ctx;
     search_shared_t shared;
     search_report_t user; /* the caller's callbacks; bestmove passes through engine_bestmove */
     pthread_t thread;
@@ -152,6 +154,13 @@ void engine_set_move_overhead(engine_t *e, int ms)
     e->move_overhead = ms < 0 ? 0 : ms > ENGINE_MAX_OVERHEAD_MS ? ENGINE_MAX_OVERHEAD_MS : ms;
 }
 
+void engine_set_poll(engine_t *e, void (*poll)(void *ctx), void *ctx)
+{
+    engine_wait(e);
+    e->poll = poll;
+    e->poll_ctx = ctx;
+}
+
 void engine_clear(engine_t *e)
 {
     engine_wait(e);
@@ -230,6 +239,8 @@ static void prepare(engine_t *e, const search_limits_t *limits, const search_rep
     s->report = (search_report_t){engine_info, engine_bestmove, e};
     s->multipv = skill_prepare(&e->skill, &e->game, e->multipv);
     s->move_overhead = e->move_overhead;
+    s->poll = e->poll;
+    s->poll_ctx = e->poll_ctx;
     /* More threads than processors only take turns: every thread then runs a fraction of
      * the time, the time and node limits lag, and the reading thread waits for its turn. */
     s->nthreads = engine_search_threads(e);
@@ -308,6 +319,9 @@ static void *bench_thread(void *arg)
         e->bench_done(e->bench_ctx, &r);
         return NULL;
     }
+    /* The bench's searches poll as the engine's do. */
+    b->poll = e->poll;
+    b->poll_ctx = e->poll_ctx;
     int64_t start = search_now_ms();
     for (int i = 0; i < BENCH_POSITIONS_COUNT && !atomic_load(&e->shared.stop); i++) {
         position_t p;

@@ -30,6 +30,11 @@ size_t engine_hash_mb(engine_t *e);
 bool engine_set_threads(engine_t *e, int n);
 void engine_set_multipv(engine_t *e, int n);
 void engine_set_move_overhead(engine_t *e, int ms);
+/* poll(ctx) is called by each searching thread every 256 nodes, bench's searches included;
+ * NULL: none (the default). For a program whose search runs inside the call that started it,
+ * having no thread to run it on (the WebAssembly worker, wasm/): there it reads what it is
+ * sent meanwhile, and a stop (engine_stop, engine_abort) made there ends the search. */
+void engine_set_poll(engine_t *e, void (*poll)(void *ctx), void *ctx);
 /* Strength: Skill Level 0..20 (20 = full strength), or, with limit_strength, the level that
  * elo stands for (skill.h). Values out of range are clamped. */
 void engine_set_skill(engine_t *e, int level, bool limit_strength, int elo);

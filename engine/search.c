@@ -251,7 +251,8 @@ static inline bool stopped(const worker_t *w)
  * deadline whatever the node rate (a node may wait on a page fault of the database); the
  * searching threads also look at it every 256 nodes, since on a loaded machine a sleeping
  * thread may be woken late. With several threads the node limit is checked on a shared
- * count that each thread adds to in small batches. */
+ * count that each thread adds to in small batches. Every 256 nodes the poll is called too,
+ * when the engine has one (engine_set_poll). */
 static inline void count_node(worker_t *w)
 {
     uint64_t n = atomic_load_explicit(&w->nodes, memory_order_relaxed) + 1;
@@ -270,8 +271,8 @@ static inline void count_node(worker_t *w)
     }
     if ((n & 255) != 0)
         return;
-    if (search_poll)
-        search_poll();
+    if (s->poll)
+        s->poll(s->poll_ctx);
     if (s->maximum_ms && !atomic_load_explicit(&s->pondering, memory_order_relaxed) &&
         search_now_ms() - s->start_ms >= s->maximum_ms)
         atomic_store_explicit(&s->stop, true, memory_order_relaxed);

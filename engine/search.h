@@ -86,6 +86,11 @@ struct search_shared {
     search_report_t report;
     int multipv;
     int64_t move_overhead;
+    /* When set, called by each searching thread every 256 nodes with poll_ctx (engine_set_poll):
+     * where the search runs inside the call that started it, the program reads there what it
+     * is sent meanwhile (stop, ponderhit, isready). */
+    void (*poll)(void *ctx);
+    void *poll_ctx;
     atomic_bool stop;      /* set by stop, by the limits, or when the main thread is done */
     atomic_bool pondering; /* true until ponderhit */
     atomic_bool waiting;   /* infinite/ponder: hold bestmove until stop or ponderhit */
@@ -127,11 +132,6 @@ void worker_clear(worker_t *w);
 void search_run(search_shared_t *s);
 
 int64_t search_now_ms(void);
-
-/* Called by a searching thread every 256 nodes when the program defines it: the WebAssembly
- * build without threads (wasm/) yields there to its event loop, which hands in stop,
- * isready and ponderhit during the search. No native program defines it. */
-void search_poll(void) __attribute__((weak));
 
 /* tb_rank_moves for the moves of a game: under `draw` a move that makes a third occurrence
  * is a draw whatever the database says of the position it reaches. Same results as

@@ -211,6 +211,8 @@ uci_t *uci_new(uci_write_fn write, void *ctx)
     return u;
 }
 
+void uci_set_poll(uci_t *u, void (*poll)(void *ctx), void *ctx) { engine_set_poll(u->engine, poll, ctx); }
+
 void uci_wait(uci_t *u)
 {
     engine_wait(u->engine);

@@ -13,6 +13,9 @@ typedef struct uci uci_t;
 /* NULL when memory runs out. */
 uci_t *uci_new(uci_write_fn write, void *ctx);
 void uci_free(uci_t *u);
+/* The engine's poll (engine_set_poll): for a program that runs the search inside the call
+ * that starts it (the WebAssembly worker), which reads its input there. */
+void uci_set_poll(uci_t *u, void (*poll)(void *ctx), void *ctx);
 /* Waits until a running search has reported its bestmove. */
 void uci_wait(uci_t *u);
 /* Handles one line (with or without its line end). Returns false once the line was `quit`. */

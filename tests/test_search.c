@@ -758,6 +758,83 @@ Test(search, a_clock_search_keeps_its_maximum)
     engine_free(e);
 }
 
+/* ---- the poll ---- */
+
+typedef struct {
+    engine_t *e;
+    int calls;
+    int stop_at; /* engine_abort at this call; 0: never */
+} polls_t;
+
+static void count_polls(void *ctx)
+{
+    polls_t *p = ctx;
+    if (++p->calls == p->stop_at) {
+        engine_abort(p->e); /* a search of engine_search_sync */
+        engine_stop(p->e);  /* a bench: the search of its private engine too */
+    }
+}
+
+Test(search, the_poll_is_called_every_256_nodes_and_can_stop_the_search)
+{
+    engine_t *e = engine_new();
+    cr_assert_not_null(e);
+    game_t g;
+    game_from(&g, NULL, REP_FORBID);
+    /* Called every 256 nodes, and nothing else changes: the same search, node for node. */
+    record_t plain, polled;
+    search_game(e, &g, 0, 20000, &plain);
+    polls_t p = {e, 0, 0};
+    engine_set_poll(e, count_polls, &p);
+    engine_clear(e);
+    search_game(e, &g, 0, 20000, &polled);
+    check_same_record(&plain, &polled, "a search with a poll");
+    cr_assert_eq(p.calls, 20000 / 256, "%d polls in 20000 nodes", p.calls);
+    /* A stop made in the poll ends the search there: a search to depth 60 ends after 10
+     * polls, with a legal move. */
+    engine_clear(e);
+    p = (polls_t){e, 0, 10};
+    record_t r;
+    search_game(e, &g, 60, 0, &r);
+    cr_assert_eq(p.calls, 10, "the search went on to poll %d times", p.calls);
+    cr_assert_lt(r.final.nodes, 11 * 256, "%" PRIu64 " nodes after a stop at node 2560", r.final.nodes);
+    cr_assert(game_is_legal_move(&g, r.best));
+    /* NULL: no poll again. */
+    engine_set_poll(e, NULL, NULL);
+    p.calls = 0;
+    search_game(e, &g, 0, 5000, &r);
+    cr_assert_eq(p.calls, 0);
+    game_free(&g);
+    engine_free(e);
+}
+
+static void bench_into(void *ctx, const bench_result_t *r) { *(bench_result_t *)ctx = *r; }
+
+Test(search, the_bench_polls_too)
+{
+    engine_t *e = engine_new();
+    cr_assert_not_null(e);
+    bench_result_t plain = {0}, polled = {0};
+    cr_assert(engine_bench(e, 4, bench_into, &plain));
+    engine_wait(e);
+    polls_t p = {e, 0, 0};
+    engine_set_poll(e, count_polls, &p);
+    cr_assert(engine_bench(e, 4, bench_into, &polled));
+    engine_wait(e);
+    cr_assert_eq(polled.searched, BENCH_POSITIONS_COUNT);
+    cr_assert_eq(polled.nodes, plain.nodes, "bench 4: %" PRIu64 " nodes with a poll, %" PRIu64 " without",
+                 polled.nodes, plain.nodes);
+    cr_assert(p.calls > 0 && (uint64_t)p.calls <= polled.nodes / 256, "%d polls in %" PRIu64 " nodes", p.calls,
+              polled.nodes);
+    /* And a stop made there ends it. */
+    p = (polls_t){e, 0, 3};
+    cr_assert(engine_bench(e, 12, bench_into, &polled));
+    engine_wait(e);
+    cr_assert(polled.stopped);
+    cr_assert_eq(p.calls, 3);
+    engine_free(e);
+}
+
 /* ---- evaluation ---- */
 
 Test(search, eval_terms_are_named)

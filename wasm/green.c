@@ -1,9 +1,9 @@
 /* Threads where there are none: the engine's worker in a browser without SharedArrayBuffer.
  * The library and the protocol are compiled with pthread_create, pthread_join and nanosleep
  * renamed to these (wasm/CMakeLists.txt). A thread runs inside the call that creates it, to
- * its end; the search yields to the event loop every 20 ms (search_poll, worker.c), where
- * stop and isready are handed in, so the call that started it returns later, to JavaScript,
- * as a promise (ASYNCIFY). */
+ * its end; the search yields to the event loop every 20 ms (the poll worker.c gives the
+ * engine), where stop and isready are handed in, so the call that started it returns later,
+ * to JavaScript, as a promise (ASYNCIFY). */
 #include <emscripten.h>
 #include <errno.h>
 #include <pthread.h>

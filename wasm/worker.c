@@ -3,7 +3,6 @@
 #include <emscripten.h>
 #include <stddef.h>
 
-#include "search.h"
 #include "uci.h"
 
 EM_JS(void, bc_emit, (const char *line), { Module['onLine'](UTF8ToString(line)); });
@@ -17,10 +16,37 @@ static void write_line(void *ctx, const char *line)
 /* The worker's one engine, as main.c's is the process's. */
 static uci_t *engine;
 
+/* One turn of the event loop, where the messages that came meanwhile are read: a message to
+ * itself, not a timer of 0 ms, which browsers stretch to 4 ms once timers nest. */
+EM_ASYNC_JS(void, bc_yield, (), {
+    await new Promise(function(resume) {
+        if (typeof MessageChannel != 'function')
+            return setTimeout(resume, 0);
+        var c = new MessageChannel();
+        c.port1.onmessage = function() { c.port1.close(); resume(); };
+        c.port2.postMessage(0);
+    });
+});
+
+/* The search's poll (engine_set_poll), every 256 nodes: at most every 20 ms the worker
+ * yields to the event loop. ctx: the time of the last yield (ms). */
+static void poll_events(void *ctx)
+{
+    double *last = ctx, now = emscripten_get_now();
+    if (now - *last >= 20) {
+        bc_yield();
+        *last = emscripten_get_now();
+    }
+}
+
 EMSCRIPTEN_KEEPALIVE int bc_start(void)
 {
-    if (!engine)
+    static double last_yield;
+    if (!engine) {
         engine = uci_new(write_line, NULL);
+        if (engine)
+            uci_set_poll(engine, poll_events, &last_yield);
+    }
     return engine != NULL;
 }
 
@@ -36,27 +62,4 @@ EMSCRIPTEN_KEEPALIVE int bc_line(const char *line, size_t len)
 EMSCRIPTEN_KEEPALIVE void bc_end(void)
 {
     uci_end_of_input(engine);
-}
-
-/* One turn of the event loop, where the messages that came meanwhile are read: a message to
- * itself, not a timer of 0 ms, which browsers stretch to 4 ms once timers nest. */
-EM_ASYNC_JS(void, bc_yield, (), {
-    await new Promise(function(resume) {
-        if (typeof MessageChannel != 'function')
-            return setTimeout(resume, 0);
-        var c = new MessageChannel();
-        c.port1.onmessage = function() { c.port1.close(); resume(); };
-        c.port2.postMessage(0);
-    });
-});
-
-/* The search's poll, every 256 nodes: at most every 20 ms the worker yields to the event loop. */
-void search_poll(void)
-{
-    static double last;
-    double now = emscripten_get_now();
-    if (now - last >= 20) {
-        bc_yield();
-        last = emscripten_get_now();
-    }
 }
