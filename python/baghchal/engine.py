@@ -14,18 +14,25 @@ Scores are from the side to move's point of view, as the protocol prints them: c
 """
 from __future__ import annotations
 
+import collections
 import os
 import selectors
 import subprocess
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union, overload
+from typing import Any, Callable, Deque, Dict, List, Mapping, Optional, Sequence, Tuple, Union, overload
 
 from . import _core
 from ._core import BusyError, EngineError, Move
 
 __all__ = ["Score", "Limit", "PlayResult", "Info", "Engine", "SimpleEngine", "popen"]
+
+_MAX_LINE = 1 << 20
+"""The longest line read from the other program, in bytes."""
+_MAX_UNANSWERED_LINES = 5000
+_MAX_UNANSWERED_BYTES = 1 << 20
+"""How much the other program may write that does not answer a command."""
 
 Info = Dict[str, Any]
 """One line of a search: ``depth``, ``seldepth``, ``multipv``, ``score`` (:class:`Score`),
@@ -290,6 +297,13 @@ class SimpleEngine:
     :class:`EngineError` is raised and the process is killed. Not for several threads at
     once (:class:`BusyError`).
 
+    What the other program writes is read within bounds, so memory stays small whatever it
+    writes and however long it is waited for: a line of more than 1 MiB, or more than 1 MiB or
+    5000 lines that do not answer the command (before ``uciok``, ``readyok``, or ``bestmove``
+    apart from the search's ``info`` lines, of which only the last of each line is kept) is an
+    :class:`EngineError`, and the program is killed. A program that is not an engine fails
+    at the ``uci`` handshake with ``not an engine: ...``.
+
     >>> with popen("./build/bin/baghchal") as engine:                 # doctest: +SKIP
     ...     result = engine.play(Board(), Limit(movetime=100))
     ...     print(result.move, result.info["score"])
@@ -300,7 +314,9 @@ class SimpleEngine:
         args = [command] if isinstance(command, (str, os.PathLike)) else list(command)
         self.timeout = timeout
         self._lock = threading.Lock()
-        self._buffer = b""
+        self._partial = bytearray()  # the start of a line not ended yet
+        self._lines: Deque[bytearray] = collections.deque()  # lines read and not taken yet
+        self._handshake = str(args[0])  # the program, until it has answered uci
         self._rule: Optional[str] = None
         self._multipv = 1
         try:
@@ -315,13 +331,14 @@ class SimpleEngine:
         self.options: Dict[str, str] = {}
         try:
             self._send("uci")
-            for line in self._read_until(lambda l: l == "uciok"):
+            for line in self._read_until(lambda l: l == "uciok", "uciok"):
                 if line.startswith("id "):
                     key, _, value = line[3:].partition(" ")
                     self.id[key] = value
                 elif line.startswith("option name "):
                     name = line[len("option name "):].split(" type ")[0]
                     self.options[name] = line
+            self._handshake = ""
             self._ready()
         except BaseException:
             self._kill()
@@ -339,10 +356,17 @@ class SimpleEngine:
         except (BrokenPipeError, OSError):
             raise EngineError("the engine has exited") from None
 
+    def _broken(self, what: str) -> EngineError:
+        """Kills the program and says what it did (``what`` follows its name)."""
+        self._kill()
+        if self._handshake:
+            return EngineError(f"not an engine: {self._handshake!r} {what}")
+        return EngineError(f"the engine {what}")
+
     def _readline(self, deadline: Optional[float]) -> str:
         assert self.process.stdout is not None
         fd = self.process.stdout.fileno()
-        while b"\n" not in self._buffer:
+        while not self._lines:
             wait = None if deadline is None else deadline - time.monotonic()
             if wait is not None and wait <= 0:
                 self._kill()
@@ -351,24 +375,44 @@ class SimpleEngine:
                 continue
             chunk = os.read(fd, 65536)
             if not chunk:
+                if self._handshake:
+                    raise self._broken("has exited without answering uci")
                 raise EngineError("the engine has exited")
-            self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        return line.decode("utf-8", "replace").rstrip("\r")
+            self._partial += chunk
+            if b"\n" in chunk:
+                *complete, rest = self._partial.split(b"\n")
+                self._partial = rest
+                self._lines.extend(complete)
+            for raw in (*self._lines, self._partial):
+                if len(raw) > _MAX_LINE:
+                    head = raw[:40].decode("utf-8", "replace")
+                    raise self._broken(f"wrote a line of more than {_MAX_LINE} bytes: {head!r}...")
+        return self._lines.popleft().decode("utf-8", "replace").rstrip("\r")
 
-    def _read_until(self, last: Any) -> List[str]:
+    def _unanswered(self, count: int, size: int, first: str, answer: str) -> None:
+        """EngineError (and the program killed) once too much output has not answered."""
+        if count > _MAX_UNANSWERED_LINES or size > _MAX_UNANSWERED_BYTES:
+            head = first[:40] + ("..." if len(first) > 40 else "")
+            raise self._broken(f"wrote {count} lines ({size} bytes) without {answer}, the first {head!r}")
+
+    def _read_until(self, last: Callable[[str], bool], answer: str) -> List[str]:
+        """The lines up to the one ``last`` accepts (included); EngineError after more than
+        the bound of lines or bytes without it."""
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
-        lines = []
+        lines: List[str] = []
+        size = 0
         while True:
             line = self._readline(deadline)
             lines.append(line)
             if last(line):
                 return lines
+            size += len(line) + 1
+            self._unanswered(len(lines), size, lines[0], answer)
 
     def _ready(self) -> List[str]:
         """isready; the lines before readyok (errors among them raise EngineError)."""
         self._send("isready")
-        lines = self._read_until(lambda l: l == "readyok")[:-1]
+        lines = self._read_until(lambda l: l == "readyok", "readyok")[:-1]
         for line in lines:
             if line.startswith("info string error: "):
                 raise EngineError(line[len("info string error: "):])
@@ -379,6 +423,8 @@ class SimpleEngine:
             self.process.kill()
         self.process.wait()
         self._selector.close()
+        self._lines.clear()
+        self._partial = bytearray()
 
     def _command(self, line: str) -> None:
         """Sends a command that prints nothing when it works, and checks that."""
@@ -411,7 +457,9 @@ class SimpleEngine:
         moves = " ".join(str(m) for m in board.move_stack)
         self._command(f"position obx {board.root().obx()}" + (f" moves {moves}" if moves else ""))
 
-    def _go(self, limit: Limit, searchmoves: Optional[Sequence[Move]]) -> List[str]:
+    def _go(self, limit: Limit, searchmoves: Optional[Sequence[Move]]) -> Tuple[str, Optional[Info], Dict[int, Info]]:
+        """Searches; the bestmove line, the last info line with a ``pv`` and the last one of
+        each ``multipv`` (only these are kept, however long the search)."""
         words = ["go"]
         for name in ("depth", "nodes", "movetime"):
             if getattr(limit, name) is not None:
@@ -419,10 +467,25 @@ class SimpleEngine:
         if searchmoves:
             words += ["searchmoves"] + [str(m) for m in searchmoves]
         self._send(" ".join(words))
-        lines = self._read_until(lambda l: l.startswith("bestmove") or l.startswith("info string error: "))
-        if lines[-1].startswith("info string error: "):
-            raise EngineError(lines[-1][len("info string error: "):])
-        return lines
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        final: Optional[Info] = None
+        last: Dict[int, Info] = {}
+        count, size, first = 0, 0, ""
+        while True:
+            line = self._readline(deadline)
+            if line.startswith("bestmove"):
+                return line, final, last
+            if line.startswith("info string error: "):
+                raise EngineError(line[len("info string error: "):])
+            if line.startswith("info ") and " pv" in line:
+                info = parse_info(line)
+                k = info.get("multipv", 1)
+                if not isinstance(k, int) or not 1 <= k <= self._multipv:
+                    raise EngineError(f"multipv {k} is not one of the lines asked for: {line!r}")
+                final = last[k] = info
+            elif not line.startswith("info "):
+                count, size, first = count + 1, size + len(line) + 1, first or line
+                self._unanswered(count, size, first, "bestmove")
 
     def _guard(self) -> Any:
         engine = self
@@ -448,12 +511,11 @@ class SimpleEngine:
                 self._command("setoption name MultiPV value 1")
                 self._multipv = 1
             self._position(board)
-            lines = self._go(limit, searchmoves)
-        infos = [parse_info(l) for l in lines if l.startswith("info ") and " pv" in l]
-        words = lines[-1].split()
+            line, final, _ = self._go(limit, searchmoves)
+        words = line.split()
         move = None if words[1] == "(none)" else Move(words[1])
         ponder = Move(words[3]) if len(words) >= 4 and words[2] == "ponder" else None
-        return PlayResult(move, ponder, infos[-1] if infos else {})
+        return PlayResult(move, ponder, final or {})
 
     def analyse(self, board: "Board", limit: Limit, *, multipv: Optional[int] = None,
                 searchmoves: Optional[Sequence[Move]] = None) -> Union[Info, List[Info]]:
@@ -466,12 +528,7 @@ class SimpleEngine:
                 self._command(f"setoption name MultiPV value {n}")
                 self._multipv = n
             self._position(board)
-            lines = self._go(limit, searchmoves)
-        last: Dict[int, Info] = {}
-        for line in lines:
-            if line.startswith("info ") and " pv" in line:
-                info = parse_info(line)
-                last[info["multipv"]] = info
+            _, _, last = self._go(limit, searchmoves)
         infos = [last[k] for k in sorted(last)]
         if multipv is None:
             return infos[0] if infos else {}
@@ -484,7 +541,7 @@ class SimpleEngine:
             self._position(board)
             self._send("tbprobe")
             self._send("isready")
-            lines = self._read_until(lambda l: l == "readyok")[:-1]
+            lines = self._read_until(lambda l: l == "readyok", "readyok")[:-1]
         for line in lines:
             if line.startswith("info string error: "):
                 raise EngineError(line[len("info string error: "):])
