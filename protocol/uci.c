@@ -1113,6 +1113,12 @@ void uci_end_of_input(uci_t *u)
     uci_handle_line(u, "quit");
 }
 
+void uci_stop_at_end_of_input(uci_t *u)
+{
+    if (!u->ends_alone)
+        halt(u);
+}
+
 int uci_run_command(uci_t *u, const char *line)
 {
     u->one_shot = true;

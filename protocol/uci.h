@@ -27,6 +27,11 @@ int uci_run_command(uci_t *u, const char *line);
 /* The input has ended: a go with a limit that ends it, a perft or a bench runs to its end
  * (its output printed), a search without one is stopped; then as quit. */
 void uci_end_of_input(uci_t *u);
+/* The part of uci_end_of_input that returns at once: a search that would not end by itself
+ * is told to stop, what ends by itself goes on. For a program whose commands run inside the
+ * call that hands them in (the WebAssembly worker) when its input ends during one: it calls
+ * uci_end_of_input once that command has returned. */
+void uci_stop_at_end_of_input(uci_t *u);
 /* Handles len bytes read as one line. A line holding a NUL byte is refused whole (one error
  * line), never cut at the NUL. */
 bool uci_handle_input(uci_t *u, const char *line, size_t len);

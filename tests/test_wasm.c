@@ -263,8 +263,9 @@ Test(wasm, movetime_holds_threads) { movetime_holds(THREADS); }
 Test(wasm, movetime_holds_worker) { movetime_holds(WORKER); }
 
 /* End of input, as natively: a search that ends by itself (movetime) runs to its end, one
- * that would not (infinite) is stopped; then the program ends. The worker takes end of input
- * once the command running has ended: it is given only the first case. */
+ * that would not (infinite, no limit, searchmoves alone) is stopped; then the program ends.
+ * The worker, whose search runs inside the command, stops it there too, and a search that
+ * was waiting for it (the worker takes a go during a search once the search has ended). */
 static void end_of_input(kind_t kind, const char *go, double at_least_ms)
 {
     need_wasm();
@@ -285,8 +286,66 @@ static void end_of_input(kind_t kind, const char *go, double at_least_ms)
 }
 
 Test(wasm, end_of_input_stops_infinite_threads) { end_of_input(THREADS, "go infinite", 0); }
+Test(wasm, end_of_input_stops_infinite_worker) { end_of_input(WORKER, "go infinite", 0); }
+Test(wasm, end_of_input_stops_go_without_limits_threads) { end_of_input(THREADS, "go", 0); }
+Test(wasm, end_of_input_stops_go_without_limits_worker) { end_of_input(WORKER, "go", 0); }
+Test(wasm, end_of_input_stops_searchmoves_threads) { end_of_input(THREADS, "go searchmoves C3 B2", 0); }
+Test(wasm, end_of_input_stops_searchmoves_worker) { end_of_input(WORKER, "go searchmoves C3 B2", 0); }
+Test(wasm, end_of_input_stops_the_search_after_worker) { end_of_input(WORKER, "go infinite\ngo searchmoves C3", 0); }
 Test(wasm, end_of_input_lets_movetime_end_threads) { end_of_input(THREADS, "go movetime 400", 250); }
 Test(wasm, end_of_input_lets_movetime_end_worker) { end_of_input(WORKER, "go movetime 400", 250); }
+
+/* A line of 48 MB (a game of 16 million moves as one position command) is read, refused and
+ * followed in time linear in its length, with the native engine's lines: natively 0.7 s, both
+ * Node builds 3 s on a loaded machine, where the worker took 39 s when its reader was
+ * quadratic. The bound, 10 s, leaves room for a slow machine. */
+static void long_line(kind_t kind, pipe_lines_t *got)
+{
+    enum { MOVES = 16 * 1000 * 1000 };
+    static const char head[] = "position startpos moves ";
+    size_t len = sizeof head - 1 + 3 * (size_t)MOVES + 1;
+    char *line = malloc(len);
+    cr_assert(line);
+    memcpy(line, head, sizeof head - 1);
+    for (size_t i = 0; i < MOVES; i++)
+        memcpy(line + sizeof head - 1 + 3 * i, "C3 ", 3);
+    line[len - 1] = '\n';
+    pipe_proc_t *p = start(kind, NULL);
+    char *reply;
+    pipe_send(p, "isready");
+    cr_assert_eq(pipe_read_until(p, "readyok", REPLY_MS, NULL, &reply), PIPE_LINE);
+    pipe_set_send_timeout(p, 10000);
+    double t0 = pipe_now_ms();
+    cr_assert_eq(pipe_write(p, line, len), 0, "%s: the 48 MB line was not taken within 10 s", KIND[kind]);
+    free(line);
+    cr_assert_eq(pipe_send(p, "isready"), 0);
+    pipe_status_t st = pipe_read_until(p, "readyok", 10000, got, &reply);
+    double ms = pipe_now_ms() - t0;
+    cr_assert_eq(st, PIPE_LINE, "%s: no readyok after the 48 MB line (%s after %.0f ms)", KIND[kind],
+                 pipe_status_name(st), ms);
+    cr_assert_lt(ms, 10000, "%s: the 48 MB line took %.0f ms", KIND[kind], ms);
+    pipe_send(p, "quit");
+    pipe_exit_t ex = pipe_finish(p, REPLY_MS);
+    cr_assert(ex.exited && ex.code == 0);
+    pipe_free(p);
+}
+
+Test(wasm, long_line_in_linear_time, .timeout = 120)
+{
+    need_wasm();
+    pipe_lines_t nat = {0};
+    long_line(NATIVE, &nat);
+    cr_assert_geq(nat.count, 1);
+    for (kind_t k = THREADS; k <= WORKER; k++) {
+        pipe_lines_t wasm = {0};
+        long_line(k, &wasm);
+        cr_assert_eq(wasm.count, nat.count, "%s printed %zu lines, native %zu", KIND[k], wasm.count, nat.count);
+        for (size_t i = 0; i < nat.count; i++)
+            cr_assert_str_eq(wasm.line[i], nat.line[i], "%s, line %zu", KIND[k], i + 1);
+        pipe_lines_free(&wasm);
+    }
+    pipe_lines_free(&nat);
+}
 
 /* One command from the arguments (the command-line engine; the worker takes none): its
  * output and exit status are the native program's. */

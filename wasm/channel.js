@@ -6,9 +6,11 @@
 // line after a stop, once the command running has ended (a search still running refuses
 // position, setoption and the like natively, and waiting for it here would wait forever).
 // In a browser the lines come and go as postMessage strings, as stockfish.wasm's do; under
-// Node (`node baghchal-worker.js`) on standard input and output.
+// Node (`node baghchal-worker.js`) on standard input and output, whose end stops at once a
+// search that would not end by itself, as natively.
 var bcReady = false, bcBusy = false, bcStopping = false, bcQueue = [], bcQuit = false;
 var bcEnd = {}; // the end of input, queued like a line
+var bcEnded = false; // the input has ended: what would not end by itself is stopped when it starts
 
 function bcCall(line) {
   if (line === bcEnd) {
@@ -38,10 +40,13 @@ function bcCall(line) {
     }
     while (!bcBusy && !bcQuit && bcQueue.length) bcCall(bcQueue.shift());
   };
-  if (Asyncify.currData)
+  if (Asyncify.currData) {
     Asyncify.whenDone().then(done);
-  else
+    // Nothing would stop it any more: a search without a limit ends now, as natively.
+    if (bcEnded) Module['_bc_ending']();
+  } else {
     done(keep);
+  }
 }
 
 // Handled during a command that has not ended: the engine is inside its search then.
@@ -56,12 +61,19 @@ function bcReenter(line) {
 Module['send'] = function(line) {
   if (bcQuit) return;
   if (line === bcEnd) {
-    if (bcReady && !bcBusy && !bcQueue.length) bcCall(bcEnd);
-    else bcQueue.push(bcEnd);
+    // End of input, as natively: what runs and would not end by itself (go infinite, ponder, a
+    // go without a limit) is stopped now; the rest of the lines, then quit, once it has ended.
+    bcEnded = true;
+    if (bcReady && !bcBusy && !bcQueue.length) {
+      bcCall(bcEnd);
+      return;
+    }
+    if (bcBusy) Module['_bc_ending']();
+    bcQueue.push(bcEnd);
     return;
   }
   line = String(line);
-  var word = line.trim().split(/\s+/)[0];
+  var word = /^\s*(\S*)/.exec(line)[1];
   if (!bcReady || (!bcBusy && bcQueue.length)) {
     bcQueue.push(line);
   } else if (!bcBusy) {
@@ -93,16 +105,22 @@ Module['onRuntimeInitialized'] = function() {
 if (ENVIRONMENT_IS_NODE) {
   Module['onLine'] = function(line) { require('fs').writeSync(1, line + '\n'); };
   Module['onQuit'] = function() { process.exit(0); };
-  var bcRest = '';
+  // The bytes of a line not ended yet, kept as they came: each chunk is looked at once, and a
+  // line is joined and decoded once, when its end comes (however long, in linear time; a
+  // character cut between two chunks stays whole).
+  var bcRest = [];
   process.stdin.on('data', function(chunk) {
-    var lines = (bcRest + chunk.toString('utf8')).split('\n');
-    bcRest = lines.pop();
-    lines.forEach(Module['send']);
+    for (var from = 0, nl; (nl = chunk.indexOf(10, from)) >= 0; from = nl + 1) {
+      bcRest.push(chunk.subarray(from, nl));
+      var line = bcRest.length == 1 ? bcRest[0] : Buffer.concat(bcRest);
+      bcRest = [];
+      Module['send'](line.toString('utf8'));
+    }
+    if (from < chunk.length) bcRest.push(chunk.subarray(from));
   });
-  // End of input: once the command running has ended (a go infinite must be stopped first:
-  // the worker cannot tell it from a search that ends by itself while it runs), as natively.
   process.stdin.on('end', function() {
-    if (bcRest) Module['send'](bcRest);
+    if (bcRest.length) Module['send'](Buffer.concat(bcRest).toString('utf8'));
+    bcRest = [];
     Module['send'](bcEnd);
   });
 } else if (typeof self == 'object' && typeof postMessage == 'function') {

@@ -57,8 +57,15 @@ EMSCRIPTEN_KEEPALIVE int bc_line(const char *line, size_t len)
     return uci_handle_input(engine, line, len);
 }
 
-/* End of input (Node's standard input; a page never ends it): after the command running,
- * as natively, what ends by itself has ended; then quit. */
+/* End of input (Node's standard input; a page never ends it) during a command that has not
+ * returned: a search that would not end by itself is stopped now, as natively; bc_end
+ * follows once the command has returned. */
+EMSCRIPTEN_KEEPALIVE void bc_ending(void)
+{
+    uci_stop_at_end_of_input(engine);
+}
+
+/* End of input once no command runs: as natively, what ends by itself has ended; then quit. */
 EMSCRIPTEN_KEEPALIVE void bc_end(void)
 {
     uci_end_of_input(engine);
