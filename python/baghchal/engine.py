@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import collections
 import os
+import re
 import selectors
 import subprocess
 import threading
@@ -33,6 +34,16 @@ _MAX_LINE = 1 << 20
 _MAX_UNANSWERED_LINES = 5000
 _MAX_UNANSWERED_BYTES = 1 << 20
 """How much the other program may write that does not answer a command."""
+_INTEGER = re.compile(r"[-+]?[0-9]+")
+_INTEGER_KEYS = ("depth", "seldepth", "multipv", "nodes", "nps", "tbhits", "hashfull", "currmovenumber", "cpuload",
+                 "sbhits")
+_KEYS = frozenset(_INTEGER_KEYS + ("time", "score", "pv", "string"))
+
+
+def _offending(line: str, why: str) -> EngineError:
+    """The error for a line that breaks the protocol, naming it (its start when it is long)."""
+    shown = repr(line) if len(line) <= 200 else repr(line[:200]) + "..."
+    return EngineError(f"the engine wrote {shown}: {why}")
 
 Info = Dict[str, Any]
 """One line of a search: ``depth``, ``seldepth``, ``multipv``, ``score`` (:class:`Score`),
@@ -65,7 +76,7 @@ class Score:
     def parse(cls, text: str) -> "Score":
         """Reads the protocol's form (``'cp 35'``, ``'mate -2 upperbound'``)."""
         words = text.split()
-        if len(words) < 2 or words[0] not in ("cp", "mate"):
+        if len(words) < 2 or words[0] not in ("cp", "mate") or not _INTEGER.fullmatch(words[1]):
             raise ValueError(f"not a score: {text!r}")
         value = int(words[1])
         bound = words[2] if len(words) > 2 and words[2] in ("lowerbound", "upperbound") else None
@@ -302,7 +313,10 @@ class SimpleEngine:
     5000 lines that do not answer the command (before ``uciok``, ``readyok``, or ``bestmove``
     apart from the search's ``info`` lines, of which only the last of each line is kept) is an
     :class:`EngineError`, and the program is killed. A program that is not an engine fails
-    at the ``uci`` handshake with ``not an engine: ...``.
+    at the ``uci`` handshake with ``not an engine: ...``. A line that breaks the protocol (a
+    ``bestmove`` without a legal move, a count or score that is not a number, a move that is not
+    one) is an :class:`EngineError` naming the line, raised once the search has ended, so the
+    engine stays usable.
 
     >>> with popen("./build/bin/baghchal") as engine:                 # doctest: +SKIP
     ...     result = engine.play(Board(), Limit(movetime=100))
@@ -312,6 +326,8 @@ class SimpleEngine:
     def __init__(self, command: Union[str, Sequence[str]], *, timeout: Optional[float] = 30.0,
                  env: Optional[Mapping[str, str]] = None) -> None:
         args = [command] if isinstance(command, (str, os.PathLike)) else list(command)
+        if not args or args[0] == "":
+            raise ValueError("an empty command: there is no program to start")
         self.timeout = timeout
         self._lock = threading.Lock()
         self._partial = bytearray()  # the start of a line not ended yet
@@ -457,9 +473,12 @@ class SimpleEngine:
         moves = " ".join(str(m) for m in board.move_stack)
         self._command(f"position obx {board.root().obx()}" + (f" moves {moves}" if moves else ""))
 
-    def _go(self, limit: Limit, searchmoves: Optional[Sequence[Move]]) -> Tuple[str, Optional[Info], Dict[int, Info]]:
-        """Searches; the bestmove line, the last info line with a ``pv`` and the last one of
-        each ``multipv`` (only these are kept, however long the search)."""
+    def _go(self, board: "Board", limit: Limit,
+            searchmoves: Optional[Sequence[Move]]) -> Tuple[Optional[Move], Optional[Move], Optional[Info], Dict[int, Info]]:
+        """Searches; the best move and the reply expected (from bestmove), the last info line
+        with a ``pv`` and the last one of each ``multipv`` (only these are kept, however long
+        the search). A line that breaks the protocol is an EngineError once the bestmove has
+        come (so that the next command is not answered by this search)."""
         words = ["go"]
         for name in ("depth", "nodes", "movetime"):
             if getattr(limit, name) is not None:
@@ -470,20 +489,30 @@ class SimpleEngine:
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
         final: Optional[Info] = None
         last: Dict[int, Info] = {}
+        error: Optional[EngineError] = None
         count, size, first = 0, 0, ""
         while True:
             line = self._readline(deadline)
-            if line.startswith("bestmove"):
-                return line, final, last
+            words = line.split()
+            if words[:1] == ["bestmove"]:
+                if error is not None:
+                    raise error
+                move, ponder = _bestmove(board, line, words)
+                return move, ponder, final, last
             if line.startswith("info string error: "):
                 raise EngineError(line[len("info string error: "):])
-            if line.startswith("info ") and " pv" in line:
-                info = parse_info(line)
-                k = info.get("multipv", 1)
-                if not isinstance(k, int) or not 1 <= k <= self._multipv:
-                    raise EngineError(f"multipv {k} is not one of the lines asked for: {line!r}")
-                final = last[k] = info
-            elif not line.startswith("info "):
+            if words[:1] == ["info"] and words[1:2] != ["string"]:
+                try:
+                    info = parse_info(line)
+                    k = info.get("multipv", 1)
+                    if not 1 <= k <= self._multipv:
+                        raise _offending(line, f"multipv {k} is not one of the {self._multipv} lines asked for")
+                except EngineError as e:
+                    error = error or e
+                    continue
+                if "pv" in info:
+                    final = last[k] = info
+            elif words[:1] != ["info"]:
                 count, size, first = count + 1, size + len(line) + 1, first or line
                 self._unanswered(count, size, first, "bestmove")
 
@@ -511,10 +540,7 @@ class SimpleEngine:
                 self._command("setoption name MultiPV value 1")
                 self._multipv = 1
             self._position(board)
-            line, final, _ = self._go(limit, searchmoves)
-        words = line.split()
-        move = None if words[1] == "(none)" else Move(words[1])
-        ponder = Move(words[3]) if len(words) >= 4 and words[2] == "ponder" else None
+            move, ponder, final, _ = self._go(board, limit, searchmoves)
         return PlayResult(move, ponder, final or {})
 
     def analyse(self, board: "Board", limit: Limit, *, multipv: Optional[int] = None,
@@ -528,7 +554,7 @@ class SimpleEngine:
                 self._command(f"setoption name MultiPV value {n}")
                 self._multipv = n
             self._position(board)
-            _, _, last = self._go(limit, searchmoves)
+            _, _, _, last = self._go(board, limit, searchmoves)
         infos = [last[k] for k in sorted(last)]
         if multipv is None:
             return infos[0] if infos else {}
@@ -564,31 +590,72 @@ class SimpleEngine:
         self.quit()
 
 
+def _move(text: str, line: str) -> Move:
+    try:
+        return Move(text)
+    except ValueError:
+        raise _offending(line, f"{text!r} is not a move") from None
+
+
+def _bestmove(board: "Board", line: str, words: List[str]) -> Tuple[Optional[Move], Optional[Move]]:
+    """The move and the expected reply of a ``bestmove`` line; the move must be legal."""
+    if len(words) < 2:
+        raise _offending(line, "bestmove without a move")
+    move = None
+    if words[1] != "(none)":
+        move = _move(words[1], line)
+        if move not in board.legal_moves:
+            raise _offending(line, f"{move} is not legal in {board.obx()}")
+    ponder = None
+    if len(words) >= 3 and words[2] == "ponder":
+        if len(words) < 4:
+            raise _offending(line, "ponder without a move")
+        ponder = _move(words[3], line)
+    return move, ponder
+
+
 def parse_info(line: str) -> Info:
-    """Reads an ``info`` line of the protocol into an info dict (the keys of :data:`Info`)."""
+    """Reads an ``info`` line of the protocol into an info dict (the keys of :data:`Info`;
+    other keys keep their value's word, or its number). A line that breaks the protocol's form
+    (a count that is not an integer, a score that is not ``cp N`` or ``mate N``, a move that is
+    not one) is an :class:`EngineError` naming it.
+
+    >>> parse_info("info depth 3 score mate 2 pv C3 A1B2")
+    {'depth': 3, 'score': Score(cp=None, mate=2, bound=None), 'pv': [Move('C3'), Move('A1B2')]}
+    >>> parse_info("info depth three")
+    Traceback (most recent call last):
+    ...
+    baghchal.EngineError: the engine wrote 'info depth three': depth 'three' is not an integer
+    """
     words = line.split()
+    if words[:1] != ["info"]:
+        raise _offending(line, "not an info line")
     info: Info = {}
     i = 1
     while i < len(words):
         key = words[i]
-        if key == "score" and i + 2 < len(words):
+        if key == "score":
             end = i + 4 if i + 3 < len(words) and words[i + 3] in ("lowerbound", "upperbound") else i + 3
-            info["score"] = Score.parse(" ".join(words[i + 1:end]))
+            text = " ".join(words[i + 1:end])
+            try:
+                info["score"] = Score.parse(text)
+            except ValueError:
+                raise _offending(line, f"score {text!r} is not cp N or mate N") from None
             i = end
         elif key == "pv":
-            info["pv"] = [Move(w) for w in words[i + 1:]]
+            info["pv"] = [_move(w, line) for w in words[i + 1:]]
             break
         elif key == "string":
             info["string"] = " ".join(words[i + 1:])
             break
-        elif key == "time" and i + 1 < len(words):
-            info["time"] = int(words[i + 1]) / 1000.0
+        elif key == "time" or key in _INTEGER_KEYS:
+            if i + 1 == len(words) or not _INTEGER.fullmatch(words[i + 1]):
+                value = repr(words[i + 1]) if i + 1 < len(words) else "missing"
+                raise _offending(line, f"{key} {value} is not an integer")
+            info[key] = int(words[i + 1]) / 1000.0 if key == "time" else int(words[i + 1])
             i += 2
-        elif i + 1 < len(words):
-            try:
-                info[key] = int(words[i + 1])
-            except ValueError:
-                info[key] = words[i + 1]
+        elif i + 1 < len(words) and words[i + 1] not in _KEYS:
+            info[key] = int(words[i + 1]) if _INTEGER.fullmatch(words[i + 1]) else words[i + 1]
             i += 2
         else:
             i += 1
@@ -598,7 +665,16 @@ def parse_info(line: str) -> Info:
 def popen(command: Union[str, Sequence[str]], *, timeout: Optional[float] = 30.0,
           env: Optional[Mapping[str, str]] = None) -> SimpleEngine:
     """Starts the protocol executable (a path, or a command and its arguments) and returns a
-    :class:`SimpleEngine` once it has answered ``uci`` and ``isready``."""
+    :class:`SimpleEngine` once it has answered ``uci`` and ``isready``. An empty command (``[]``
+    or ``""``) is a ValueError, as python-chess refuses it as a wrong argument before starting
+    anything (there with asyncio's TypeError); a program that cannot start, or is not an
+    engine, is an :class:`EngineError`.
+
+    >>> popen([])
+    Traceback (most recent call last):
+    ...
+    ValueError: an empty command: there is no program to start
+    """
     return SimpleEngine(command, timeout=timeout, env=env)
 
 

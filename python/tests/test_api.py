@@ -49,7 +49,8 @@ def test_every_public_name_has_a_docstring():
 
 def test_the_examples_in_the_docstrings_hold():
     globs = dict(vars(baghchal))
-    globs.update(Limit=baghchal.engine.Limit, Score=baghchal.engine.Score, popen=baghchal.engine.popen)
+    globs.update(Limit=baghchal.engine.Limit, Score=baghchal.engine.Score, popen=baghchal.engine.popen,
+                 parse_info=baghchal.engine.parse_info)
     finder, runner = doctest.DocTestFinder(), doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     globs.update(vars(baghchal.env))
     globs.update(vars(baghchal.pgn))
