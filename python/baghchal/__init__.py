@@ -198,11 +198,13 @@ class Tablebase(_core.Tablebase):
     ``~/.local/share/baghchal``). Opening checks every checksum and runs without the GIL;
     :class:`TablebaseError` carries the engine's reason. Probes may run from many threads at once.
 
-    >>> with Tablebase("/data/baghchal") as tb:                      # doctest: +SKIP
-    ...     board = Board("GGGGG/GXXTG/GTXGG/GXTGG/GGTGG g @0 c3", repetition="draw")
+    >>> board = Board("GGGGG/GXXTG/GTXGG/GXTGG/GGTGG g @0 c3", repetition="draw")
+    >>> with Tablebase() as tb:            # the standard folder, where baghchal-tbgen builds them
     ...     print(tb.probe(board))
-    ...     best_move, value = tb.rank_moves(board)[0]
-    win in 13
+    ...     ranked = tb.rank_moves(board)
+    draw
+    >>> [f"{move}: {value}" for move, value in ranked[:2] + ranked[-2:]]
+    ['A1B2: draw', 'C1B2: draw', 'B5B4: loss in 18', 'A5B4: loss in 16']
     """
 
     def __init__(self, path: Optional[str] = None) -> None:

@@ -318,9 +318,10 @@ class SimpleEngine:
     one) is an :class:`EngineError` naming the line, raised once the search has ended, so the
     engine stays usable.
 
-    >>> with popen("./build/bin/baghchal") as engine:                 # doctest: +SKIP
-    ...     result = engine.play(Board(), Limit(movetime=100))
-    ...     print(result.move, result.info["score"])
+    >>> with popen("baghchal") as engine:          # the executable on PATH, or its path
+    ...     result = engine.play(Board(), Limit(depth=6))
+    >>> result.move in Board().legal_moves, result.info["depth"], type(result.info["score"]).__name__
+    (True, 6, 'Score')
     """
 
     def __init__(self, command: Union[str, Sequence[str]], *, timeout: Optional[float] = 30.0,

@@ -47,15 +47,24 @@ def test_every_public_name_has_a_docstring():
     assert missing == []
 
 
-def test_the_examples_in_the_docstrings_hold():
+# Examples that need what the suite is given from outside, found by what they call: the
+# database from the standard folder, and the protocol executable on PATH.
+NEEDS = {"database": "Tablebase(", "executable": 'popen("baghchal")'}
+
+
+def docstring_examples(needs=None):
+    """The doctests of every docstring in the package (its modules, their classes and functions,
+    and the C classes' methods) whose examples need ``needs`` (a key of NEEDS, or None for
+    nothing from outside)."""
     globs = dict(vars(baghchal))
     globs.update(Limit=baghchal.engine.Limit, Score=baghchal.engine.Score, popen=baghchal.engine.popen,
                  parse_info=baghchal.engine.parse_info)
-    finder, runner = doctest.DocTestFinder(), doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    finder = doctest.DocTestFinder()
     globs.update(vars(baghchal.env))
     globs.update(vars(baghchal.pgn))
-    tests = finder.find(baghchal, globs=globs) + finder.find(baghchal.engine, globs=globs)
-    tests += finder.find(baghchal.env, globs=globs) + finder.find(baghchal.pgn, globs=globs)
+    tests = []
+    for module in (baghchal, baghchal.engine, baghchal.env, baghchal.pgn, baghchal.bench):
+        tests += finder.find(module, globs=globs)
     parser = doctest.DocTestParser()
     # The C classes' methods and properties, which the module finder does not reach.
     for cls in (_core.Move, _core.Board, _core.Tablebase, _core.Engine):
@@ -68,12 +77,41 @@ def test_the_examples_in_the_docstrings_hold():
             doc = getattr(member, "__doc__", None)
             if callable(member) and not inspect.isclass(member) and doc and ">>>" in doc:
                 tests.append(parser.get_doctest(doc, dict(globs), name, None, 0))
-    examples = 0
+
+    def need(test):
+        source = "".join(example.source for example in test.examples)
+        return next((key for key, call in NEEDS.items() if call in source), None)
+
+    return [test for test in tests if test.examples and need(test) == needs]
+
+
+def run_examples(tests):
+    """Runs the doctests; the number of examples, after checking that none failed or was skipped."""
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     for test in tests:
-        examples += len(test.examples)
         runner.run(test)
-    assert examples > 40
+    skipped = [test.name for test in tests for example in test.examples if example.options.get(doctest.SKIP)]
+    assert skipped == [], "every example runs"
     assert runner.summarize(verbose=False).failed == 0
+    return sum(len(test.examples) for test in tests)
+
+
+def test_the_examples_in_the_docstrings_hold():
+    assert run_examples(docstring_examples()) > 40
+
+
+def test_the_examples_that_read_the_database_hold(tb_dir, monkeypatch):
+    monkeypatch.setenv("BAGHCHAL_TABLEBASE_PATH", tb_dir)
+    tests = docstring_examples("database")
+    assert [test.name for test in tests] == ["baghchal.Tablebase"]
+    run_examples(tests)
+
+
+def test_the_examples_that_start_the_executable_hold(engine_path, monkeypatch):
+    monkeypatch.setenv("PATH", os.path.dirname(engine_path) + os.pathsep + os.environ.get("PATH", ""))
+    tests = docstring_examples("executable")
+    assert [test.name for test in tests] == ["baghchal.engine.SimpleEngine"]
+    run_examples(tests)
 
 
 def stub_names(path):
