@@ -38,6 +38,12 @@ static void usage(FILE *f)
           "  --idle-timeout S      close stalled connections after S seconds (default 30)\n"
           "  --web-root DIR        serve the board's files from DIR instead of the built-in copy\n"
           "  --log                 one line per request on standard error\n"
+          "  --database PATH       the room's games, players and ratings: an SQLite file, 'sqlite:PATH' or\n"
+          "                        PATH (default: room.sqlite in the standard data folder)\n"
+          "  --durable             every commit on the disk before its answer (SQLite synchronous=FULL)\n"
+          "  --lag-allowance MS    each move's time is cut by up to this (default 300)\n"
+          "  --gone-seconds S      a player away this long: the opponent may claim the win (default 30)\n"
+          "  --first-move-seconds S  a side that makes no first move within S: aborted (default 60)\n"
           "  --help, --version\n",
           f);
 }
@@ -78,7 +84,8 @@ static bool header_value(const char *opt, const char *text)
 enum {
     OPT_PORT = 256, OPT_BIND, OPT_MOVETIME, OPT_MAX_MOVETIME, OPT_THREADS, OPT_HASH, OPT_TABLEBASE, OPT_CORS,
     OPT_MAX_BODY, OPT_WORKERS, OPT_QUEUE_TIMEOUT, OPT_MAX_QUEUE, OPT_MAX_CONNECTIONS, OPT_IDLE_TIMEOUT,
-    OPT_WEB_ROOT, OPT_LOG, OPT_HELP, OPT_VERSION, OPT_MAX_PER_CLIENT, OPT_REQUEST_TIMEOUT
+    OPT_WEB_ROOT, OPT_LOG, OPT_HELP, OPT_VERSION, OPT_MAX_PER_CLIENT, OPT_REQUEST_TIMEOUT, OPT_DATABASE,
+    OPT_DURABLE, OPT_LAG, OPT_GONE, OPT_FIRST_MOVE
 };
 
 static const struct option OPTIONS[] = {
@@ -98,6 +105,11 @@ static const struct option OPTIONS[] = {
     {"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
     {"max-per-client", required_argument, NULL, OPT_MAX_PER_CLIENT},
     {"request-timeout", required_argument, NULL, OPT_REQUEST_TIMEOUT},
+    {"database", required_argument, NULL, OPT_DATABASE},
+    {"durable", no_argument, NULL, OPT_DURABLE},
+    {"lag-allowance", required_argument, NULL, OPT_LAG},
+    {"gone-seconds", required_argument, NULL, OPT_GONE},
+    {"first-move-seconds", required_argument, NULL, OPT_FIRST_MOVE},
     {"web-root", required_argument, NULL, OPT_WEB_ROOT},
     {"log", no_argument, NULL, OPT_LOG},
     {"help", no_argument, NULL, OPT_HELP},
@@ -110,7 +122,7 @@ static int parse_args(int argc, char **argv, server_config_t *c)
 {
     int opt;
     long long v;
-    bool movetime_given = false;
+    bool movetime_given = false, database_given = false;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "", OPTIONS, NULL)) != -1) {
         bool ok = true;
@@ -171,6 +183,27 @@ static int parse_args(int argc, char **argv, server_config_t *c)
         case OPT_LOG:
             c->log = true;
             break;
+        case OPT_DATABASE:
+            c->database = strncmp(optarg, "sqlite:", 7) == 0 ? optarg + 7 : optarg;
+            database_given = true;
+            if (!c->database[0] || strstr(optarg, "://")) {
+                fprintf(stderr, "baghchal-server: --database takes an SQLite file, 'sqlite:PATH' or PATH, not '%s'\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case OPT_DURABLE:
+            c->durable = true;
+            break;
+        case OPT_LAG:
+            ok = number("--lag-allowance", optarg, 0, 5000, &v) && ((c->lag_ms = (int)v), true);
+            break;
+        case OPT_GONE:
+            ok = number("--gone-seconds", optarg, 1, 3600, &v) && ((c->gone_s = (int)v), true);
+            break;
+        case OPT_FIRST_MOVE:
+            ok = number("--first-move-seconds", optarg, 1, 86400, &v) && ((c->first_move_s = (int)v), true);
+            break;
         case OPT_HELP:
             usage(stdout);
             return 1;
@@ -195,6 +228,29 @@ static int parse_args(int argc, char **argv, server_config_t *c)
         fprintf(stderr, "baghchal-server: --movetime %lld is above --max-movetime %lld\n", (long long)c->movetime_ms,
                 (long long)c->max_movetime_ms);
         return 2;
+    }
+    /* The room's database: by default in the standard data folder, made when missing. */
+    static char room_db[TB_PATH_MAX + 32];
+    if (!database_given) {
+        const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+        char dir[TB_PATH_MAX];
+        if (xdg && xdg[0] == '/')
+            snprintf(dir, sizeof dir, "%s/baghchal", xdg);
+        else if (home && home[0])
+            snprintf(dir, sizeof dir, "%s/.local/share/baghchal", home);
+        else {
+            fprintf(stderr, "baghchal-server: no standard data folder (neither XDG_DATA_HOME nor HOME): give --database\n");
+            return 2;
+        }
+        for (char *p = dir + 1; *p; p++)
+            if (*p == '/') {
+                *p = '\0';
+                mkdir(dir, 0777);
+                *p = '/';
+            }
+        mkdir(dir, 0777);
+        snprintf(room_db, sizeof room_db, "%s/room.sqlite", dir);
+        c->database = room_db;
     }
     /* No folder named: the standard one, when it holds a database. */
     static char standard[TB_PATH_MAX];
@@ -253,9 +309,10 @@ int main(int argc, char **argv)
         return 1;
     }
     bool v6 = strchr(cfg.bind, ':') != NULL;
-    printf("baghchal-server %s listening on http://%s%s%s:%d/ (%d workers, %d threads each, %zu MB hash each)\n",
+    printf("baghchal-server %s listening on http://%s%s%s:%d/ (%d workers, %d threads each, %zu MB hash each; games "
+           "kept in %s%s)\n",
            BAGHCHAL_VERSION, v6 ? "[" : "", cfg.bind, v6 ? "]" : "", server_port(s), cfg.workers, cfg.threads,
-           cfg.hash_mb);
+           cfg.hash_mb, cfg.database, cfg.durable ? ", durable" : "");
     if (cfg.tablebase)
         printf("baghchal-server: database %s loaded\n", cfg.tablebase);
     fflush(stdout);

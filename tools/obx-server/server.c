@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #include "api.h"
 #include "gate.h"
 #include "pool.h"
+#include "room.h"
 #include "web.h"
 
 #define JSON_TYPE "application/json"
@@ -35,6 +37,7 @@ struct server {
     server_config_t cfg;
     api_config_t api;
     pool_t *pool;
+    room_t *room;
     struct MHD_Daemon *daemon;
     gate_t *gate;
     int port;
@@ -43,7 +46,7 @@ struct server {
     uint64_t cancelled;        /* searches stopped or skipped because their client left */
 };
 
-typedef enum { REQ_READING, REQ_SEARCHING } req_state_t;
+typedef enum { REQ_READING, REQ_SEARCHING, REQ_ROOM } req_state_t;
 
 typedef struct request {
     pool_job_t job; /* first: the pool sees only this */
@@ -67,9 +70,10 @@ typedef struct request {
     search_limits_t limits;
     int multipv, skill, elo;
     bool analysis; /* /analysis: every move's value instead of one move */
-    /* Its answer, written by a pool thread under srv->answers. */
+    /* Its answer, written by a pool thread (or the room) under srv->answers. */
     unsigned status;
     char *answer;
+    char *cookie; /* Set-Cookie of a room answer */
     bool answered;
 } request_t;
 
@@ -104,6 +108,12 @@ void server_config_defaults(server_config_t *c)
     c->max_per_client = 32;
     c->request_timeout_s = 10;
     c->idle_timeout_s = 30;
+    room_config_t rc;
+    room_config_defaults(&rc);
+    c->database = rc.db_path;
+    c->lag_ms = (int)rc.lag_ms;
+    c->gone_s = rc.gone_s;
+    c->first_move_s = rc.first_move_s;
 }
 
 /* ---- responses ------------------------------------------------------------------ */
@@ -144,6 +154,11 @@ static enum MHD_Result respond(request_t *r, unsigned status, const char *type, 
         ok = ok && add_header(resp, "Content-Security-Policy",
                               "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; "
                               "frame-ancestors 'none'");
+    if (r->cookie) {
+        ok = ok && add_header(resp, MHD_HTTP_HEADER_SET_COOKIE, r->cookie);
+        free(r->cookie);
+        r->cookie = NULL;
+    }
     enum MHD_Result res = ok ? MHD_queue_response(r->conn, status, resp) : MHD_NO;
     MHD_destroy_response(resp);
     if (s->cfg.log)
@@ -407,7 +422,7 @@ static enum MHD_Result handle_options(request_t *r, const char *allow)
     if (r->srv->cfg.cors) {
         ok = ok && add_header(resp, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_ORIGIN, r->srv->cfg.cors);
         ok = ok && add_header(resp, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_METHODS, allow);
-        ok = ok && add_header(resp, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_HEADERS, "Content-Type");
+        ok = ok && add_header(resp, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_HEADERS, "Content-Type, Authorization");
         ok = ok && add_header(resp, MHD_HTTP_HEADER_ACCESS_CONTROL_MAX_AGE, "600");
         if (strcmp(r->srv->cfg.cors, "*") != 0)
             ok = ok && add_header(resp, MHD_HTTP_HEADER_VARY, "Origin");
@@ -419,8 +434,12 @@ static enum MHD_Result handle_options(request_t *r, const char *allow)
 
 static bool is(const char *method, const char *name) { return strcmp(method, name) == 0; }
 
+static enum MHD_Result handle_room(request_t *r, const char *url, const char *method);
+
 static enum MHD_Result dispatch(request_t *r, const char *url, const char *method)
 {
+    if (room_owns(url))
+        return handle_room(r, url, method);
     bool get = is(method, MHD_HTTP_METHOD_GET), head = is(method, MHD_HTTP_METHOD_HEAD);
     bool post = is(method, MHD_HTTP_METHOD_POST), options = is(method, MHD_HTTP_METHOD_OPTIONS);
     r->analysis = strcmp(url, "/analysis") == 0;
@@ -444,6 +463,136 @@ static enum MHD_Result dispatch(request_t *r, const char *url, const char *metho
         return fail(r, 405, "Method not allowed.", "method", READ_METHODS, "%s accepts %s, not %s", url,
                     READ_METHODS, method);
     return health ? handle_health(r) : handle_static(r, asset);
+}
+
+/* ---- the room: /api/ ----------------------------------------------------------------------- */
+
+#define ROOM_METHODS "GET, POST, DELETE, OPTIONS"
+
+/* The room's answer, now or later from the store's writer thread: handed over like a search's. */
+static void room_reply(void *ctx, unsigned status, char *json, char *cookie)
+{
+    request_t *r = ctx;
+    pthread_mutex_lock(&r->srv->answers);
+    r->status = status;
+    r->answer = json;
+    r->cookie = cookie;
+    r->answered = true;
+    pthread_mutex_unlock(&r->srv->answers);
+    MHD_resume_connection(r->conn);
+}
+
+static const char *room_query(void *ctx, const char *key)
+{
+    request_t *r = ctx;
+    return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+/* The player's token: "Authorization: Bearer T", else the cookie the browser keeps. */
+static const char *room_token(struct MHD_Connection *c)
+{
+    const char *a = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    if (a && !strncasecmp(a, "Bearer ", 7))
+        return a + 7;
+    return MHD_lookup_connection_value(c, MHD_COOKIE_KIND, "bc");
+}
+
+static void client_address(struct MHD_Connection *c, char *buf, size_t len)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    buf[0] = '\0';
+    if (!info || !info->client_addr)
+        return;
+    const struct sockaddr *sa = info->client_addr;
+    if (sa->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, buf, (socklen_t)len);
+    else if (sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, buf, (socklen_t)len);
+}
+
+typedef struct {
+    server_t *srv;
+    struct MHD_Connection *conn;
+    room_sub_t *sub;
+} stream_t;
+
+static void stream_wake(void *ctx)
+{
+    stream_t *st = ctx;
+    MHD_resume_connection(st->conn);
+}
+
+static void stream_suspend(void *ctx)
+{
+    stream_t *st = ctx;
+    MHD_suspend_connection(st->conn);
+}
+
+/* Events as they come; with nothing to send the connection is suspended until the room wakes it. */
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    stream_t *st = cls;
+    ssize_t n = room_sub_read(st->sub, buf, max, stream_suspend);
+    return n < 0 ? MHD_CONTENT_READER_END_OF_STREAM : n;
+}
+
+static void stream_free(void *cls)
+{
+    stream_t *st = cls;
+    room_unsubscribe(st->sub);
+    free(st);
+}
+
+static enum MHD_Result handle_stream(request_t *r, const room_request_t *q)
+{
+    const char *accept = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+    bool sse = accept && strstr(accept, "text/event-stream");
+    stream_t *st = calloc(1, sizeof *st);
+    if (!st)
+        return fail(r, 503, "Server busy.", "no-memory", NULL, "out of memory");
+    st->srv = r->srv, st->conn = r->conn;
+    unsigned status = 0;
+    char *json = NULL;
+    st->sub = room_subscribe(r->srv->room, q, sse ? ROOM_SSE : ROOM_NDJSON, stream_wake, st, &status, &json);
+    if (!st->sub) {
+        free(st);
+        return respond_json(r, status, json, NULL);
+    }
+    struct MHD_Response *resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, stream_read, st, stream_free);
+    if (!resp) {
+        stream_free(st);
+        return MHD_NO;
+    }
+    bool ok = add_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, sse ? "text/event-stream" : "application/x-ndjson");
+    ok = ok && add_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    ok = ok && add_header(resp, MHD_HTTP_HEADER_X_CONTENT_TYPE_OPTIONS, "nosniff");
+    ok = ok && add_header(resp, "X-Accel-Buffering", "no");
+    if (r->srv->cfg.cors)
+        ok = ok && add_header(resp, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_ORIGIN, r->srv->cfg.cors);
+    enum MHD_Result res = ok ? MHD_queue_response(r->conn, MHD_HTTP_OK, resp) : MHD_NO;
+    MHD_destroy_response(resp);
+    if (r->srv->cfg.log)
+        fprintf(stderr, "baghchal-server: %s %s 200 stream\n", r->method, r->path);
+    return res;
+}
+
+static enum MHD_Result handle_room(request_t *r, const char *url, const char *method)
+{
+    if (is(method, MHD_HTTP_METHOD_OPTIONS))
+        return handle_options(r, ROOM_METHODS);
+    char client[64];
+    client_address(r->conn, client, sizeof client);
+    room_request_t q = {method, url, room_token(r->conn), r->body, r->len, room_query, r, client};
+    if (is(method, MHD_HTTP_METHOD_GET) && room_is_stream(url))
+        return handle_stream(r, &q);
+    if (!is(method, MHD_HTTP_METHOD_GET) && !is(method, MHD_HTTP_METHOD_POST) && !is(method, "DELETE"))
+        return fail(r, 405, "Method not allowed.", "method", ROOM_METHODS, "%s accepts %s, not %s", url, ROOM_METHODS,
+                    method);
+    r->state = REQ_ROOM;
+    MHD_suspend_connection(r->conn);
+    room_handle(r->srv->room, &q, room_reply, r);
+    return MHD_YES;
 }
 
 /* ---- libmicrohttpd callbacks ---------------------------------------------------------- */
@@ -501,6 +650,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         }
         return MHD_YES;
     }
+    if (r->state == REQ_ROOM) {
+        /* Resumed by the room: its answer is ready. */
+        pthread_mutex_lock(&s->answers);
+        bool answered = r->answered;
+        unsigned status = r->status;
+        char *answer = r->answer;
+        r->answer = NULL;
+        pthread_mutex_unlock(&s->answers);
+        if (!answered)
+            return MHD_NO;
+        return respond_json(r, status, answer, NULL);
+    }
     if (r->state == REQ_SEARCHING) {
         /* Resumed by the pool: the answer is ready. */
         pthread_mutex_lock(&s->answers);
@@ -538,6 +699,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     free(r->body);
     free(r->input);
     free(r->answer);
+    free(r->cookie);
     if (r->have_game)
         game_free(&r->game);
     free(r);
@@ -573,6 +735,7 @@ static bool hand_over(void *ctx, int fd, const struct sockaddr *addr, socklen_t 
 static void watch_clients(void *ctx)
 {
     server_t *s = ctx;
+    room_tick(s->room);
     pthread_mutex_lock(&s->answers);
     for (request_t *r = s->searching; r; r = r->next) {
         if (!r->gone) {
@@ -670,6 +833,18 @@ server_t *server_start(const server_config_t *cfg, char *err, size_t errlen)
         free(s);
         return NULL;
     }
+    room_config_t rc;
+    room_config_defaults(&rc);
+    rc.db_path = cfg->database, rc.durable = cfg->durable, rc.lag_ms = cfg->lag_ms, rc.gone_s = cfg->gone_s;
+    rc.first_move_s = cfg->first_move_s;
+    s->room = room_open(&rc, err, errlen);
+    if (!s->room) {
+        close(fd);
+        pool_free(s->pool);
+        pthread_mutex_destroy(&s->answers);
+        free(s);
+        return NULL;
+    }
     /* libmicrohttpd's own messages are mostly about clients' mistakes: only with --log. It
      * listens on nothing: the gate hands it each connection once its request is whole, and
      * the gate's limits are the real ones. */
@@ -686,6 +861,7 @@ server_t *server_start(const server_config_t *cfg, char *err, size_t errlen)
     if (!s->daemon) {
         snprintf(err, errlen, "libmicrohttpd refused to start: %s", errno ? strerror(errno) : "unknown reason");
         close(fd);
+        room_close(s->room);
         pool_free(s->pool);
         pthread_mutex_destroy(&s->answers);
         free(s);
@@ -703,7 +879,9 @@ server_t *server_start(const server_config_t *cfg, char *err, size_t errlen)
                         &s->gate};
     if (!gate_start(&gc, err, errlen)) { /* s->gate is set through gc.publish */
         pool_shutdown(s->pool);
+        room_shutdown(s->room);
         MHD_stop_daemon(s->daemon);
+        room_close(s->room);
         pool_free(s->pool);
         pthread_mutex_destroy(&s->answers);
         free(s);
@@ -723,6 +901,8 @@ void server_stop(server_t *s)
     /* Every suspended connection is resumed by the pool before it stops: libmicrohttpd
      * must not be stopped with one still suspended. */
     pool_shutdown(s->pool);
+    /* The room answers what it was asked (once stored) and ends every stream. */
+    room_shutdown(s->room);
     /* Give the last answers a moment to reach their clients. */
     for (int i = 0; i < 100; i++) {
         const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
@@ -732,6 +912,7 @@ void server_stop(server_t *s)
         nanosleep(&ts, NULL);
     }
     MHD_stop_daemon(s->daemon);
+    room_close(s->room);
     gate_free(s->gate);
     pool_free(s->pool);
     pthread_mutex_destroy(&s->answers);

@@ -26,6 +26,12 @@ typedef struct {
     int idle_timeout_s;     /* a stalled connection (after its request) is closed after this */
     const char *web_root;   /* serve the board from this directory instead of the embedded copy */
     bool log;               /* one line per request on stderr */
+    /* The room where people play (room/room.h): its database and its rules of play. */
+    const char *database;   /* the SQLite file */
+    bool durable;           /* every commit on the disk before its answer */
+    int lag_ms;             /* each move's time is cut by up to this */
+    int gone_s;             /* a player away this long: the opponent may claim the win */
+    int first_move_s;       /* no first move within this: the game is aborted */
 } server_config_t;
 
 void server_config_defaults(server_config_t *c);

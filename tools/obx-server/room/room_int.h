@@ -1,0 +1,163 @@
+/* What the room's files share (room.c: the core, streams and routing; players.c: accounts,
+ * tokens and ratings; lobby.c: seeks and challenges; round.c: games and their clocks). Every
+ * function here runs under the room's lock unless it says otherwise. */
+#ifndef ROOM_INT_H
+#define ROOM_INT_H
+
+#include <pthread.h>
+
+#include "baghchal.h"
+#include "cJSON.h"
+#include "glicko.h"
+#include "room.h"
+#include "store.h"
+
+/* ---- a string-keyed map (open addressing) --------------------------------------------- */
+typedef struct {
+    char **keys;
+    void **vals;
+    size_t cap, used, tomb;
+} rmap_t;
+void *rmap_get(const rmap_t *m, const char *key);
+bool rmap_put(rmap_t *m, const char *key, void *val); /* key copied; false: out of memory */
+void *rmap_del(rmap_t *m, const char *key);           /* the value removed, or NULL */
+void rmap_free(rmap_t *m);
+/* Iteration: for (size_t i = 0; i < m->cap; i++) if (rmap_live(m, i)) ... */
+bool rmap_live(const rmap_t *m, size_t i);
+
+/* ---- streams ------------------------------------------------------------------------ */
+typedef enum { CH_LOBBY, CH_GAME, CH_PLAYER } channel_t;
+
+struct room_sub {
+    room_t *room;
+    room_format_t format;
+    channel_t channel;
+    char key[STORE_ID_LEN]; /* the game's or the player's id */
+    struct player *who;     /* the signed-in player watching, or NULL */
+    int seat;               /* in a game stream: GOATS / TIGERS when who holds that seat, else -1 */
+    char *buf;              /* queued bytes */
+    size_t len, cap;
+    bool suspended, over;
+    void (*wake)(void *ctx);
+    void *ctx;
+    struct room_sub *prev, *next; /* in the room's list of all streams */
+};
+
+enum { SUB_MAX_QUEUE = 1 << 20, CLASS_NB = 5 };
+
+typedef struct player {
+    store_player_t p;
+    glicko_t rating[CLASS_NB];
+    int streams;          /* open streams of this player (online when > 0) */
+    int challenges;       /* open seeks and challenges */
+    double bucket;        /* actions left (token bucket) */
+    int64_t bucket_ms;
+} player_t;
+
+typedef struct challenge {
+    store_challenge_t c;
+} challenge_t;
+
+typedef struct round {
+    store_game_t g;        /* what is stored */
+    game_t game;           /* the rules: every move checked by the library */
+    int64_t turn_mono;     /* monotonic ms when the side to move's turn began */
+    int64_t clock[2];      /* GOATS, TIGERS: ms left when the turn began */
+    int draw_offer, takeback_offer, rematch_offer; /* the side offering, -1 none */
+    int present[2];        /* the seat's owner's open streams of this game */
+    int64_t gone_mono[2];  /* when the seat's owner left (0: present or never came) */
+    bool gone_told[2];     /* the opponent was told the claim is open */
+    char rematch[STORE_ID_LEN];
+} round_t;
+
+struct room {
+    room_config_t cfg;
+    store_t *store;
+    pthread_mutex_t lock;
+    rmap_t players, tokens, names, challenges, games; /* names: lower-case name -> player */
+    rmap_t buckets; /* client address -> account_bucket_t, for new accounts */
+    room_sub_t *subs;
+    int nsubs;
+    int64_t last_tick, last_heartbeat, last_keepalive, last_lobby_games;
+    bool lobby_games_dirty, lobby_players_dirty;
+    uint64_t moves, events;
+    bool closing;
+};
+
+/* ---- time --------------------------------------------------------------------------- */
+int64_t room_wall_ms(void);
+int64_t room_mono_ms(void);
+
+/* ---- ids and text ------------------------------------------------------------------- */
+void room_new_id(char id[STORE_ID_LEN], char prefix, int len);
+/* Text for a JSON answer: {"error": "...", "code": "..."} (heap). */
+char *room_error_json(const char *code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *room_json_take(cJSON *j); /* prints and deletes j; NULL when out of memory */
+const char *side_text(int side);  /* "goats" / "tigers" */
+const char *class_name(int cls);
+int class_of(int64_t initial_ms, int64_t increment_ms);
+
+/* ---- events --------------------------------------------------------------------------- */
+/* Queues j (printed once) on every stream of the channel; deletes j. */
+void room_publish(room_t *r, channel_t ch, const char *key, cJSON *j);
+/* Queues j on one stream; does not delete j. */
+void room_send(room_sub_t *s, const cJSON *j);
+
+/* ---- players.c ----------------------------------------------------------------------- */
+player_t *room_player(room_t *r, const char *id);
+player_t *room_auth(room_t *r, const char *token);
+/* An action of p at now: false when over its rate (then 429). */
+bool room_allow(room_t *r, player_t *p);
+cJSON *player_json(const player_t *p, int cls); /* {"id","name","kind","rating","provisional"} */
+bool players_load(room_t *r, char *err, size_t errlen);
+void players_handle(room_t *r, const room_request_t *q, const char *rest, player_t *me, room_reply_fn reply, void *ctx);
+/* Rates a finished game between a and b (a goats, b tigers) with winner 0 none, 1 goats, 2 tigers. */
+void players_rate(room_t *r, round_t *g, player_t *goats, player_t *tigers);
+
+/* ---- lobby.c ------------------------------------------------------------------------- */
+bool lobby_load(room_t *r, char *err, size_t errlen);
+void lobby_handle(room_t *r, const room_request_t *q, const char *rest, player_t *me, room_reply_fn reply, void *ctx);
+cJSON *lobby_snapshot(room_t *r);
+cJSON *challenge_json(room_t *r, const challenge_t *c);
+/* The challenges a player should hear of on connecting (to them, or theirs). */
+void lobby_tell_player(room_t *r, room_sub_t *s, player_t *p);
+
+/* ---- round.c ------------------------------------------------------------------------- */
+bool rounds_load(room_t *r, int64_t heartbeat_ms, char *err, size_t errlen);
+/* Starts a game between goats and tigers with the challenge's settings; NULL when out of memory. */
+round_t *round_start(room_t *r, player_t *goats, player_t *tigers, const store_challenge_t *settings,
+                     const char *rematch_of, store_done_fn done, void *ctx);
+void round_handle(room_t *r, const room_request_t *q, const char *rest, player_t *me, room_reply_fn reply, void *ctx);
+cJSON *round_full_json(room_t *r, round_t *g);
+cJSON *round_state_json(room_t *r, round_t *g);
+cJSON *round_summary_json(room_t *r, round_t *g); /* for the lobby's list and the event streams */
+cJSON *round_stored_full_json(room_t *r, store_game_t *sg); /* a finished game read from the store */
+void round_tick(room_t *r, int64_t now_mono);
+/* A seat's owner opened (delta 1) or closed (-1) a stream of the game. */
+void round_presence(room_t *r, round_t *g, int seat, int delta);
+void round_tell_player(room_t *r, room_sub_t *s, player_t *p); /* gameStart for each game of p's */
+void round_free(round_t *g);
+bool round_live(const round_t *g);
+
+/* ---- answers from the writer thread ----------------------------------------------------- */
+/* A reply to give once the writes queued before it are committed. */
+typedef struct {
+    room_t *room;
+    room_reply_fn reply;
+    void *ctx;
+    unsigned status;
+    char *json, *cookie;
+    cJSON *events[4]; /* published (in order) once committed */
+    channel_t ch[4];
+    char key[4][STORE_ID_LEN];
+    int nevents;
+} pending_t;
+pending_t *pending_new(room_t *r, room_reply_fn reply, void *ctx);
+void pending_event(pending_t *p, channel_t ch, const char *key, cJSON *j);
+/* The store's callback: publishes the events and replies (ok) or replies 503. */
+void pending_done(void *ctx, bool ok);
+/* Replies at once with no store write (still after every write queued before it, through a
+ * flush of nothing: the order of answers is the order of actions). */
+void pending_now(pending_t *p);
+
+#endif
