@@ -1,25 +1,42 @@
-"""Builds the baghchal package: the C extension baghchal._core is compiled from the engine's own
-sources (engine/*.c and engine/tb/*.c of this checkout), so the package holds no second copy of
-the rules, the notation or the search.
+"""Builds the libbaghchal package: the C extension libbaghchal._core is compiled from the engine's
+own sources, so the package holds no second copy of the rules, the notation or the search.
+
+In a checkout of baghchal the sources are read where they are (engine/*.c and engine/tb/*.c,
+beside this folder). A source distribution carries them: `sdist` copies them into csrc/engine/
+of the archive, and a build from the archive reads them there.
 
     python3 -m venv --system-site-packages build/venv
     build/venv/bin/pip install --no-index --no-build-isolation ./python
+    python3 -m build --no-isolation python        # dist/: the sdist and a wheel built from it
 
 BAGHCHAL_SANITIZE=1 builds the extension with AddressSanitizer and UndefinedBehaviorSanitizer
 (run Python with LD_PRELOAD="$(gcc -print-file-name=libasan.so)" then).
 """
 import glob
 import os
+import shutil
 import sys
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.sdist import sdist
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ENGINE = os.path.join(os.path.dirname(HERE), "engine")
+CHECKOUT_ENGINE = os.path.join(os.path.dirname(HERE), "engine")
+CARRIED = os.path.join("csrc", "engine")  # inside an sdist, relative to this folder
+LICENSE = os.path.join(os.path.dirname(HERE), "LICENSE")
 
-if not os.path.isfile(os.path.join(ENGINE, "baghchal.h")):
-    sys.exit(f"baghchal: the engine's sources are not at {ENGINE}: build the package from a checkout of baghchal")
+
+def engine_dir():
+    """Where the engine's sources are: the checkout's engine/, else the copy an sdist carries."""
+    for path in (CHECKOUT_ENGINE, os.path.join(HERE, CARRIED)):
+        if os.path.isfile(os.path.join(path, "baghchal.h")):
+            return path
+    sys.exit(f"libbaghchal: the engine's sources are neither at {CHECKOUT_ENGINE} (a checkout of baghchal) "
+             f"nor at {os.path.join(HERE, CARRIED)} (a source distribution)")
+
+
+ENGINE = engine_dir()
 
 
 def read_version():
@@ -27,15 +44,17 @@ def read_version():
         for line in f:
             if line.startswith("#define BAGHCHAL_VERSION"):
                 return line.split('"')[1]
-    sys.exit("baghchal: BAGHCHAL_VERSION not found in engine/types.h")
+    sys.exit("libbaghchal: BAGHCHAL_VERSION not found in the engine's types.h")
+
+
+def engine_files(pattern):
+    return sorted(glob.glob(os.path.join(ENGINE, pattern))) + sorted(glob.glob(os.path.join(ENGINE, "tb", pattern)))
 
 
 # The engine's sources are added when the extension is built, not declared to setup(): setuptools
-# accepts only paths inside this folder in its source lists, and these lie beside it.
-ENGINE_SOURCES = sorted(glob.glob(os.path.join(ENGINE, "*.c"))) + sorted(glob.glob(os.path.join(ENGINE, "tb", "*.c")))
-
-
-ENGINE_HEADERS = sorted(glob.glob(os.path.join(ENGINE, "*.h"))) + sorted(glob.glob(os.path.join(ENGINE, "tb", "*.h")))
+# accepts only paths inside this folder in its source lists, and in a checkout they lie beside it.
+ENGINE_SOURCES = engine_files("*.c")
+ENGINE_HEADERS = engine_files("*.h")
 
 
 class BuildExt(build_ext):
@@ -44,7 +63,7 @@ class BuildExt(build_ext):
         ext.depends = list(ext.depends) + ENGINE_HEADERS
         # Objects of a build with other flags (a sanitized one) are not reused.
         flags = " ".join(ext.extra_compile_args + ext.extra_link_args)
-        stamp = os.path.join(self.build_temp, "baghchal-flags.txt")
+        stamp = os.path.join(self.build_temp, "libbaghchal-flags.txt")
         old = open(stamp, encoding="utf-8").read() if os.path.isfile(stamp) else None
         if old != flags:
             self.force = True
@@ -52,6 +71,21 @@ class BuildExt(build_ext):
         os.makedirs(self.build_temp, exist_ok=True)
         with open(stamp, "w", encoding="utf-8") as f:
             f.write(flags)
+
+
+class SdistWithEngine(sdist):
+    """An sdist that builds anywhere: the engine's sources (and the repository's LICENSE) go
+    into the archive, csrc/engine/ and LICENSE beside setup.py."""
+
+    def make_release_tree(self, base_dir, files):
+        super().make_release_tree(base_dir, files)
+        target = os.path.join(base_dir, CARRIED)
+        for path in ENGINE_SOURCES + ENGINE_HEADERS:
+            dest = os.path.join(target, os.path.relpath(path, ENGINE))
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            shutil.copy2(path, dest)
+        if os.path.isfile(LICENSE) and not os.path.exists(os.path.join(base_dir, "LICENSE")):
+            shutil.copy2(LICENSE, os.path.join(base_dir, "LICENSE"))
 
 
 compile_args = ["-std=c11", "-O3", "-Wall", "-Wextra"]
@@ -63,11 +97,11 @@ if os.environ.get("BAGHCHAL_SANITIZE") == "1":
 
 setup(
     version=read_version(),
-    cmdclass={"build_ext": BuildExt},
+    cmdclass={"build_ext": BuildExt, "sdist": SdistWithEngine},
     ext_modules=[
         Extension(
-            "baghchal._core",
-            sources=[os.path.join("baghchal", "_core.c")],
+            "libbaghchal._core",
+            sources=[os.path.join("src", "libbaghchal", "_core.c")],
             include_dirs=[ENGINE, os.path.join(ENGINE, "tb")],
             extra_compile_args=compile_args,
             extra_link_args=link_args,

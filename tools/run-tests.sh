@@ -22,14 +22,17 @@ pkg-config --exists libcjson 2>/dev/null || need+=(libcjson-dev)
 # The room where people play: games kept in SQLite, passwords hashed by libsodium.
 pkg-config --exists sqlite3 2>/dev/null || need+=(libsqlite3-dev)
 pkg-config --exists libsodium 2>/dev/null || need+=(libsodium-dev)
+# baghchal-bot, which plays on the server as a bot: libcurl.
+pkg-config --exists libcurl 2>/dev/null || need+=(libcurl4-openssl-dev)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 # A font for the board's Nepali (Devanagari), which the browser test measures and shows.
 dpkg -s fonts-lohit-deva >/dev/null 2>&1 || need+=(fonts-lohit-deva)
 command -v node >/dev/null || need+=(nodejs npm)
 # The WebAssembly engines (target board-static, suite test_wasm): Debian's emscripten.
 command -v emcc >/dev/null || need+=(emscripten)
-# The Python package (python/): Debian's python3 with its headers, venv, setuptools, pytest and numpy.
-for p in python3-dev python3-venv python3-setuptools python3-wheel python3-pytest python3-numpy; do
+# The Python package (python/): Debian's python3 with its headers, venv, setuptools, pytest, numpy and
+# build (its test makes the sdist and the wheel offline and installs them in fresh venvs).
+for p in python3-dev python3-venv python3-setuptools python3-wheel python3-pytest python3-numpy python3-build; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 if ((${#need[@]})); then

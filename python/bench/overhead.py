@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What a call into the library costs from Python: the extension (baghchal._core) against ctypes
+"""What a call into the library costs from Python: the extension (libbaghchal._core) against ctypes
 over libbaghchal.so, on the same work: random playouts (legal moves, pick one, play), and a
 call that does almost nothing (count_moves of a position against Board.occurrences).
 
@@ -10,7 +10,7 @@ import random
 import sys
 import time
 
-import baghchal
+import libbaghchal
 
 
 class Position(ctypes.Structure):
@@ -55,7 +55,7 @@ def main() -> None:
     def extension_playouts():
         rand = random.Random(1).random
         for _ in range(count):
-            board = baghchal.Board()
+            board = libbaghchal.Board()
             while True:
                 legal = board.legal_moves
                 if not legal:
@@ -64,7 +64,7 @@ def main() -> None:
 
     calls = 200000
     pos = ctypes.byref(start)
-    board = baghchal.Board()
+    board = libbaghchal.Board()
 
     def ctypes_calls():
         f = lib.count_moves

@@ -4,7 +4,7 @@
 Each playout starts a new game and, until the game ends, takes the legal moves, picks one
 uniformly and plays it (under the `forbid` rule unless told otherwise). The C side is the same
 loop over the same library (game_legal_moves, game_play), compiled into the extension with the
-same flags: baghchal._core._c_playouts. Prints playouts and plies per second for both and the
+same flags: libbaghchal._core._c_playouts. Prints playouts and plies per second for both and the
 ratio. A benchmark, not a test: the figures depend on the machine and its load.
 
     python bench/playouts.py [--playouts N] [--rounds R] [--repetition forbid|draw]
@@ -13,15 +13,15 @@ import argparse
 import random
 import time
 
-import baghchal
-from baghchal import _core
+import libbaghchal
+from libbaghchal import _core
 
 
 def python_playouts(count: int, seed: int, repetition: str) -> int:
     rand = random.Random(seed).random
     plies = 0
     for _ in range(count):
-        board = baghchal.Board(repetition=repetition)
+        board = libbaghchal.Board(repetition=repetition)
         while True:
             moves = board.legal_moves
             if not moves:

@@ -11,7 +11,7 @@ import argparse
 import random
 import time
 
-import baghchal
+import libbaghchal
 
 
 def main() -> None:
@@ -23,7 +23,7 @@ def main() -> None:
     rng = random.Random(1)
     boards = []
     while len(boards) < args.positions:
-        b = baghchal.Board(repetition="draw")
+        b = libbaghchal.Board(repetition="draw")
         while b.goats_in_hand and b.legal_moves:
             b.push(rng.choice(b.legal_moves))
         for _ in range(rng.randrange(40)):
@@ -33,7 +33,7 @@ def main() -> None:
             b.push(rng.choice(moves))
         if b.goats_in_hand == 0 and b.goats_captured < 5:
             boards.append(b.copy(stack=False))
-    with baghchal.Tablebase(args.dir) as tb:
+    with libbaghchal.Tablebase(args.dir) as tb:
         best_py = best_c = float("inf")
         for _ in range(args.rounds):
             probe = tb.probe_wdl

@@ -8,8 +8,8 @@ from typing import Iterator, List
 
 import pytest
 
-import baghchal
-from baghchal import engine as bengine
+import libbaghchal
+from libbaghchal import engine as bengine
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -42,9 +42,9 @@ def protocol(engine_path: str) -> Iterator[bengine.SimpleEngine]:
         yield e
 
 
-def random_game(rng: random.Random, plies: int, repetition: str = "forbid", start: str = None) -> baghchal.Board:
+def random_game(rng: random.Random, plies: int, repetition: str = "forbid", start: str = None) -> libbaghchal.Board:
     """A board after up to `plies` random legal moves (fewer when the game ends)."""
-    board = baghchal.Board(start, repetition=repetition)
+    board = libbaghchal.Board(start, repetition=repetition)
     for _ in range(plies):
         moves = board.legal_moves
         if not moves:
@@ -53,7 +53,7 @@ def random_game(rng: random.Random, plies: int, repetition: str = "forbid", star
     return board
 
 
-def movement_positions(rng: random.Random, count: int, repetition: str) -> List[baghchal.Board]:
+def movement_positions(rng: random.Random, count: int, repetition: str) -> List[libbaghchal.Board]:
     """Games played at random past the placement phase, still going on."""
     out = []
     while len(out) < count:

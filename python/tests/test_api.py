@@ -5,17 +5,17 @@ import doctest
 import inspect
 import os
 
-import baghchal
-import baghchal.engine
-import baghchal.bench
-import baghchal.env
-import baghchal.pgn
-from baghchal import _core
+import libbaghchal
+import libbaghchal.engine
+import libbaghchal.bench
+import libbaghchal.env
+import libbaghchal.pgn
+from libbaghchal import _core
 
-PUBLIC_CLASSES = [baghchal.Board, baghchal.Move, baghchal.Tablebase, baghchal.Engine, baghchal.Outcome,
-                  baghchal.TablebaseValue, baghchal.engine.SimpleEngine, baghchal.engine.Score,
-                  baghchal.engine.Limit, baghchal.engine.PlayResult, baghchal.env.BaghchalEnv,
-                  baghchal.env.BaghchalAECEnv]
+PUBLIC_CLASSES = [libbaghchal.Board, libbaghchal.Move, libbaghchal.Tablebase, libbaghchal.Engine, libbaghchal.Outcome,
+                  libbaghchal.TablebaseValue, libbaghchal.engine.SimpleEngine, libbaghchal.engine.Score,
+                  libbaghchal.engine.Limit, libbaghchal.engine.PlayResult, libbaghchal.env.BaghchalEnv,
+                  libbaghchal.env.BaghchalAECEnv]
 
 
 def public_members(cls):
@@ -27,11 +27,11 @@ def public_members(cls):
 
 def test_every_public_name_has_a_docstring():
     missing = []
-    for name in baghchal.__all__:
-        obj = getattr(baghchal, name)
+    for name in libbaghchal.__all__:
+        obj = getattr(libbaghchal, name)
         if (inspect.isclass(obj) or callable(obj)) and not (obj.__doc__ or "").strip():
             missing.append(name)
-    for module in (baghchal.engine, baghchal.env, baghchal.bench, baghchal.pgn):
+    for module in (libbaghchal.engine, libbaghchal.env, libbaghchal.bench, libbaghchal.pgn):
         for name in module.__all__:
             obj = getattr(module, name)
             if (inspect.isclass(obj) or inspect.isfunction(obj)) and not (obj.__doc__ or "").strip():
@@ -56,14 +56,14 @@ def docstring_examples(needs=None):
     """The doctests of every docstring in the package (its modules, their classes and functions,
     and the C classes' methods) whose examples need ``needs`` (a key of NEEDS, or None for
     nothing from outside)."""
-    globs = dict(vars(baghchal))
-    globs.update(Limit=baghchal.engine.Limit, Score=baghchal.engine.Score, popen=baghchal.engine.popen,
-                 parse_info=baghchal.engine.parse_info)
+    globs = dict(vars(libbaghchal))
+    globs.update(Limit=libbaghchal.engine.Limit, Score=libbaghchal.engine.Score, popen=libbaghchal.engine.popen,
+                 parse_info=libbaghchal.engine.parse_info)
     finder = doctest.DocTestFinder()
-    globs.update(vars(baghchal.env))
-    globs.update(vars(baghchal.pgn))
+    globs.update(vars(libbaghchal.env))
+    globs.update(vars(libbaghchal.pgn))
     tests = []
-    for module in (baghchal, baghchal.engine, baghchal.env, baghchal.pgn, baghchal.bench):
+    for module in (libbaghchal, libbaghchal.engine, libbaghchal.env, libbaghchal.pgn, libbaghchal.bench):
         tests += finder.find(module, globs=globs)
     parser = doctest.DocTestParser()
     # The C classes' methods and properties, which the module finder does not reach.
@@ -103,14 +103,14 @@ def test_the_examples_in_the_docstrings_hold():
 def test_the_examples_that_read_the_database_hold(tb_dir, monkeypatch):
     monkeypatch.setenv("BAGHCHAL_TABLEBASE_PATH", tb_dir)
     tests = docstring_examples("database")
-    assert [test.name for test in tests] == ["baghchal.Tablebase"]
+    assert [test.name for test in tests] == ["libbaghchal.Tablebase"]
     run_examples(tests)
 
 
 def test_the_examples_that_start_the_executable_hold(engine_path, monkeypatch):
     monkeypatch.setenv("PATH", os.path.dirname(engine_path) + os.pathsep + os.environ.get("PATH", ""))
     tests = docstring_examples("executable")
-    assert [test.name for test in tests] == ["baghchal.engine.SimpleEngine"]
+    assert [test.name for test in tests] == ["libbaghchal.engine.SimpleEngine"]
     run_examples(tests)
 
 
@@ -131,7 +131,7 @@ def stub_names(path):
 
 
 def test_the_stubs_name_what_the_extension_has():
-    package = os.path.dirname(baghchal.__file__)
+    package = os.path.dirname(libbaghchal.__file__)
     assert os.path.isfile(os.path.join(package, "py.typed"))
     top, members = stub_names(os.path.join(package, "_core.pyi"))
     real = {n for n in dir(_core) if not n.startswith("__")}
@@ -144,4 +144,4 @@ def test_the_stubs_name_what_the_extension_has():
 def test_the_version_is_the_engines():
     header = open(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                                "engine", "types.h"), encoding="utf-8").read()
-    assert f'#define BAGHCHAL_VERSION "{baghchal.VERSION}"' in header
+    assert f'#define BAGHCHAL_VERSION "{libbaghchal.VERSION}"' in header

@@ -3,8 +3,8 @@ import random
 
 import pytest
 
-import baghchal
-from baghchal import Board, Tablebase, bench
+import libbaghchal
+from libbaghchal import Board, Tablebase, bench
 
 
 @pytest.fixture(scope="module")
@@ -18,7 +18,7 @@ def test_the_shipped_set(positions):
     for p in positions:
         board = Board(p.obx, repetition="draw")
         assert bench.phase_of(board) == p.phase
-        assert p.side == ("goats" if board.turn == baghchal.GOATS else "tigers")
+        assert p.side == ("goats" if board.turn == libbaghchal.GOATS else "tigers")
         assert p.value in ("win", "draw")
         legal = set(board.legal_moves)
         assert p.keeping and set(p.keeping) < legal, p.obx

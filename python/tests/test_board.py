@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-import baghchal
-from baghchal import Board, IllegalMoveError, InvalidPositionError, Move
+import libbaghchal
+from libbaghchal import Board, IllegalMoveError, InvalidPositionError, Move
 
 from conftest import REPO, random_game
 
@@ -28,12 +28,12 @@ def perft_cases():
 
 def test_start_position():
     b = Board()
-    assert b.obx() == baghchal.STARTING_OBX
+    assert b.obx() == libbaghchal.STARTING_OBX
     assert b.obx(1) == "T3T/5/5/5/T3T g g20 c0 - 0"
-    assert b.turn == baghchal.GOATS
+    assert b.turn == libbaghchal.GOATS
     assert (b.goats_in_hand, b.goats_captured, b.goats) == (20, 0, 0)
     assert b.tigers == (1 << 0) | (1 << 4) | (1 << 20) | (1 << 24)
-    assert [str(m) for m in b.legal_moves] == [n for n in baghchal.SQUARE_NAMES if n not in ("A1", "E1", "A5", "E5")]
+    assert [str(m) for m in b.legal_moves] == [n for n in libbaghchal.SQUARE_NAMES if n not in ("A1", "E1", "A5", "E5")]
     assert b.result() == "*" and b.outcome() is None and not b.is_game_over()
     assert b.move_stack == [] and b.ply == 0
     assert repr(b) == "Board('TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g @20 c0 - #')"
@@ -102,7 +102,7 @@ def test_push_pop_round_trips_random_games():
                 assert b.obx() == seen.pop()
                 assert b.legal_moves == legal_before.pop()
                 b.pop()
-            assert b.obx() == seen.pop() == baghchal.STARTING_OBX
+            assert b.obx() == seen.pop() == libbaghchal.STARTING_OBX
             with pytest.raises(IndexError, match="pop from an empty move stack"):
                 b.pop()
             with pytest.raises(IndexError):
@@ -131,7 +131,7 @@ def test_illegal_moves_raise_the_engine_message_and_change_nothing():
     with pytest.raises(TypeError, match="push\\(\\) takes a Move or move text, not int"):
         b.push(12)
     assert isinstance(IllegalMoveError("x"), ValueError)
-    assert isinstance(IllegalMoveError("x"), baghchal.BaghchalError)
+    assert isinstance(IllegalMoveError("x"), libbaghchal.BaghchalError)
 
 
 def test_bad_obx_raises_with_the_engine_message():
@@ -173,7 +173,7 @@ def test_forbid_refuses_the_repeating_move_and_draw_allows_it():
         b.push(m)
     assert b.occurrences() == 3
     assert b.result() == "draw"
-    assert b.outcome() == baghchal.Outcome(None, "repetition_draw", "draw: the position occurred three times")
+    assert b.outcome() == libbaghchal.Outcome(None, "repetition_draw", "draw: the position occurred three times")
     assert b.legal_moves == []
     with pytest.raises(IllegalMoveError, match="the game is over"):
         b.push("C2C1")
@@ -193,7 +193,7 @@ def test_every_way_in_gives_the_same_refusal():
     for parse in (b.push, b.parse_move, b.parse_pgn_move):
         with pytest.raises(IllegalMoveError, match="^move text contains a NUL character$"):
             parse("D1\x00E1")
-    with pytest.raises(baghchal.NotationError, match="NUL"):
+    with pytest.raises(libbaghchal.NotationError, match="NUL"):
         Board.from_pgn("1. G33\x00")
     b.repetition = "draw"
     for m in CYCLE[3:] + CYCLE:
@@ -203,12 +203,12 @@ def test_every_way_in_gives_the_same_refusal():
     for parse, text in ((b.push, "C2C1"), (b.parse_move, "C2C1"), (b.parse_pgn_move, "G2313")):
         with pytest.raises(IllegalMoveError, match=over):
             parse(text)
-    for call in (b.piece_at, baghchal.square_name):
+    for call in (b.piece_at, libbaghchal.square_name):
         with pytest.raises(ValueError, match="^square 25 is not one of 0..24$"):
             call(25)
         with pytest.raises(ValueError, match="^square -1 is not one of 0..24$"):
             call(-1)
-    assert b.piece_at(0) == "T" and baghchal.square_name(24) == "E5"
+    assert b.piece_at(0) == "T" and libbaghchal.square_name(24) == "E5"
 
 
 def test_results_by_the_rules():
@@ -216,7 +216,7 @@ def test_results_by_the_rules():
     b.push("mA1C1(B1)")
     assert b.goats_captured == 5
     assert b.result() == "tigers"
-    assert b.outcome() == baghchal.Outcome(baghchal.TIGERS, "five_captured", "tigers win: five goats captured")
+    assert b.outcome() == libbaghchal.Outcome(libbaghchal.TIGERS, "five_captured", "tigers win: five goats captured")
     assert b.outcome().result() == "tigers"
     trapped = Board("TGGGT/GGXGG/GXGXG/GGXGG/TGGGT t @0 c3")
     assert trapped.result() == "goats" and trapped.outcome().termination == "tigers_trapped"
@@ -252,13 +252,13 @@ def test_moves():
 
 
 def test_squares():
-    assert baghchal.SQUARE_NAMES[0] == "A1" and baghchal.SQUARE_NAMES[24] == "E5" and len(baghchal.SQUARE_NAMES) == 25
-    assert baghchal.square_name(12) == "C3" and baghchal.parse_square("c3") == 12
+    assert libbaghchal.SQUARE_NAMES[0] == "A1" and libbaghchal.SQUARE_NAMES[24] == "E5" and len(libbaghchal.SQUARE_NAMES) == 25
+    assert libbaghchal.square_name(12) == "C3" and libbaghchal.parse_square("c3") == 12
     for bad in ("F1", "A6", "", "C33"):
         with pytest.raises(ValueError):
-            baghchal.parse_square(bad)
+            libbaghchal.parse_square(bad)
     with pytest.raises(ValueError):
-        baghchal.square_name(25)
+        libbaghchal.square_name(25)
     b = Board()
     assert b.piece_at(0) == "T" and b.piece_at(12) is None
     with pytest.raises(ValueError):
@@ -295,7 +295,7 @@ def test_keys_follow_the_position():
 
 
 def test_symmetries():
-    assert baghchal.SYMMETRIES[0] == "identity" and len(baghchal.SYMMETRIES) == 8
+    assert libbaghchal.SYMMETRIES[0] == "identity" and len(libbaghchal.SYMMETRIES) == 8
     rng = random.Random(3)
     for _ in range(20):
         b = random_game(rng, rng.randrange(60))
@@ -307,7 +307,7 @@ def test_symmetries():
             assert img.perft(2) == b.perft(2)
             assert img.result() == b.result()
             assert bin(img.goats).count("1") == bin(b.goats).count("1")
-            assert baghchal.transform_squares(s, b.goats) == img.goats
+            assert libbaghchal.transform_squares(s, b.goats) == img.goats
     assert Move("A1B2").transform(1) == Move("E1D2")
     assert Move("A2").transform(4) == Move("B1")
     corners = [Move("A1B1").transform(s) for s in range(8)]
@@ -344,7 +344,7 @@ def test_random_input_never_breaks_a_board():
 
 
 def test_an_uninitialised_board_is_refused():
-    raw = baghchal._core.Board.__new__(baghchal._core.Board)
+    raw = libbaghchal._core.Board.__new__(libbaghchal._core.Board)
     with pytest.raises(RuntimeError, match="not initialised"):
         raw.legal_moves
     with pytest.raises(RuntimeError):

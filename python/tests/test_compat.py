@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-import baghchal
-from baghchal import Board, IllegalMoveError, InvalidPositionError, Move, NotationError
+import libbaghchal
+from libbaghchal import Board, IllegalMoveError, InvalidPositionError, Move, NotationError
 
 from conftest import REPO, random_game
 
@@ -109,7 +109,7 @@ def test_actions_and_moves():
         assert m.action == a
         seen.add(m)
     assert len(seen) == 217
-    assert [Move.from_action(a) for a in range(25)] == [Move(n) for n in baghchal.SQUARE_NAMES]
+    assert [Move.from_action(a) for a in range(25)] == [Move(n) for n in libbaghchal.SQUARE_NAMES]
     for bad in (-1, 217):
         with pytest.raises(ValueError, match="is not one of 0..216"):
             Move.from_action(bad)
@@ -158,7 +158,7 @@ def test_pgn_errors():
 
 
 def test_the_pgn_module(tmp_path):
-    from baghchal import pgn
+    from libbaghchal import pgn
 
     path = tmp_path / "games.pgn"
     with open(path, "w", encoding="utf-8") as f:

@@ -5,9 +5,9 @@ import time
 
 import pytest
 
-import baghchal
-from baghchal import Board, BusyError, Engine, EngineError, IllegalMoveError, Move
-from baghchal.engine import Limit, PlayResult, Score, parse_info, popen
+import libbaghchal
+from libbaghchal import Board, BusyError, Engine, EngineError, IllegalMoveError, Move
+from libbaghchal.engine import Limit, PlayResult, Score, parse_info, popen
 
 from conftest import movement_positions, random_game
 
@@ -123,7 +123,7 @@ def test_the_database_loads_or_says_why(tb_dir, tmp_path):
         assert result.move in board.legal_moves and result.info["tbhits"] > 0
         e.configure(tablebase_path="")
         assert e.options["tablebase"] is False
-    with pytest.raises(baghchal.TablebaseError, match="^tablebase not loaded: "):
+    with pytest.raises(libbaghchal.TablebaseError, match="^tablebase not loaded: "):
         Engine(tablebase_path=str(tmp_path))
 
 

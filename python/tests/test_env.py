@@ -6,10 +6,10 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
-import baghchal  # noqa: E402
-from baghchal import GOATS, TIGERS, Board, Engine, IllegalMoveError  # noqa: E402
-from baghchal.engine import Limit  # noqa: E402
-from baghchal.env import BaghchalAECEnv, BaghchalEnv, observation  # noqa: E402
+import libbaghchal  # noqa: E402
+from libbaghchal import GOATS, TIGERS, Board, Engine, IllegalMoveError  # noqa: E402
+from libbaghchal.engine import Limit  # noqa: E402
+from libbaghchal.env import BaghchalAECEnv, BaghchalEnv, observation  # noqa: E402
 
 
 def legal_mask(board):
@@ -58,7 +58,7 @@ def test_planes():
     assert obs.shape == (6, 5, 5) and obs.dtype == np.float32
     assert obs[0][0].tolist() == [1, 0, 0, 0, 1] and obs[1][2][2] == 1 and obs[2].sum() == 20
     assert (obs[3] == 1).all() and np.allclose(obs[4], 19 / 20) and (obs[5] == 0).all()
-    assert baghchal.env.PLANES[0] == "tigers" and len(baghchal.env.PLANES) == 6
+    assert libbaghchal.env.PLANES[0] == "tigers" and len(libbaghchal.env.PLANES) == 6
 
 
 def test_one_side_against_an_opponent():

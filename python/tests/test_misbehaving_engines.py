@@ -11,8 +11,8 @@ import textwrap
 
 import pytest
 
-from baghchal import Board, EngineError
-from baghchal.engine import Limit, parse_info, popen
+from libbaghchal import Board, EngineError
+from libbaghchal.engine import Limit, parse_info, popen
 
 FAKE = '''\
 import sys
@@ -49,8 +49,8 @@ CHILD = '''\
 import json, resource, sys, time
 limit = 1 << 30
 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-from baghchal import Board
-from baghchal.engine import EngineError, Limit, popen
+from libbaghchal import Board
+from libbaghchal.engine import EngineError, Limit, popen
 command, timeout, play = json.loads(sys.argv[1])
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 start = time.monotonic()

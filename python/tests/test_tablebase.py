@@ -5,8 +5,8 @@ import time
 
 import pytest
 
-import baghchal
-from baghchal import Board, Tablebase, TablebaseError
+import libbaghchal
+from libbaghchal import Board, Tablebase, TablebaseError
 
 from conftest import movement_positions, random_game
 
@@ -38,7 +38,7 @@ def test_open_errors_carry_the_engine_reason(tmp_path):
         Tablebase("")
     with pytest.raises(ValueError, match="embedded null byte"):  # as open() says it
         Tablebase("a\x00b")
-    assert issubclass(TablebaseError, baghchal.BaghchalError)
+    assert issubclass(TablebaseError, libbaghchal.BaghchalError)
 
 
 def test_the_standard_folder_is_found_as_the_engine_finds_it(tb_dir, monkeypatch, tmp_path):
@@ -147,7 +147,7 @@ def test_probes_from_many_threads_and_a_close_in_between(tb_dir):
         try:
             t.close()
             closed = True
-        except baghchal.BusyError:
+        except libbaghchal.BusyError:
             time.sleep(0.0005)  # another thread is probing: refused, never a crash
     for th in threads:
         th.join()
@@ -172,7 +172,7 @@ def test_a_board_in_a_probe_refuses_changes_from_other_threads(tb_dir):
                     board.push(move)
                     board.pop()
                     outcomes.append("ran")
-                except baghchal.BusyError:
+                except libbaghchal.BusyError:
                     outcomes.append("busy")
 
         th = threading.Thread(target=pusher)
@@ -189,7 +189,7 @@ def test_the_whole_solution_agrees_with_the_protocol(engine_path):
     positions with goats in hand too."""
     import os
 
-    from baghchal.engine import popen
+    from libbaghchal.engine import popen
 
     full = os.environ.get("BAGHCHAL_TB_FULL_DIR", "")
     if not os.path.isfile(os.path.join(full, "baghchal-placement.tb")):

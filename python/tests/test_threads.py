@@ -5,8 +5,8 @@ import threading
 
 import pytest
 
-import baghchal
-from baghchal import Board, BusyError, Engine, IllegalMoveError, Tablebase, TablebaseError
+import libbaghchal
+from libbaghchal import Board, BusyError, Engine, IllegalMoveError, Tablebase, TablebaseError
 
 from conftest import movement_positions
 
@@ -71,5 +71,5 @@ def test_random_calls_from_threads_on_shared_objects(tb_dir):
     engine.close()
     with pytest.raises(TablebaseError):
         tb.probe(boards[0])
-    with pytest.raises(baghchal.EngineError):
+    with pytest.raises(libbaghchal.EngineError):
         engine.play(boards[0], depth=1)

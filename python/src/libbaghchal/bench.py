@@ -2,14 +2,14 @@
 value under the draw rule (from the whole-game solution) and the moves that keep it, and a
 scorer that reports the share of an agent's moves that keep the value, by phase and side.
 
-    python -m baghchal.bench score AGENT [--positions FILE] [--limit N]
-    python -m baghchal.bench match AGENT --opponent AGENT|perfect:DIR [--games N] [--seed S]
-    python -m baghchal.bench generate --tb DIR [--forbid] [--count N] [--seed S] [--out FILE]
+    python -m libbaghchal.bench score AGENT [--positions FILE] [--limit N]
+    python -m libbaghchal.bench match AGENT --opponent AGENT|perfect:DIR [--games N] [--seed S]
+    python -m libbaghchal.bench generate --tb DIR [--forbid] [--count N] [--seed S] [--out FILE]
 
 AGENT is ``random``, ``engine:depth=6`` / ``engine:movetime=50`` / ``engine:nodes=20000``
 (the engine in process without the databases; ``,skill=5`` for a level), ``exe:PATH`` with
 the same limits after a comma (a protocol executable), or ``module:function`` (a Python
-callable that takes a :class:`~baghchal.Board` and returns a :class:`~baghchal.Move` or move
+callable that takes a :class:`~libbaghchal.Board` and returns a :class:`~libbaghchal.Move` or move
 text). Positions come from games of random moves and of the engine at depth 4, sampled at a
 random ply; only positions where some legal move changes the value are kept (a lost position
 has none). See docs/python.md, "A benchmark of exact positions".
@@ -326,7 +326,7 @@ def table(results: Dict[Tuple[str, str], Tuple[int, int]]) -> str:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m baghchal.bench", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m libbaghchal.bench", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="command", required=True)
     sc = sub.add_parser("score", help="score an agent")
     sc.add_argument("agent")
@@ -351,7 +351,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             with Tablebase(args.tb) as tb:
                 positions = generate_forbid(tb, args.count, args.seed) if args.forbid else generate(tb, args.count,
                                                                                                    args.seed)
-            command = f"python -m baghchal.bench generate{' --forbid' if args.forbid else ''} --count {args.count} " \
+            command = f"python -m libbaghchal.bench generate{' --forbid' if args.forbid else ''} --count {args.count} " \
                       f"--seed {args.seed}"
             write(positions, out, command, "forbid" if args.forbid else "draw")
             print(f"{len(positions)} positions written to {out}")
@@ -385,7 +385,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(table(results))
         return 0
     except Exception as e:  # noqa: BLE001 - a one-line reason, not a trace
-        print(f"baghchal.bench: {e}", file=sys.stderr)
+        print(f"libbaghchal.bench: {e}", file=sys.stderr)
         return 1
 
 

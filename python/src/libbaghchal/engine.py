@@ -1,11 +1,11 @@
 """Engines: the search in process (:class:`Engine`) and the protocol executable as a subprocess
 (:func:`popen`, :class:`SimpleEngine`), with the same results: :class:`PlayResult` and info
-dicts holding a :class:`Score` and the line (``pv``) as :class:`~baghchal.Move` objects.
+dicts holding a :class:`Score` and the line (``pv``) as :class:`~libbaghchal.Move` objects.
 
->>> import baghchal
->>> engine = baghchal.Engine(tablebase_path="")
->>> result = engine.play(baghchal.Board(), depth=6)
->>> result.move in baghchal.Board().legal_moves
+>>> import libbaghchal
+>>> engine = libbaghchal.Engine(tablebase_path="")
+>>> result = engine.play(libbaghchal.Board(), depth=6)
+>>> result.move in libbaghchal.Board().legal_moves
 True
 >>> engine.close()
 
@@ -626,7 +626,7 @@ def parse_info(line: str) -> Info:
     >>> parse_info("info depth three")
     Traceback (most recent call last):
     ...
-    baghchal.EngineError: the engine wrote 'info depth three': depth 'three' is not an integer
+    libbaghchal.EngineError: the engine wrote 'info depth three': depth 'three' is not an integer
     """
     words = line.split()
     if words[:1] != ["info"]:

@@ -2,14 +2,14 @@
 
 Positions and games (:class:`Board`, :class:`Move`), the perfect-play databases
 (:class:`Tablebase`), the engine in process (:class:`Engine`) and the protocol executable as a
-subprocess (:mod:`baghchal.engine`). Every rule, notation and search is the engine's own C code.
+subprocess (:mod:`libbaghchal.engine`). Every rule, notation and search is the engine's own C code.
 
->>> import baghchal
->>> board = baghchal.Board()
+>>> import libbaghchal
+>>> board = libbaghchal.Board()
 >>> len(board.legal_moves)
 21
 >>> board.push("C3")
->>> board.turn == baghchal.TIGERS
+>>> board.turn == libbaghchal.TIGERS
 True
 >>> board.perft(2)
 240

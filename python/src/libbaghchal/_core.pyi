@@ -1,4 +1,4 @@
-"""Types of baghchal._core, the C binding of libbaghchal (use the names the package exports)."""
+"""Types of libbaghchal._core, the C binding of libbaghchal (use the names the package exports)."""
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 VERSION: str

@@ -37,7 +37,7 @@ def _numpy() -> Any:
     try:
         import numpy
     except ImportError:  # pragma: no cover - numpy is a Debian package away
-        raise ImportError("baghchal.env needs numpy (Debian: python3-numpy)") from None
+        raise ImportError("libbaghchal.env needs numpy (Debian: python3-numpy)") from None
     return numpy
 
 

@@ -1,4 +1,4 @@
-/* baghchal._core: the CPython binding of libbaghchal. Moves, boards (a game_t with its
+/* libbaghchal._core: the CPython binding of libbaghchal. Moves, boards (a game_t with its
  * history), the databases and the in-process engine; every rule, notation and search is the
  * library's. Long calls (perft, searches, database loads and probes) run without the GIL; a
  * board or handle in use by such a call refuses changes from other threads with BusyError. */
@@ -272,13 +272,13 @@ static PyMethodDef Move_methods[] = {
      ">>> Move('A1C3').obx()\n'mA1C3(B2)'"},
     {"transform", Move_transform, METH_O,
      "transform(symmetry)\n--\n\nThe move mapped by one of the board's 8 symmetries (0 is the identity; "
-     "see :data:`baghchal.SYMMETRIES`).\n\n>>> Move('A1B2').transform(1)\nMove('E1D2')"},
+     "see :data:`libbaghchal.SYMMETRIES`).\n\n>>> Move('A1B2').transform(1)\nMove('E1D2')"},
     {"__reduce__", Move_reduce, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
 static PyTypeObject MoveType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "baghchal.Move",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "libbaghchal.Move",
     .tp_basicsize = sizeof(MoveObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Move(text)\n--\n\n"
@@ -1033,10 +1033,10 @@ static PyMethodDef Board_methods[] = {
 };
 
 static PyTypeObject BoardType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "baghchal._core.Board",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "libbaghchal._core.Board",
     .tp_basicsize = sizeof(BoardObject),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = "The C part of :class:`baghchal.Board`.",
+    .tp_doc = "The C part of :class:`libbaghchal.Board`.",
     .tp_new = PyType_GenericNew,
     .tp_init = Board_init,
     .tp_dealloc = Board_dealloc,
@@ -1377,10 +1377,10 @@ static PyMethodDef Tablebase_methods[] = {
 };
 
 static PyTypeObject TablebaseType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "baghchal._core.Tablebase",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "libbaghchal._core.Tablebase",
     .tp_basicsize = sizeof(TablebaseObject),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = "The C part of :class:`baghchal.Tablebase`.",
+    .tp_doc = "The C part of :class:`libbaghchal.Tablebase`.",
     .tp_new = PyType_GenericNew,
     .tp_init = Tablebase_init,
     .tp_dealloc = Tablebase_dealloc,
@@ -1735,10 +1735,10 @@ static PyMethodDef Engine_methods[] = {
 };
 
 static PyTypeObject EngineType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "baghchal._core.Engine",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "libbaghchal._core.Engine",
     .tp_basicsize = sizeof(EngineObject),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = "The C part of :class:`baghchal.Engine`.",
+    .tp_doc = "The C part of :class:`libbaghchal.Engine`.",
     .tp_new = PyType_GenericNew,
     .tp_init = Engine_init,
     .tp_dealloc = Engine_dealloc,
@@ -1847,15 +1847,15 @@ static PyMethodDef module_methods[] = {
 };
 
 static struct PyModuleDef core_module = {
-    PyModuleDef_HEAD_INIT, .m_name = "baghchal._core",
-    .m_doc = "The C binding of libbaghchal (use the baghchal package, not this module).", .m_size = -1,
+    PyModuleDef_HEAD_INIT, .m_name = "libbaghchal._core",
+    .m_doc = "The C binding of libbaghchal (use the libbaghchal package, not this module).", .m_size = -1,
     .m_methods = module_methods,
 };
 
 static PyObject *new_error(PyObject *mod, const char *name, PyObject *bases, const char *doc)
 {
     char full[64];
-    snprintf(full, sizeof full, "baghchal.%s", name);
+    snprintf(full, sizeof full, "libbaghchal.%s", name);
     PyObject *e = PyErr_NewExceptionWithDoc(full, doc, bases, NULL);
     if (!e)
         return NULL;
