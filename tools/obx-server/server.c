@@ -43,6 +43,7 @@ struct server {
     int port;
     pthread_mutex_t answers; /* hands each finished answer from a worker to the HTTP thread; guards searching */
     struct request *searching; /* suspended requests, watched for clients that leave */
+    struct stream *streams;    /* the room's streams, watched the same way (under answers) */
     uint64_t cancelled;        /* searches stopped or skipped because their client left */
 };
 
@@ -510,10 +511,16 @@ static void client_address(struct MHD_Connection *c, char *buf, size_t len)
         inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, buf, (socklen_t)len);
 }
 
-typedef struct {
+/* A stream is suspended while it has nothing to send, and libmicrohttpd does not watch a
+ * suspended connection: watch_clients looks for the clients that left (a player whose last
+ * stream of a game closes is away) and ends their streams. */
+typedef struct stream {
     server_t *srv;
     struct MHD_Connection *conn;
     room_sub_t *sub;
+    int fd;
+    bool gone;                  /* the client left: the stream ends (under srv->answers) */
+    struct stream *prev, *next; /* in srv->streams */
 } stream_t;
 
 static void stream_wake(void *ctx)
@@ -533,6 +540,11 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
     (void)pos;
     stream_t *st = cls;
+    pthread_mutex_lock(&st->srv->answers);
+    bool gone = st->gone;
+    pthread_mutex_unlock(&st->srv->answers);
+    if (gone)
+        return MHD_CONTENT_READER_END_OF_STREAM;
     ssize_t n = room_sub_read(st->sub, buf, max, stream_suspend);
     return n < 0 ? MHD_CONTENT_READER_END_OF_STREAM : n;
 }
@@ -540,6 +552,15 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 static void stream_free(void *cls)
 {
     stream_t *st = cls;
+    server_t *s = st->srv;
+    pthread_mutex_lock(&s->answers);
+    if (st->prev)
+        st->prev->next = st->next;
+    else if (s->streams == st)
+        s->streams = st->next;
+    if (st->next)
+        st->next->prev = st->prev;
+    pthread_mutex_unlock(&s->answers);
     room_unsubscribe(st->sub);
     free(st);
 }
@@ -552,6 +573,8 @@ static enum MHD_Result handle_stream(request_t *r, const room_request_t *q)
     if (!st)
         return fail(r, 503, "Server busy.", "no-memory", NULL, "out of memory");
     st->srv = r->srv, st->conn = r->conn;
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    st->fd = ci ? ci->connect_fd : -1;
     unsigned status = 0;
     char *json = NULL;
     st->sub = room_subscribe(r->srv->room, q, sse ? ROOM_SSE : ROOM_NDJSON, stream_wake, st, &status, &json);
@@ -571,6 +594,14 @@ static enum MHD_Result handle_stream(request_t *r, const room_request_t *q)
     if (r->srv->cfg.cors)
         ok = ok && add_header(resp, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_ORIGIN, r->srv->cfg.cors);
     enum MHD_Result res = ok ? MHD_queue_response(r->conn, MHD_HTTP_OK, resp) : MHD_NO;
+    if (res == MHD_YES && st->fd >= 0) {
+        pthread_mutex_lock(&r->srv->answers);
+        st->next = r->srv->streams;
+        if (st->next)
+            st->next->prev = st;
+        r->srv->streams = st;
+        pthread_mutex_unlock(&r->srv->answers);
+    }
     MHD_destroy_response(resp);
     if (r->srv->cfg.log)
         fprintf(stderr, "baghchal-server: %s %s 200 stream\n", r->method, r->path);
@@ -749,6 +780,17 @@ static void watch_clients(void *ctx)
         /* Again on every tick: a stop that lands before the search has started is lost. */
         if (r->gone && r->engine)
             engine_abort(r->engine);
+    }
+    /* A stream whose client left ends: resumed, it reads its end (libmicrohttpd then closes
+     * the connection and the room hears the player has gone). */
+    for (stream_t *st = s->streams; st; st = st->next) {
+        if (st->gone)
+            continue;
+        struct pollfd p = {st->fd, POLLRDHUP, 0};
+        if (poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR))) {
+            st->gone = true;
+            MHD_resume_connection(st->conn);
+        }
     }
     pthread_mutex_unlock(&s->answers);
 }
