@@ -405,7 +405,9 @@ room_sub_t *room_subscribe(room_t *r, const room_request_t *q, room_format_t f, 
             if (full)
                 room_send(s, full);
             cJSON_Delete(full);
-            if (me && !strcmp(g->g.goats, me->p.id))
+            if (!round_live(g))
+                s->over = true; /* finished (and still in memory): its record once, and the stream ends */
+            else if (me && !strcmp(g->g.goats, me->p.id))
                 s->seat = GOATS;
             else if (me && !strcmp(g->g.tigers, me->p.id))
                 s->seat = TIGERS;
