@@ -30,6 +30,7 @@ Test(room, not_built, .disabled = true) {}
 #include "cJSON.h"
 
 #include "baghchal.h"
+#include "net.h"
 #include "pipe.h"
 
 /* Generous bounds: sanitizer builds on a shared two-core machine are slow. */
@@ -80,21 +81,8 @@ static char *keep_str(char *s)
 static bool server_sanitized(void)
 {
     static int known = -1;
-    if (known < 0) {
-        known = 0;
-        FILE *f = fopen(BAGHCHAL_SERVER_BIN, "rb");
-        static char buf[1 << 16];
-        size_t keep = 0, n;
-        while (f && !known && (n = fread(buf + keep, 1, sizeof buf - keep, f)) > 0) {
-            n += keep;
-            if (memmem(buf, n, "__tsan_init", 11) || memmem(buf, n, "__asan_init", 11))
-                known = 1;
-            keep = n < 16 ? n : 16;
-            memmove(buf, buf + n - keep, keep);
-        }
-        if (f)
-            fclose(f);
-    }
+    if (known < 0)
+        known = net_binary_sanitized(BAGHCHAL_SERVER_BIN);
     return known == 1;
 }
 
@@ -243,79 +231,17 @@ typedef struct {
     char what[160];
 } resp_t;
 
-static int connect_to(int port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0)
-        return -1;
-    struct sockaddr_in a = {0};
-    a.sin_family = AF_INET;
-    a.sin_port = htons((uint16_t)port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-static bool send_all(int fd, const char *data, size_t len)
-{
-    while (len) {
-        ssize_t n = send(fd, data, len, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        data += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
-
-/* Reads until the server closes the connection (every request says Connection: close). */
-static char *read_all(int fd, size_t *len, int timeout_ms)
-{
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    double end = pipe_now_ms() + timeout_ms;
-    while (buf) {
-        int left = (int)(end - pipe_now_ms());
-        struct pollfd p = {fd, POLLIN, 0};
-        if (left <= 0 || poll(&p, 1, left) <= 0)
-            break;
-        if (n + 1024 > cap) {
-            char *b = realloc(buf, cap *= 2);
-            if (!b) {
-                free(buf);
-                return NULL;
-            }
-            buf = b;
-        }
-        ssize_t got = recv(fd, buf + n, cap - n - 1, 0);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            break;
-        n += (size_t)got;
-    }
-    if (buf)
-        buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
 /* Sends raw bytes; the answer (status 0 when none came) with its parts kept till the end. */
 static resp_t raw_request(int port, const char *text, size_t len)
 {
     resp_t r = {0};
     snprintf(r.what, sizeof r.what, "%.*s", (int)strcspn(text, "\r\n"), text);
-    int fd = connect_to(port);
+    int fd = net_connect(port);
     if (fd < 0)
         return r;
-    if (send_all(fd, text, len)) {
+    if (net_send_all(fd, text, len)) {
         size_t n;
-        char *raw = read_all(fd, &n, REPLY_MS);
+        char *raw = net_read_all(fd, &n, REPLY_MS);
         const char *sep = raw ? strstr(raw, "\r\n\r\n") : NULL;
         if (sep && !strncmp(raw, "HTTP/1.", 7)) {
             r.status = atoi(raw + 9);
@@ -623,7 +549,7 @@ static stream_t *stream_open_any(const srv_t *s, const char *path, const char *t
     cr_assert_lt(streams_nb, 64);
     streams[streams_nb++] = st;
     st->sse = sse;
-    st->fd = connect_to(s->port);
+    st->fd = net_connect(s->port);
     cr_assert_geq(st->fd, 0, "cannot connect: %s", strerror(errno));
     char text[4096];
     cr_assert_lt(strlen(path), 3000);
@@ -633,7 +559,7 @@ static stream_t *stream_open_any(const srv_t *s, const char *path, const char *t
     if (sse)
         n += snprintf(text + n, sizeof text - (size_t)n, "Accept: text/event-stream\r\n");
     n += snprintf(text + n, sizeof text - (size_t)n, "\r\n");
-    cr_assert(send_all(st->fd, text, (size_t)n));
+    cr_assert(net_send_all(st->fd, text, (size_t)n));
     double end = pipe_now_ms() + REPLY_MS;
     char *sep;
     while (!(sep = st->raw ? memmem(st->raw, st->rlen, "\r\n\r\n", 4) : NULL))

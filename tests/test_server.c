@@ -34,6 +34,7 @@ Test(server, not_built)
 #include "cJSON.h"
 
 #include "baghchal.h"
+#include "net.h"
 #include "pipe.h"
 #include "tb_build.h"
 #include "tree.h"
@@ -59,21 +60,8 @@ enum { START_MS = 30000, REPLY_MS = 30000, EXIT_MS = 30000 };
 static bool server_sanitized(void)
 {
     static int known = -1;
-    if (known < 0) {
-        known = SANITIZED;
-        FILE *f = fopen(BAGHCHAL_SERVER_BIN, "rb");
-        static char buf[1 << 16];
-        size_t keep = 0, n;
-        while (f && !known && (n = fread(buf + keep, 1, sizeof buf - keep, f)) > 0) {
-            n += keep;
-            if (memmem(buf, n, "__tsan_init", 11) || memmem(buf, n, "__asan_init", 11))
-                known = 1;
-            keep = n < 16 ? n : 16;
-            memmove(buf, buf + n - keep, keep);
-        }
-        if (f)
-            fclose(f);
-    }
+    if (known < 0)
+        known = SANITIZED || net_binary_sanitized(BAGHCHAL_SERVER_BIN);
     return known == 1;
 }
 
@@ -151,68 +139,6 @@ static void resp_free(resp_t *r)
     memset(r, 0, sizeof *r);
 }
 
-static int connect_to(int port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0)
-        return -1;
-    struct sockaddr_in a = {0};
-    a.sin_family = AF_INET;
-    a.sin_port = htons((uint16_t)port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-static bool send_all(int fd, const char *data, size_t len)
-{
-    while (len) {
-        ssize_t n = send(fd, data, len, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        data += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
-
-/* Reads until the server closes the connection (requests say Connection: close). */
-static char *read_all(int fd, size_t *len, int timeout_ms)
-{
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    double end = pipe_now_ms() + timeout_ms;
-    while (buf) {
-        int left = (int)(end - pipe_now_ms());
-        struct pollfd p = {fd, POLLIN, 0};
-        if (left <= 0 || poll(&p, 1, left) <= 0)
-            break;
-        if (n + 1024 > cap) {
-            char *b = realloc(buf, cap *= 2);
-            if (!b) {
-                free(buf);
-                return NULL;
-            }
-            buf = b;
-        }
-        ssize_t got = recv(fd, buf + n, cap - n - 1, 0);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            break;
-        n += (size_t)got;
-    }
-    if (buf)
-        buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
 static void parse_response(const char *raw, size_t len, resp_t *out)
 {
     memset(out, 0, sizeof *out);
@@ -230,12 +156,12 @@ static void parse_response(const char *raw, size_t len, resp_t *out)
 static resp_t raw_request_within(int port, const char *req, size_t len, int timeout_ms)
 {
     resp_t r = {0};
-    int fd = connect_to(port);
+    int fd = net_connect(port);
     if (fd < 0)
         return r;
-    if (send_all(fd, req, len)) {
+    if (net_send_all(fd, req, len)) {
         size_t n;
-        char *raw = read_all(fd, &n, timeout_ms);
+        char *raw = net_read_all(fd, &n, timeout_ms);
         parse_response(raw, n, &r);
         free(raw);
     }
@@ -1204,7 +1130,7 @@ Test(server, floods_degrade_to_503_without_growing)
      * serves again. */
     int fds[80];
     for (int i = 0; i < 80; i++)
-        fds[i] = connect_to(s->port);
+        fds[i] = net_connect(s->port);
     struct timespec ts = {3, 500000000L};
     nanosleep(&ts, NULL);
     for (int i = 0; i < 80; i++)
@@ -1251,16 +1177,16 @@ Test(server, malformed_http_never_crashes_it)
     resp_free(&r);
     free(req);
     /* A client that vanishes mid-request, and one that vanishes during its search. */
-    int fd = connect_to(s->port);
+    int fd = net_connect(s->port);
     const char *half = "POST /obx HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"obx\":";
-    cr_assert(send_all(fd, half, strlen(half)));
+    cr_assert(net_send_all(fd, half, strlen(half)));
     close(fd);
-    fd = connect_to(s->port);
+    fd = net_connect(s->port);
     char full[256];
     int len = snprintf(full, sizeof full,
                        "POST /obx HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n%s",
                        strlen(LONG_SEARCH), LONG_SEARCH);
-    cr_assert(send_all(fd, full, (size_t)len));
+    cr_assert(net_send_all(fd, full, (size_t)len));
     close(fd);
     r = get(s->port, "/health");
     cJSON *j = expect_json(&r, 200);
@@ -1521,7 +1447,7 @@ static void *loris_main(void *arg)
         opened[i] = pipe_now_ms();
         done[i] = fds[i] < 0;
         if (fds[i] >= 0)
-            send_all(fds[i], "GET /health HTTP/1.1\r\nHost: x\r\n", 31);
+            net_send_all(fds[i], "GET /health HTTP/1.1\r\nHost: x\r\n", 31);
     }
     /* Connections past the per-client limit are answered 503 and closed at once. */
     struct timespec settle = {0, 300 * 1000000L};
@@ -1538,7 +1464,7 @@ static void *loris_main(void *arg)
         for (int i = 0; i < LORIS_CONNS; i++) {
             if (done[i])
                 continue;
-            if (peer_done(fds[i], buf, sizeof buf) || !send_all(fds[i], "X-Slow: 1\r\n", 11)) {
+            if (peer_done(fds[i], buf, sizeof buf) || !net_send_all(fds[i], "X-Slow: 1\r\n", 11)) {
                 done[i] = true;
                 l->closed_by_server++;
                 l->timeout_408 += strncmp(buf, "HTTP/1.1 408", 12) == 0;
@@ -1567,9 +1493,9 @@ static resp_t get_from(int port, const char *source, const char *path)
         return r;
     char req[256];
     int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", path);
-    if (send_all(fd, req, (size_t)n)) {
+    if (net_send_all(fd, req, (size_t)n)) {
         size_t len;
-        char *raw = read_all(fd, &len, REPLY_MS);
+        char *raw = net_read_all(fd, &len, REPLY_MS);
         parse_response(raw, len, &r);
         free(raw);
     }
@@ -1633,9 +1559,9 @@ Test(server, connections_past_the_limit_get_503_at_once)
                      strlen(body), body);
     int fds[4];
     for (int i = 0; i < 4; i++) {
-        fds[i] = connect_to(s->port);
+        fds[i] = net_connect(s->port);
         cr_assert_geq(fds[i], 0);
-        cr_assert(send_all(fds[i], req, (size_t)n));
+        cr_assert(net_send_all(fds[i], req, (size_t)n));
     }
     struct timespec ts = {0, 300 * 1000000L};
     nanosleep(&ts, NULL);
@@ -1672,7 +1598,7 @@ static void trickle(const int *fds, int silent)
     nanosleep(&ts, NULL);
     for (int i = 0; i < SLOW_CONNS; i++)
         if (i != silent)
-            cr_assert(send_all(fds[i], "X-Slow: 1\r\n", 11), "slow connection %d was closed", i);
+            cr_assert(net_send_all(fds[i], "X-Slow: 1\r\n", 11), "slow connection %d was closed", i);
 }
 
 /* A new client is answered at once; the silent connection, and only it, was dropped. */
@@ -1687,7 +1613,7 @@ static void new_client_takes_the_silent_place(int port, int *fds, int silent)
     cJSON_Delete(j);
     resp_free(&r);
     size_t len;
-    char *raw = read_all(fds[silent], &len, REPLY_MS);
+    char *raw = net_read_all(fds[silent], &len, REPLY_MS);
     cr_assert(raw && strncmp(raw, "HTTP/1.1 503", 12) == 0 && strstr(raw, "\"dropped-slow\""), "%s",
               raw ? raw : "(nothing)");
     free(raw);
@@ -1710,7 +1636,7 @@ Test(server, a_full_server_drops_its_slowest_connection_for_a_new_client)
         fds[i] = connect_from(s->port, src);
         cr_assert_geq(fds[i], 0, "cannot connect from %s", src);
         if (i != 7)
-            cr_assert(send_all(fds[i], "GET /health HTTP/1.1\r\n", 23));
+            cr_assert(net_send_all(fds[i], "GET /health HTTP/1.1\r\n", 23));
     }
     trickle(fds, 7);
     trickle(fds, 7);
@@ -1741,11 +1667,11 @@ Test(server, a_full_server_drops_its_slowest_connection_for_a_new_client)
 /* The raw answer to raw bytes: exactly one response, JSON, with the status and code. */
 static void expect_one_answer(int port, const char *req, size_t len, int status, const char *code)
 {
-    int fd = connect_to(port);
+    int fd = net_connect(port);
     cr_assert_geq(fd, 0);
-    cr_assert(send_all(fd, req, len));
+    cr_assert(net_send_all(fd, req, len));
     size_t n;
-    char *raw = read_all(fd, &n, REPLY_MS);
+    char *raw = net_read_all(fd, &n, REPLY_MS);
     close(fd);
     cr_assert_not_null(raw);
     int answers = 0;
@@ -1826,8 +1752,8 @@ Test(server, search_of_a_departed_client_is_stopped)
     char req[512];
     int n = snprintf(req, sizeof req, "POST /obx HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n%s",
                      strlen(body), body);
-    int fd = connect_to(s->port);
-    cr_assert(send_all(fd, req, (size_t)n));
+    int fd = net_connect(s->port);
+    cr_assert(net_send_all(fd, req, (size_t)n));
     struct timespec ts = {0, 500 * 1000000L};
     nanosleep(&ts, NULL);
     resp_t r = get(s->port, "/health");
@@ -2197,8 +2123,8 @@ Test(server, expect_100_continue_is_answered_before_the_body)
     int n = snprintf(head, sizeof head,
                      "POST /obx HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: %zu\r\n\r\n",
                      strlen(body));
-    int fd = connect_to(s->port);
-    cr_assert(send_all(fd, head, (size_t)n));
+    int fd = net_connect(s->port);
+    cr_assert(net_send_all(fd, head, (size_t)n));
     char buf[256];
     struct pollfd p = {fd, POLLIN, 0};
     cr_assert_gt(poll(&p, 1, 5000), 0, "no 100 Continue: the client would wait for nothing");
@@ -2206,9 +2132,9 @@ Test(server, expect_100_continue_is_answered_before_the_body)
     cr_assert_gt(got, 0);
     buf[got] = '\0';
     cr_assert(strncmp(buf, "HTTP/1.1 100 Continue\r\n\r\n", 25) == 0, "got: %s", buf);
-    cr_assert(send_all(fd, body, strlen(body)));
+    cr_assert(net_send_all(fd, body, strlen(body)));
     size_t len;
-    char *raw = read_all(fd, &len, REPLY_MS);
+    char *raw = net_read_all(fd, &len, REPLY_MS);
     close(fd);
     /* libmicrohttpd sends its own interim answer too: clients skip any number of them. */
     const char *final = raw;
@@ -2353,15 +2279,15 @@ Test(server, a_half_closed_client_gets_no_cut_short_move)
     char req[512];
     int n = snprintf(req, sizeof req, "POST /obx HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n%s",
                      strlen(body), body);
-    int fd = connect_to(s->port);
+    int fd = net_connect(s->port);
     cr_assert_geq(fd, 0);
-    cr_assert(send_all(fd, req, (size_t)n));
+    cr_assert(net_send_all(fd, req, (size_t)n));
     double t0 = pipe_now_ms();
     /* The client says it sends no more and waits for its answer: the server takes it for gone
      * and stops the search, so the move it would give is not the one asked for. */
     cr_assert_eq(shutdown(fd, SHUT_WR), 0);
     size_t len;
-    char *raw = read_all(fd, &len, REPLY_MS);
+    char *raw = net_read_all(fd, &len, REPLY_MS);
     double ms = pipe_now_ms() - t0;
     close(fd);
     resp_t r;
