@@ -403,9 +403,12 @@ async function main() {
       await page.waitForFunction(() => document.querySelectorAll('#lines .mv.t').length > 0, null, { timeout: STEP_MS });
       await page.click('#analyse');
       await page.waitForSelector('#analysis-list .val.win', { timeout: STEP_MS });
+      // Colours are read once the theme has changed, not during the buttons' 120 ms transition
+      // (which a busy machine can stretch past any fixed wait): reduced motion turns it off.
+      await page.emulateMedia({ reducedMotion: 'reduce' });
       for (const theme of ['dark', 'light']) {
         if (await page.getAttribute('html', 'data-theme') !== theme) await page.click('#theme');
-        await page.waitForTimeout(300); // the buttons' colour transition
+        await page.waitForFunction((t) => document.documentElement.getAttribute('data-theme') === t, theme, { timeout: STEP_MS });
         const pairs = await page.evaluate(() => {
           const bgOf = (e) => {
             for (let n = e; n; n = n.parentElement) {
@@ -431,6 +434,7 @@ async function main() {
         }
         await shot(`12-contrast-${theme}`);
       }
+      await page.emulateMedia({ reducedMotion: null });
       await page.click('#theme');
       await page.unrouteAll({ behavior: 'wait' });
       await page.uncheck('#lines-on');
