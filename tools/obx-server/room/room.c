@@ -300,10 +300,60 @@ void room_send(room_sub_t *s, const cJSON *j)
     free(t);
 }
 
-static bool sub_matches(const room_sub_t *s, channel_t ch, const char *key)
+/* The channel's list: its head's place ("g:ID" / "p:ID" in r->channels, or the lobby's). */
+static void channel_name(channel_t ch, const char *key, char out[STORE_ID_LEN + 2])
 {
-    return s->channel == ch && (ch == CH_LOBBY || !strcmp(s->key, key));
+    snprintf(out, STORE_ID_LEN + 2, "%c:%s", ch == CH_GAME ? 'g' : 'p', key ? key : "");
 }
+
+static room_sub_t *channel_head(room_t *r, channel_t ch, const char *key)
+{
+    if (ch == CH_LOBBY)
+        return r->lobby_subs;
+    char name[STORE_ID_LEN + 2];
+    channel_name(ch, key, name);
+    return rmap_get(&r->channels, name);
+}
+
+static bool channel_add(room_t *r, room_sub_t *s)
+{
+    room_sub_t *head = channel_head(r, s->channel, s->key);
+    if (s->channel != CH_LOBBY) {
+        char name[STORE_ID_LEN + 2];
+        channel_name(s->channel, s->key, name);
+        if (!rmap_put(&r->channels, name, s))
+            return false;
+    } else {
+        r->lobby_subs = s;
+    }
+    s->cprev = NULL, s->cnext = head;
+    if (head)
+        head->cprev = s;
+    return true;
+}
+
+static void channel_remove(room_t *r, room_sub_t *s)
+{
+    if (s->cnext)
+        s->cnext->cprev = s->cprev;
+    if (s->cprev) {
+        s->cprev->cnext = s->cnext;
+        return;
+    }
+    /* The head: the next becomes it, or the channel has none left. */
+    if (s->channel == CH_LOBBY) {
+        r->lobby_subs = s->cnext;
+        return;
+    }
+    char name[STORE_ID_LEN + 2];
+    channel_name(s->channel, s->key, name);
+    if (s->cnext)
+        rmap_put(&r->channels, name, s->cnext); /* the key exists: no allocation */
+    else
+        rmap_del(&r->channels, name);
+}
+
+bool room_game_watched(room_t *r, const char *id) { return channel_head(r, CH_GAME, id) != NULL; }
 
 void room_publish(room_t *r, channel_t ch, const char *key, cJSON *j)
 {
@@ -312,9 +362,8 @@ void room_publish(room_t *r, channel_t ch, const char *key, cJSON *j)
     if (!t)
         return;
     r->events++;
-    for (room_sub_t *s = r->subs; s; s = s->next)
-        if (sub_matches(s, ch, key))
-            sub_queue_text(s, t);
+    for (room_sub_t *s = channel_head(r, ch, key); s; s = s->cnext)
+        sub_queue_text(s, t);
     free(t);
 }
 
@@ -418,6 +467,15 @@ room_sub_t *room_subscribe(room_t *r, const room_request_t *q, room_format_t f, 
         *status = 404, *json = room_error_json("not-found", "no stream at %.200s", q->path);
         goto refuse;
     }
+    if (!channel_add(r, s)) {
+        if (s->seat >= 0) {
+            round_t *g = rmap_get(&r->games, s->key);
+            if (g)
+                round_presence(r, g, s->seat, -1);
+        }
+        *status = 503, *json = room_error_json("memory", "out of memory");
+        goto refuse;
+    }
     if (me) {
         s->who = me;
         if (me->streams++ == 0)
@@ -470,6 +528,7 @@ void room_unsubscribe(room_sub_t *s)
         r->subs = s->next;
     if (s->next)
         s->next->prev = s->prev;
+    channel_remove(r, s);
     r->nsubs--;
     if (s->channel == CH_GAME && s->seat >= 0) {
         round_t *g = rmap_get(&r->games, s->key);
@@ -553,7 +612,7 @@ void room_close(room_t *r)
         if (rmap_live(&r->buckets, i))
             free(r->buckets.vals[i]);
     rmap_free(&r->games), rmap_free(&r->players), rmap_free(&r->tokens), rmap_free(&r->names);
-    rmap_free(&r->challenges), rmap_free(&r->buckets);
+    rmap_free(&r->challenges), rmap_free(&r->buckets), rmap_free(&r->channels);
     /* Streams still open belong to connections the server closes; they unsubscribe after. */
     pthread_mutex_destroy(&r->lock);
     free(r);

@@ -40,7 +40,8 @@ struct room_sub {
     bool suspended, over;
     void (*wake)(void *ctx);
     void *ctx;
-    struct room_sub *prev, *next; /* in the room's list of all streams */
+    struct room_sub *prev, *next;   /* in the room's list of all streams */
+    struct room_sub *cprev, *cnext; /* in its channel's list (room_t.lobby_subs, or room_t.channels) */
 };
 
 enum { SUB_MAX_QUEUE = 1 << 20, CLASS_NB = 5 };
@@ -78,6 +79,10 @@ struct room {
     rmap_t buckets; /* client address -> account_bucket_t, for new accounts */
     room_sub_t *subs;
     int nsubs;
+    /* The streams of each channel, so that an event costs its own watchers only: the lobby's,
+     * and a game's or a player's by "g:ID" / "p:ID" -> the first of its list. */
+    room_sub_t *lobby_subs;
+    rmap_t channels;
     int64_t last_tick, last_heartbeat, last_keepalive, last_lobby_games;
     bool lobby_games_dirty, lobby_players_dirty;
     uint64_t moves, events;
@@ -98,6 +103,8 @@ const char *class_name(int cls);
 int class_of(int64_t initial_ms, int64_t increment_ms);
 
 /* ---- events --------------------------------------------------------------------------- */
+/* Is anyone watching the game's stream? */
+bool room_game_watched(room_t *r, const char *id);
 /* Queues j (printed once) on every stream of the channel; deletes j. */
 void room_publish(room_t *r, channel_t ch, const char *key, cJSON *j);
 /* Queues j on one stream; does not delete j. */

@@ -72,29 +72,22 @@ static int64_t time_left(const round_t *g, int side, int64_t now)
 
 static const char *reason_text(const round_t *g)
 {
-    const char *s = g->g.status;
-    if (!strcmp(s, "captured"))
-        return "five goats captured";
-    if (!strcmp(s, "trapped"))
-        return "the tigers cannot move";
-    if (!strcmp(s, "stuck"))
-        return "the goats cannot move";
-    if (!strcmp(s, "blocked"))
-        return "every move would repeat a position";
-    if (!strcmp(s, "repetition"))
-        return "the position occurred a third time";
-    if (!strcmp(s, "resign"))
-        return "resignation";
-    if (!strcmp(s, "outoftime"))
-        return "time ran out";
-    if (!strcmp(s, "timeout"))
-        return "the opponent left the game";
-    if (!strcmp(s, "draw"))
-        return "draw agreed";
-    if (!strcmp(s, "aborted"))
-        return "aborted";
-    if (!strcmp(s, "noStart"))
-        return "a side did not make its first move";
+    static const char *const REASONS[][2] = {
+        {"captured", "five goats captured"},
+        {"trapped", "the tigers cannot move"},
+        {"stuck", "the goats cannot move"},
+        {"blocked", "every move would repeat a position"},
+        {"repetition", "the position occurred a third time"},
+        {"resign", "resignation"},
+        {"outoftime", "time ran out"},
+        {"timeout", "the opponent left the game"},
+        {"draw", "draw agreed"},
+        {"aborted", "aborted"},
+        {"noStart", "a side did not make its first move"},
+    };
+    for (size_t i = 0; i < sizeof REASONS / sizeof REASONS[0]; i++)
+        if (!strcmp(g->g.status, REASONS[i][0]))
+            return REASONS[i][1];
     return "";
 }
 
@@ -410,10 +403,7 @@ void round_tick(room_t *r, int64_t now)
             continue;
         round_t *g = r->games.vals[i];
         if (!round_live(g)) {
-            bool watched = false;
-            for (room_sub_t *s = r->subs; s && !watched; s = s->next)
-                watched = s->channel == CH_GAME && !strcmp(s->key, g->g.id);
-            if (!watched && room_wall_ms() - g->g.ended_ms > FINISHED_KEPT_MS) {
+            if (!room_game_watched(r, g->g.id) && room_wall_ms() - g->g.ended_ms > FINISHED_KEPT_MS) {
                 rmap_del(&r->games, g->g.id);
                 round_free(g);
             }
