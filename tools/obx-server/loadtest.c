@@ -5,8 +5,8 @@
  * moves a random legal move (chosen with libbaghchal) a fixed time after the opponent's move
  * reached its stream. It measures the time from a move's POST to its arrival on the opponent's
  * stream and on the spectator's (p50, p99, max), the POST's round trip, the moves a second,
- * and the server's memory and CPU from /proc. A game that ends is followed by a new one
- * between the same two players.
+ * and the server's memory and CPU from /proc. A game that ends is followed by its rematch
+ * (both players offer it; the sides swap).
  *
  * Usage: baghchal-loadtest --port P --pid PID [--games N] [--seconds S] [--think-ms T]
  *                          [--spectators 0|1] [--addresses K] */
@@ -131,10 +131,12 @@ typedef struct {
     int sent_ply;       /* the ply that move made (plies after it), 0: none in flight */
     int64_t move_at_us; /* when the side to move moves next; 0: waiting */
     bool posting, over;
+    int rematching;     /* rematch offers in flight (0 to 2) */
+    char next_id[32];   /* the rematch's game, once an answer names it */
     conn_t *streams[3]; /* goats, tigers, spectator */
 } match_t;
 
-typedef enum { C_STREAM, C_POST } kind_t;
+typedef enum { C_STREAM, C_POST, C_REMATCH } kind_t;
 
 struct conn {
     kind_t kind;
@@ -203,6 +205,7 @@ static void close_conn(conn_t *c)
 }
 
 static void new_game(match_t *m);
+static void start_game(match_t *m);
 
 static void open_streams(match_t *m)
 {
@@ -318,6 +321,19 @@ static void on_post_done(conn_t *c)
     }
 }
 
+/* A rematch offer's answer: the second one names the new game. */
+static void on_rematch_done(conn_t *c)
+{
+    match_t *m = c->m;
+    m->rematching--;
+    const char *b = c->in ? strstr(c->in, "\r\n\r\n") : NULL;
+    cJSON *j = b ? cJSON_Parse(b + 4) : NULL;
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(j, "game");
+    if (cJSON_IsString(g))
+        snprintf(m->next_id, sizeof m->next_id, "%s", g->valuestring);
+    cJSON_Delete(j);
+}
+
 static void readable(conn_t *c)
 {
     char buf[16384];
@@ -328,6 +344,8 @@ static void readable(conn_t *c)
         if (k <= 0) {
             if (c->kind == C_POST) {
                 on_post_done(c);
+            } else if (c->kind == C_REMATCH) {
+                on_rematch_done(c);
             } else {
                 stream_ends++;
                 for (int r = 0; r < 3; r++)
@@ -401,6 +419,12 @@ static void new_game(match_t *m)
     if (st != 200)
         die("accept: %d %.300s", st, out);
     json_str(out, "game", m->id, sizeof m->id);
+    start_game(m);
+}
+
+/* The game m->id from its start: the rules' copy, and the three streams. */
+static void start_game(match_t *m)
+{
     game_free(&m->game);
     position_t start;
     position_set_start(&start);
@@ -516,7 +540,7 @@ int main(int argc, char **argv)
     int64_t warm_end = now_us() + 3000000, end = warm_end + (int64_t)seconds * 1000000;
     double cpu0 = 0, cpu1 = 0;
     long rss = 0, rss_max = 0;
-    int64_t last_sample = 0;
+    int64_t last_sample = 0, last_scan = 0;
     struct epoll_event evs[512];
     for (;;) {
         int64_t t = now_us();
@@ -531,20 +555,40 @@ int main(int argc, char **argv)
             if (proc_figures(&cpu1, &rss) && rss > rss_max)
                 rss_max = rss;
         }
-        for (int g = 0; g < games_nb; g++) {
+        /* The games' next moves, every 2 ms (not at every event: a thousand games a pass). */
+        bool scan = t - last_scan >= 2000;
+        if (scan)
+            last_scan = t;
+        for (int g = 0; scan && g < games_nb; g++) {
             match_t *m = &matches[g];
-            if (m->over && !m->posting) {
+            if (m->over && !m->posting && !m->rematching && !m->next_id[0]) {
+                /* Both offer a rematch (sides swapped): the second answer names the new game. */
+                char path[128];
+                snprintf(path, sizeof path, "/api/board/game/%s/rematch/yes", m->id);
+                for (int s = 0; s < 2; s++)
+                    open_conn(C_REMATCH, m, s, m->who[s], "POST", path, m->token[s]);
+                m->rematching = 2;
+            } else if (m->over && !m->rematching && m->next_id[0]) {
                 for (int r = 0; r < 3; r++)
                     if (m->streams[r]) {
                         close_conn(m->streams[r]);
                         m->streams[r] = NULL;
                     }
-                new_game(m);
+                /* The sides swap: the tokens and addresses too. */
+                char tok[80];
+                snprintf(tok, sizeof tok, "%s", m->token[0]);
+                snprintf(m->token[0], sizeof m->token[0], "%s", m->token[1]);
+                snprintf(m->token[1], sizeof m->token[1], "%s", tok);
+                int w = m->who[0];
+                m->who[0] = m->who[1], m->who[1] = w;
+                snprintf(m->id, sizeof m->id, "%s", m->next_id);
+                m->next_id[0] = '\0';
+                start_game(m);
             } else if (m->move_at_us && t >= m->move_at_us && !m->posting) {
                 post_move(m);
             }
         }
-        int n = epoll_wait(ep, evs, 512, 5);
+        int n = epoll_wait(ep, evs, 512, 2);
         for (int i = 0; i < n; i++) {
             conn_t *c = evs[i].data.ptr;
             if (evs[i].events & EPOLLOUT)
@@ -553,6 +597,10 @@ int main(int argc, char **argv)
                 readable(c);
         }
     }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double own = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+                 ru.ru_stime.tv_usec / 1e6;
     proc_figures(&cpu1, &rss);
     if (rss > rss_max)
         rss_max = rss;
@@ -564,6 +612,7 @@ int main(int argc, char **argv)
     report("move POST to the opponent's stream", lat_opp, n_opp);
     report("move POST to the spectator's stream", lat_spec, n_spec);
     report("move POST to its answer", lat_post, n_post);
+    printf("load generator: CPU %.1f s in all (setup included)\n", own);
     if (server_pid)
         printf("server: CPU %.1f s in %d s (%.0f%% of one core), RSS %.1f MB at most\n", cpu1 - cpu0, seconds,
                100.0 * (cpu1 - cpu0) / seconds, rss_max / 1024.0);
