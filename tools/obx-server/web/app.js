@@ -34,6 +34,12 @@
   // Functions other files hang on the board (window.Board.<name>, arrays they push to): see
   // the hook object at the end of init.
   const hooks = (name) => (window.Board && Array.isArray(window.Board[name]) ? window.Board[name] : []);
+  // A game played on the server (online.js, ONLINE.md) while window.Board.online is set: its
+  // seat (the side the person plays, null to watch), live (the game goes on), clock (shaped as
+  // state.clock), who(side) (the player's name for the strip), result (the server's) and
+  // move(entry, node, opts) (sent to the server; false: not played). Meanwhile no engine plays
+  // or advises, no side line is made, and neither the game nor the address is saved.
+  const online = () => (window.Board && window.Board.online) || null;
 
   // ---- the game tree --------------------------------------------------------------------
 
@@ -293,7 +299,7 @@
   // ---- clocks ---------------------------------------------------------------------------------
 
   function tcParts() {
-    if (state.tc === 'move') return null;
+    if (state.tc === 'move' || online()) return null;
     if (state.tc === 'custom') return { base: Math.max(0.05, Number(state.tcMin) || 0) * 60000, inc: Math.max(0, Number(state.tcInc) || 0) * 1000 };
     const [b, i] = state.tc.split('+').map(Number);
     return { base: b * 60000, inc: i * 1000 };
@@ -305,7 +311,7 @@
   }
 
   function timeLeft(side) {
-    const c = state.clock;
+    const c = online() ? online().clock : state.clock;
     if (!c) return null;
     let t = c.left[side];
     if (c.running === side) t -= performance.now() - c.since;
@@ -373,6 +379,7 @@
   function resultAt(node) {
     const pos = node.pos;
     if (pos && pos.result) return pos.result;
+    if (online()) return node === mainLeaf() ? online().result : null;
     const c = state.clock;
     if (c && c.flag && node === mainLeaf()) {
       const winner = other(c.flag);
@@ -388,7 +395,7 @@
   // A result as the page says it: {title, reason}, in the page's language. The server's
   // description (English) stays the PGN's Termination.
   function resultWords(r) {
-    const title = r.winner === 'goats' ? tr('Goats win') : r.winner === 'tigers' ? tr('Tigers win') : tr('Draw');
+    const title = r.title || (r.winner === 'goats' ? tr('Goats win') : r.winner === 'tigers' ? tr('Tigers win') : tr('Draw'));
     const loser = r.winner ? other(r.winner) : null;
     const reasons = {
       'five-captured': () => tr('five goats captured'),
@@ -449,7 +456,7 @@
   // to move; none while the engine plays both or the game is over.
   function resigningSide() {
     const leaf = mainLeaf();
-    if (!leaf.pos || resultAt(leaf) || state.editor) return null;
+    if (!leaf.pos || resultAt(leaf) || state.editor || online()) return null;
     const h = humanSide();
     return h === 'both' ? leaf.pos.turn : h === 'none' ? null : h;
   }
@@ -485,6 +492,7 @@
   // ---- who moves ----------------------------------------------------------------------------
 
   function humanSide() {
+    if (online()) return online().seat && online().live ? online().seat : 'none';
     if (state.mode === 'goats' || state.mode === 'tigers') return state.mode;
     if (state.mode === 'human') return 'both';
     return 'none';
@@ -495,7 +503,7 @@
   function humanCanMove(node) {
     if (!node || !node.pos || resultAt(node) || state.failure || state.editor) return false;
     if (state.thinking === node) return false;
-    if (node.children.length) return true;
+    if (node.children.length) return !online();
     const h = humanSide();
     return h === 'both' || h === node.pos.turn;
   }
@@ -505,7 +513,7 @@
   function engineNode() { return state.clock ? mainLeaf() : lineEnd(state.cur); }
 
   function engineTurnAt(node) {
-    if (!node || !node.pos || resultAt(node) || state.failure || state.editor || node.children.length) return false;
+    if (!node || !node.pos || resultAt(node) || state.failure || state.editor || node.children.length || online()) return false;
     if (state.mode === 'watch') return !state.paused;
     const h = humanSide();
     return h !== 'both' && h !== node.pos.turn;
@@ -872,19 +880,19 @@
       const who = html('span', 'who', null, box);
       html('span', `dot ${side}`, null, who);
       html('span', null, sideName(side), who);
-      const role = h === 'both' ? tr('player') : h === side ? tr('you') : tr('engine · {strength}', { strength: strengthText() });
+      const role = online() ? online().who(side) : h === 'both' ? tr('player') : h === side ? tr('you') : tr('engine · {strength}', { strength: strengthText() });
       html('small', null, role, who);
       box.appendChild(trays[side]);
       const clock = html('span', 'clock', null, box);
       clock.id = `clock-${side}`;
-      clock.hidden = !state.clock;
+      clock.hidden = !(online() ? online().clock : state.clock);
     }
     renderClocks();
   }
 
   function renderClocks() {
     renderFailure();
-    const c = state.clock;
+    const c = online() ? online().clock : state.clock;
     for (const side of ['goats', 'tigers']) {
       const e = $(`clock-${side}`);
       if (!e) continue;
@@ -1404,6 +1412,7 @@
   }
 
   function save() {
+    if (online()) { saveSettings(); return; }
     try {
       const c = state.clock;
       const clock = c ? { base: c.base, inc: c.inc, left: { goats: timeLeft('goats'), tigers: timeLeft('tigers') },
@@ -1417,6 +1426,15 @@
       }));
     } catch (e) { /* storage full or disabled: the game just is not kept */ }
     updateUrl();
+  }
+
+  // While an online game is shown the page's own game stays stored as it was: only the sound and
+  // the theme chosen meanwhile are kept.
+  function saveSettings() {
+    try {
+      const saved = JSON.parse(localStorage.getItem(STORE) || 'null');
+      if (saved) localStorage.setItem(STORE, JSON.stringify({ ...saved, sound: state.sound, theme: state.theme }));
+    } catch (e) { /* storage full or disabled */ }
   }
 
   // The address names the start, the moves of the line shown and, when it is not the line's
@@ -1808,7 +1826,7 @@
     state.notice = null;
     // A feature file may take the move instead (Board.playGuards: review.js's "learn from your
     // mistakes" judges a try without playing it): a guard returning false stops it here.
-    if (hooks('playGuards').some((g) => g(entry, at) === false)) return;
+    if (online() ? online().move(entry, at, opts) === false : hooks('playGuards').some((g) => g(entry, at) === false)) return;
     const known = at.children.find((c) => c.move === entry.move);
     if (known) {
       if (opts.follow !== false) goTo(known);
@@ -2178,7 +2196,9 @@
 
   // A game from a start and a list of moves (the main line), shown at once from what the page
   // knows, then checked by the server.
-  async function start(startObx, moves, rule) {
+  async function start(startObx, moves, rule, opts) {
+    // An online game's board is set by online.js alone (a puzzle reopened meanwhile waits).
+    if (online() && !(opts && opts.online)) return false;
     reset(startObx, null, rule);
     let at = state.root;
     let side = sideOf(startObx);
@@ -2196,7 +2216,7 @@
       // A record the server refuses (a stale or edited one) is dropped; a server that does
       // not answer is asked again.
       if (state.lastError && !unreachable(state.lastError)) return false;
-      failAgain(() => tr('The server did not answer.'), () => start(startObx, moves, rule));
+      failAgain(() => tr('The server did not answer.'), () => start(startObx, moves, rule, opts));
       return true;
     }
     save();
@@ -2371,7 +2391,7 @@
   function requestLines() {
     clearTimeout(linesTimer);
     if (state.mpvCtrl) { state.mpvCtrl.abort(); state.mpvCtrl = null; }
-    if (!state.linesOn) return;
+    if (!state.linesOn || online()) return;
     linesTimer = setTimeout(async () => {
       const node = state.cur;
       if (!node.pos || resultAt(node) || state.editor) return;
@@ -2934,6 +2954,9 @@
     // the board's reply from the puzzle's line), who plays (setMode: 'human' while a puzzle runs,
     // so the engine answers nothing) and a node's position asked for (ensurePos).
     Object.assign(window.Board, { start, play, setMode, ensurePos });
+    // For online.js: the board turned (the person's side at the bottom), a move's text as the
+    // tree keeps it, and a result in words.
+    Object.assign(window.Board, { flip, entryOf, resultWords });
     // For annotations.js: the glyphs a move may carry, and what follows a change of a glyph or
     // a comment (node.glyph, node.comment): the game is kept and the move list shows it.
     Object.assign(window.Board, { glyphs: GLYPHS, commentMax: COMMENT_MAX, annotated() { save(); renderMoves(); } });
@@ -2952,6 +2975,8 @@
     serverInfo();
     setInterval(tick, 100);
     const q = new URLSearchParams(location.search);
+    // An online game's page (online.js) leaves the page's own game where it is kept.
+    if (online()) { renderAll(); return; }
     if (q.get('obx') && await openAddress(q, saved)) return;
     if (saved) {
       fromSaved(saved);
