@@ -78,10 +78,12 @@ def test_matches():
     rnd = random.Random(3)
     result = bench.match(lambda b: rnd.choice(b.legal_moves), lambda b: rnd.choice(b.legal_moves), 10, seed=2)
     assert sum(result.goats) + sum(result.tigers) == 10 and sum(result.goats) == 5
-    mean, half = result.score()
-    assert 0 <= mean <= 1 and half > 0
+    mean, lo, hi = result.score()
+    assert 0 <= lo <= mean <= hi <= 1 and hi > lo
     failing = bench.match(lambda b: 1 / 0, lambda b: b.legal_moves[0], 4)
-    assert failing.goats == (0, 0, 2) and failing.tigers == (0, 0, 2) and failing.score() == (0.0, 0.0)
+    assert failing.goats == (0, 0, 2) and failing.tigers == (0, 0, 2)
+    assert failing.score()[:2] == (0.0, 0.0) and round(failing.score()[2], 3) == 0.49
+    assert len(failing.failures) == 4 and failing.failures[0] == "agent: ZeroDivisionError: division by zero"
     illegal = bench.match(lambda b: b.legal_moves[0], lambda b: "Z9", 2)
     assert illegal.goats == (1, 0, 0) and illegal.tigers == (1, 0, 0)
     short = bench.match(lambda b: b.legal_moves[0], lambda b: b.legal_moves[-1], 2, max_plies=3)

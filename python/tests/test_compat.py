@@ -82,7 +82,7 @@ def test_the_package_games_under_forbid_stop_at_the_first_repetition():
     refused = 0
     for _, pgn, _ in package_games():
         try:
-            Board.from_pgn(pgn)
+            Board.from_pgn(pgn, repetition="forbid")
         except IllegalMoveError as e:
             refused += 1
             assert str(e).startswith("ply ") and "Repetition forbid" in str(e)

@@ -85,7 +85,8 @@ def test_values_and_distances(tb):
     rng = random.Random(5)
     for board in movement_positions(rng, 40, "draw"):
         value = tb.probe(board)
-        wdl, distance = tb.probe_wdl(board)
+        wdl, distance = tb.probe_wdl(board), tb.probe_distance(board)
+        assert isinstance(wdl, int) and tb.get_wdl(board) == wdl
         assert value.result == {1: "win", 0: "draw", -1: "loss"}[wdl]
         assert value.distance == distance and not value.proved
         if value.result == "win":
@@ -99,7 +100,7 @@ def test_values_and_distances(tb):
             child = board.copy()
             child.push(best_move)
             if not child.is_game_over():
-                assert tb.probe_wdl(child) == (-wdl, distance - 1)
+                assert (tb.probe_wdl(child), tb.probe_distance(child)) == (-wdl, distance - 1)
 
 
 def test_goats_in_hand_are_not_covered_without_the_placement_file(tb):

@@ -1,4 +1,4 @@
-"""Bagh-Chal (Tigers and Goats) for Python, over the C library of the baghchal engine.
+"""Bagh-Chal (Tigers and Goats) for Python, over libbaghchal, the C library of the baghchal engine.
 
 Positions and games (:class:`Board`, :class:`Move`), the perfect-play databases
 (:class:`Tablebase`), the engine in process (:class:`Engine`) and the protocol executable as a
@@ -27,6 +27,7 @@ from ._core import (
     EngineError,
     IllegalMoveError,
     InvalidPositionError,
+    LegalMoves,
     Move,
     NotationError,
     TablebaseError,
@@ -37,7 +38,7 @@ from ._core import (
 
 __all__ = [
     "GOATS", "TIGERS", "SQUARES", "SQUARE_NAMES", "SYMMETRIES", "STARTING_OBX", "VERSION",
-    "Board", "Move", "Outcome", "Tablebase", "TablebaseValue", "Engine",
+    "Board", "Move", "LegalMoves", "Outcome", "Tablebase", "TablebaseValue", "Engine",
     "BaghchalError", "BusyError", "EngineError", "IllegalMoveError", "InvalidPositionError", "NotationError",
     "TablebaseError",
     "square_name", "parse_square", "transform_squares",
@@ -98,6 +99,11 @@ class Board(_core.Board):
     ``'forbid'`` (the default, as in the protocol: once every goat is placed no move may recreate
     an earlier position) or ``'draw'`` (the third occurrence draws).
 
+    As python-chess's boards: ``legal_moves`` is worked out once per position (a
+    :class:`LegalMoves`, which takes ``"A1B1" in board.legal_moves`` as well as moves), two
+    boards are equal when their positions are (``board == board.copy()``, whatever the history;
+    boards are not hashable), and a notebook shows a board as its picture (:mod:`libbaghchal.svg`).
+
     >>> board = Board()
     >>> board.push("C3")
     >>> [str(m) for m in board.legal_moves][:4]
@@ -145,6 +151,11 @@ class Board(_core.Board):
         [1, 2, 3]
         """
         return [m.action for m in self.legal_moves]
+
+    def _repr_svg_(self) -> str:
+        from . import svg
+
+        return svg.board(self, lastmove=self.peek() if self.move_stack else None, size=320)
 
     def symmetries(self) -> List["Board"]:
         """The game under each of the 8 symmetries, index = the symmetry (0: a copy of this one)."""
@@ -216,13 +227,22 @@ class Tablebase(_core.Tablebase):
         database's value; under ``forbid`` what holds for this game's history (the database's
         win or loss when its lines stay open, what a small proof search settles, else
         ``'open'``). A finished game is ``win in 0`` / ``loss in 0`` / ``draw``. KeyError when
-        the position is not covered (goats in hand without the placement file)."""
+        the position is not covered (goats in hand without the placement file; the message names
+        the missing file and the command that builds it, ``baghchal-tbgen DIR --placement``)."""
         return TablebaseValue(*self._probe(board))
 
     def get(self, board: Board, default: Optional[TablebaseValue] = None) -> Optional[TablebaseValue]:
         """:meth:`probe`, or ``default`` when the position is not covered."""
         try:
             return self.probe(board)
+        except KeyError:
+            return default
+
+    def get_wdl(self, board: Board, default: Optional[int] = None) -> Optional[int]:
+        """:meth:`probe_wdl`, or ``default`` when the position is not covered (python-chess's
+        ``get_wdl``)."""
+        try:
+            return self.probe_wdl(board)
         except KeyError:
             return default
 

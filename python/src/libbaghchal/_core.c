@@ -18,10 +18,109 @@
 /* The module's exception classes and tables: made once at import, read-only afterwards. */
 static PyObject *BaghchalError, *InvalidPositionError, *IllegalMoveError, *NotationError, *TablebaseError, *EngineError,
     *BusyError;
-static PyTypeObject MoveType, BoardType, TablebaseType, EngineType;
+static PyTypeObject MoveType, LegalMovesType, BoardType, TablebaseType, EngineType, VecGamesType;
+static unsigned long main_thread_ident; /* threading.main_thread().ident: where signals are handled */
 enum { MOVE_CODES = 1 << 12 };
 static PyObject *move_cache[MOVE_CODES]; /* the Move object of each valid code, made at import */
 static tb_index_t *sym_index;           /* the board's symmetries (tb_transform) */
+
+
+/* ---- long calls that Ctrl-C stops ----------------------------------------------- */
+
+enum { SIGNAL_SLICE_MS = 20 };
+
+typedef struct {
+    void (*fn)(void *arg);
+    void *arg;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool done;
+} task_t;
+
+static void *task_main(void *p)
+{
+    task_t *t = p;
+    t->fn(t->arg);
+    pthread_mutex_lock(&t->lock);
+    t->done = true;
+    pthread_cond_signal(&t->cond);
+    pthread_mutex_unlock(&t->lock);
+    return NULL;
+}
+
+/* Waits up to ms for the task; true when it is done. Called without the GIL. */
+static bool task_wait(task_t *t, int ms)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_nsec += (long)ms * 1000000L;
+    until.tv_sec += until.tv_nsec / 1000000000L;
+    until.tv_nsec %= 1000000000L;
+    pthread_mutex_lock(&t->lock);
+    while (!t->done)
+        if (pthread_cond_timedwait(&t->cond, &t->lock, &until) == ETIMEDOUT)
+            break;
+    bool done = t->done;
+    pthread_mutex_unlock(&t->lock);
+    return done;
+}
+
+/* Runs fn(arg) without the GIL and returns 0 once it has returned. On the main thread fn runs
+ * on a thread of its own while the caller waits in slices of SIGNAL_SLICE_MS and runs the
+ * signal handlers between them: when one raises (Ctrl-C's KeyboardInterrupt), cancel(arg) is
+ * called (again at each slice, until fn has returned) and -1 is returned with that exception.
+ * Elsewhere, where no signal handler runs, fn runs on the calling thread. */
+static int run_interruptible(void (*fn)(void *), void *arg, void (*cancel)(void *))
+{
+    task_t t = {.fn = fn, .arg = arg, .done = false};
+    pthread_condattr_t attr;
+    bool threaded = PyThread_get_thread_ident() == main_thread_ident && pthread_condattr_init(&attr) == 0;
+    if (threaded) {
+        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+        threaded = pthread_cond_init(&t.cond, &attr) == 0;
+        pthread_condattr_destroy(&attr);
+    }
+    if (threaded && pthread_mutex_init(&t.lock, NULL) != 0) {
+        pthread_cond_destroy(&t.cond);
+        threaded = false;
+    }
+    pthread_t th;
+    if (threaded && pthread_create(&th, NULL, task_main, &t) != 0) {
+        pthread_mutex_destroy(&t.lock);
+        pthread_cond_destroy(&t.cond);
+        threaded = false;
+    }
+    if (!threaded) { /* no thread to be had: as before, without the GIL on this one */
+        Py_BEGIN_ALLOW_THREADS
+        fn(arg);
+        Py_END_ALLOW_THREADS
+        return 0;
+    }
+    int rc = 0;
+    for (;;) {
+        bool done;
+        Py_BEGIN_ALLOW_THREADS
+        done = task_wait(&t, SIGNAL_SLICE_MS);
+        Py_END_ALLOW_THREADS
+        if (done)
+            break;
+        if (PyErr_CheckSignals() < 0) {
+            rc = -1;
+            break;
+        }
+    }
+    if (rc < 0) {
+        Py_BEGIN_ALLOW_THREADS
+        do
+            cancel(arg);
+        while (!task_wait(&t, SIGNAL_SLICE_MS));
+        Py_END_ALLOW_THREADS
+    }
+    pthread_join(th, NULL);
+    pthread_mutex_destroy(&t.lock);
+    pthread_cond_destroy(&t.cond);
+    return rc;
+}
 
 /* ---- moves ------------------------------------------------------------------------ */
 
@@ -297,6 +396,120 @@ static PyTypeObject MoveType = {
     .tp_methods = Move_methods,
 };
 
+
+/* ---- the legal moves of a position: an immutable sequence ---------------------------- */
+
+/* A tuple of the Move objects, made once per position of a board and handed out while the
+ * position stays (board.legal_moves is the same object until a move is pushed or popped).
+ * ``in`` takes move text too; it equals a list or tuple of the same moves. */
+
+/* A LegalMoves of n moves. Made with room for MAX_MOVES, so that a board can refill its own
+ * for the next position when nobody else holds it (legal_moves_refill). Not tracked by the
+ * collector: it holds only moves, which hold nothing. */
+static PyObject *legal_moves_new(const move_t *moves, int n)
+{
+    PyObject *t = LegalMovesType.tp_alloc(&LegalMovesType, MAX_MOVES);
+    if (!t)
+        return NULL;
+    PyObject_GC_UnTrack(t);
+    Py_SET_SIZE(t, n);
+    for (int i = 0; i < n; i++)
+        PyTuple_SET_ITEM(t, i, move_cache[moves[i] & (MOVE_CODES - 1)]), Py_INCREF(PyTuple_GET_ITEM(t, i));
+    return t;
+}
+
+/* Whether the board's LegalMoves may be refilled in place: only the board holds it. */
+static bool legal_moves_private(PyObject *t) { return t && Py_REFCNT(t) == 1; }
+
+/* Refills a LegalMoves that only its board holds with the moves of the board's new position
+ * (nothing outside can see the change), sparing an allocation per position. */
+static void legal_moves_refill(PyObject *t, const move_t *moves, int n)
+{
+    Py_ssize_t old = Py_SIZE(t);
+    for (Py_ssize_t i = 0; i < old; i++)
+        Py_DECREF(PyTuple_GET_ITEM(t, i)); /* moves of the cache: never the last reference */
+    Py_SET_SIZE(t, n);
+    for (int i = 0; i < n; i++)
+        PyTuple_SET_ITEM(t, i, move_cache[moves[i] & (MOVE_CODES - 1)]), Py_INCREF(PyTuple_GET_ITEM(t, i));
+}
+
+static int LegalMoves_contains(PyObject *self, PyObject *item)
+{
+    move_t code;
+    if (Py_IS_TYPE(item, &MoveType)) {
+        code = ((MoveObject *)item)->code;
+    } else if (PyUnicode_Check(item)) {
+        Py_ssize_t len;
+        const char *text = PyUnicode_AsUTF8AndSize(item, &len);
+        if (!text)
+            return -1;
+        if ((size_t)len != strlen(text) || move_parse_text(text, &code, NULL, 0) != BC_OK)
+            return 0; /* text that is no move is not among them */
+    } else {
+        return 0;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(self);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (((MoveObject *)PyTuple_GET_ITEM(self, i))->code == code)
+            return 1;
+    return 0;
+}
+
+static PyObject *LegalMoves_richcompare(PyObject *a, PyObject *b, int op)
+{
+    if (PyList_Check(b)) {
+        PyObject *t = PyList_AsTuple(b);
+        if (!t)
+            return NULL;
+        PyObject *r = PyTuple_Type.tp_richcompare(a, t, op);
+        Py_DECREF(t);
+        return r;
+    }
+    return PyTuple_Type.tp_richcompare(a, b, op);
+}
+
+static PyObject *LegalMoves_repr(PyObject *self)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(self);
+    PyObject *parts = PyList_New(n);
+    for (Py_ssize_t i = 0; parts && i < n; i++) {
+        PyObject *text = PyObject_Str(PyTuple_GET_ITEM(self, i));
+        if (!text)
+            Py_CLEAR(parts);
+        else
+            PyList_SET_ITEM(parts, i, text);
+    }
+    if (!parts)
+        return NULL;
+    PyObject *sep = PyUnicode_FromString(", ");
+    PyObject *joined = sep ? PyUnicode_Join(sep, parts) : NULL;
+    Py_XDECREF(sep);
+    Py_DECREF(parts);
+    if (!joined)
+        return NULL;
+    PyObject *r = PyUnicode_FromFormat("<LegalMoves (%U)>", joined);
+    Py_DECREF(joined);
+    return r;
+}
+
+static PySequenceMethods LegalMoves_as_sequence = {.sq_contains = LegalMoves_contains};
+
+static PyTypeObject LegalMovesType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "libbaghchal.LegalMoves",
+    .tp_basicsize = sizeof(PyTupleObject) - sizeof(PyObject *),
+    .tp_itemsize = sizeof(PyObject *),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_TUPLE_SUBCLASS,
+    .tp_doc = "The legal moves of a position (:attr:`Board.legal_moves`): an immutable sequence of "
+              ":class:`Move` (a tuple), in the engine's order. ``in`` takes a Move or move text; it "
+              "compares equal to a list or tuple of the same moves.\\n\\n"
+              ">>> moves = Board().legal_moves\\n>>> len(moves), 'C3' in moves, Move('A1B1') in moves\\n"
+              "(21, True, False)",
+    .tp_repr = LegalMoves_repr,
+    .tp_hash = PyObject_HashNotImplemented, /* refilled in place while only its board holds it */
+    .tp_as_sequence = &LegalMoves_as_sequence,
+    .tp_richcompare = LegalMoves_richcompare,
+};
+
 /* ---- boards ------------------------------------------------------------------------- */
 
 typedef struct {
@@ -304,7 +517,35 @@ typedef struct {
     game_t game;
     bool ready; /* game holds a game (game_init succeeded) */
     int busy;   /* calls running without the GIL that read this board */
+    /* The current position's legal moves, worked out once per position (with the GIL held):
+     * legal_moves, is_game_over and the game's end all read them. */
+    bool legal_known;
+    int legal_n;
+    move_t legal[MAX_MOVES];
+    PyObject *legal_obj;  /* their LegalMoves, made at the first ask */
+    bool legal_obj_stale; /* legal_obj holds an earlier position's moves (only the board holds it) */
 } BoardObject;
+
+/* The position changed (or its rule): its legal moves are to be worked out again. Their
+ * LegalMoves is kept for a refill when nobody else holds it. */
+static void board_changed(BoardObject *b)
+{
+    b->legal_known = false;
+    if (legal_moves_private(b->legal_obj))
+        b->legal_obj_stale = true;
+    else
+        Py_CLEAR(b->legal_obj);
+}
+
+/* The number of legal moves now (0 exactly when the game is over), into b->legal. */
+static int board_legal(BoardObject *b)
+{
+    if (!b->legal_known) {
+        b->legal_n = game_legal_moves(&b->game, b->legal);
+        b->legal_known = true;
+    }
+    return b->legal_n;
+}
 
 static bool board_ready(BoardObject *b)
 {
@@ -363,6 +604,7 @@ static void Board_dealloc(PyObject *self)
     BoardObject *b = (BoardObject *)self;
     if (b->ready)
         game_free(&b->game);
+    Py_CLEAR(b->legal_obj);
     Py_TYPE(self)->tp_free(self);
 }
 
@@ -397,6 +639,7 @@ static int Board_init(PyObject *self, PyObject *args, PyObject *kwds)
         game_free(&b->game);
     b->game = g;
     b->ready = true;
+    board_changed(b);
     return 0;
 }
 
@@ -419,9 +662,17 @@ static PyObject *Board_get_legal_moves(PyObject *self, void *c)
     BoardObject *b = (BoardObject *)self;
     if (!board_ready(b))
         return NULL;
-    move_t list[MAX_MOVES];
-    int n = game_legal_moves(&b->game, list);
-    return move_list(list, (size_t)n);
+    int n = board_legal(b);
+    if (b->legal_obj && b->legal_obj_stale && legal_moves_private(b->legal_obj)) {
+        legal_moves_refill(b->legal_obj, b->legal, n);
+    } else if (!b->legal_obj || b->legal_obj_stale) {
+        Py_CLEAR(b->legal_obj);
+        if (!(b->legal_obj = legal_moves_new(b->legal, n)))
+            return NULL;
+    }
+    b->legal_obj_stale = false;
+    Py_INCREF(b->legal_obj);
+    return b->legal_obj;
 }
 
 static PyObject *Board_push(PyObject *self, PyObject *arg)
@@ -447,6 +698,7 @@ static PyObject *Board_push(PyObject *self, PyObject *arg)
         PyErr_SetString(IllegalMoveError, msg);
         return NULL;
     }
+    board_changed(b);
     Py_RETURN_NONE;
 }
 
@@ -460,6 +712,7 @@ static PyObject *Board_pop(PyObject *self, PyObject *unused)
         PyErr_SetString(PyExc_IndexError, "pop from an empty move stack");
         return NULL;
     }
+    board_changed(b);
     return move_object(game_pop(&b->game));
 }
 
@@ -485,7 +738,39 @@ static PyObject *Board_get_move_stack(PyObject *self, void *c)
     return move_list(b->game.moves, b->game.count);
 }
 
-enum { PERFT_MAX_DEPTH = 64 };
+enum { PERFT_MAX_DEPTH = 64, PERFT_SPLIT = 5 };
+
+typedef struct {
+    position_t p;
+    int depth;
+    uint64_t leaves;
+    atomic_bool stop;
+} perft_task_t;
+
+/* The library's perft, split above PERFT_SPLIT plies so that a stop is seen between subtrees
+ * (each a few milliseconds at most). */
+static uint64_t perft_split(perft_task_t *t, position_t *p, int depth)
+{
+    if (depth <= PERFT_SPLIT)
+        return perft(p, depth);
+    move_t list[MAX_MOVES];
+    int n = gen_moves(p, list);
+    uint64_t total = 0;
+    for (int i = 0; i < n && !atomic_load_explicit(&t->stop, memory_order_relaxed); i++) {
+        position_make(p, list[i]);
+        total += perft_split(t, p, depth - 1);
+        position_unmake(p, list[i]);
+    }
+    return total;
+}
+
+static void perft_run(void *arg)
+{
+    perft_task_t *t = arg;
+    t->leaves = perft_split(t, &t->p, t->depth);
+}
+
+static void perft_cancel(void *arg) { atomic_store(&((perft_task_t *)arg)->stop, true); }
 
 static PyObject *Board_perft(PyObject *self, PyObject *arg)
 {
@@ -497,11 +782,23 @@ static PyObject *Board_perft(PyObject *self, PyObject *arg)
         return NULL;
     if (depth < 0 || depth > PERFT_MAX_DEPTH)
         return PyErr_Format(PyExc_ValueError, "perft depth must be from 0 to %d, not %ld", PERFT_MAX_DEPTH, depth);
-    position_t p = *game_position(&b->game); /* a copy: other threads may play on */
-    uint64_t n;
-    Py_BEGIN_ALLOW_THREADS
-    n = perft(&p, (int)depth);
-    Py_END_ALLOW_THREADS
+    perft_task_t *t = PyMem_Malloc(sizeof *t);
+    if (!t)
+        return PyErr_NoMemory();
+    t->p = *game_position(&b->game); /* a copy: other threads may play on */
+    t->depth = (int)depth;
+    t->leaves = 0;
+    atomic_init(&t->stop, false);
+    if (depth <= PERFT_SPLIT) { /* a few milliseconds at most */
+        Py_BEGIN_ALLOW_THREADS
+        perft_run(t);
+        Py_END_ALLOW_THREADS
+    } else if (run_interruptible(perft_run, t, perft_cancel) < 0) {
+        PyMem_Free(t);
+        return NULL;
+    }
+    uint64_t n = t->leaves;
+    PyMem_Free(t);
     return PyLong_FromUnsignedLongLong(n);
 }
 
@@ -525,6 +822,8 @@ static PyObject *Board_outcome_raw(PyObject *self, PyObject *unused)
     BoardObject *b = (BoardObject *)self;
     if (!board_ready(b))
         return NULL;
+    if (board_legal(b) > 0)
+        Py_RETURN_NONE;
     return outcome_tuple(game_result(&b->game));
 }
 
@@ -534,7 +833,7 @@ static PyObject *Board_result(PyObject *self, PyObject *unused)
     BoardObject *b = (BoardObject *)self;
     if (!board_ready(b))
         return NULL;
-    game_result_t r = game_result(&b->game);
+    game_result_t r = board_legal(b) > 0 ? (game_result_t){RESULT_NONE, -1} : game_result(&b->game);
     if (r.reason == RESULT_NONE)
         return PyUnicode_FromString("*");
     return PyUnicode_FromString(r.winner < 0 ? "draw" : r.winner == GOATS ? "goats" : "tigers");
@@ -546,7 +845,7 @@ static PyObject *Board_is_game_over(PyObject *self, PyObject *unused)
     BoardObject *b = (BoardObject *)self;
     if (!board_ready(b))
         return NULL;
-    return PyBool_FromLong(game_result(&b->game).reason != RESULT_NONE);
+    return PyBool_FromLong(board_legal(b) == 0);
 }
 
 static PyObject *Board_obx(PyObject *self, PyObject *args, PyObject *kwds)
@@ -690,9 +989,23 @@ static PyObject *Board_is_legal(PyObject *self, PyObject *arg)
     BoardObject *b = (BoardObject *)self;
     if (!board_ready(b))
         return NULL;
-    if (!Py_IS_TYPE(arg, &MoveType))
-        return PyErr_Format(PyExc_TypeError, "is_legal() takes a Move, not %.80s", Py_TYPE(arg)->tp_name);
-    return PyBool_FromLong(game_is_legal_move(&b->game, ((MoveObject *)arg)->code));
+    move_t m;
+    if (Py_IS_TYPE(arg, &MoveType)) {
+        m = ((MoveObject *)arg)->code;
+    } else if (PyUnicode_Check(arg)) {
+        const char *text = move_text_arg(arg);
+        if (!text)
+            return NULL;
+        if (move_parse_text(text, &m, NULL, 0) != BC_OK)
+            Py_RETURN_FALSE;
+    } else {
+        return PyErr_Format(PyExc_TypeError, "is_legal() takes a Move or move text, not %.80s", Py_TYPE(arg)->tp_name);
+    }
+    int n = board_legal(b);
+    for (int i = 0; i < n; i++)
+        if (b->legal[i] == m)
+            Py_RETURN_TRUE;
+    Py_RETURN_FALSE;
 }
 
 static PyObject *Board_piece_at(PyObject *self, PyObject *arg)
@@ -718,6 +1031,49 @@ static PyObject *Board_occurrences(PyObject *self, PyObject *unused)
     if (!board_ready(b))
         return NULL;
     return PyLong_FromLong(game_occurrences(&b->game));
+}
+
+
+/* Boards compare by position, as python-chess's do: the points of the tigers and the goats,
+ * the side to move, the goats in hand and captured; not the history or the rule. */
+static PyObject *Board_richcompare(PyObject *a, PyObject *b, int op)
+{
+    if (!PyObject_TypeCheck(b, &BoardType) || (op != Py_EQ && op != Py_NE))
+        Py_RETURN_NOTIMPLEMENTED;
+    BoardObject *x = (BoardObject *)a, *y = (BoardObject *)b;
+    if (!board_ready(x) || !board_ready(y))
+        return NULL;
+    const position_t *p = game_position(&x->game), *q = game_position(&y->game);
+    bool eq = p->tigers == q->tigers && p->goats == q->goats && p->side == q->side && p->in_hand == q->in_hand &&
+              p->captured == q->captured;
+    return PyBool_FromLong(op == Py_EQ ? eq : !eq);
+}
+
+static PyObject *Board_is_repetition(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"count", NULL};
+    BoardObject *b = (BoardObject *)self;
+    int count = 3;
+    if (!board_ready(b) || !PyArg_ParseTupleAndKeywords(args, kwds, "|i:is_repetition", kwlist, &count))
+        return NULL;
+    return PyBool_FromLong(game_occurrences(&b->game) >= count);
+}
+
+static PyObject *Board_can_claim_draw(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    BoardObject *b = (BoardObject *)self;
+    if (!board_ready(b))
+        return NULL;
+    if (b->game.rule != REP_DRAW)
+        Py_RETURN_FALSE;
+    if (game_occurrences(&b->game) >= 3)
+        Py_RETURN_TRUE;
+    int n = board_legal(b);
+    for (int i = 0; i < n; i++)
+        if (game_move_draws(&b->game, b->legal[i]))
+            Py_RETURN_TRUE;
+    Py_RETURN_FALSE;
 }
 
 static PyObject *Board_get_int(PyObject *self, void *which)
@@ -765,6 +1121,7 @@ static int Board_set_repetition(PyObject *self, PyObject *value, void *c)
     if (!text || !parse_rule(text, &rule))
         return -1;
     b->game.rule = rule;
+    board_changed(b);
     return 0;
 }
 
@@ -778,12 +1135,13 @@ static PyObject *compat_raise(compat_error_t e, PyObject *kind, const char *msg)
     return NULL;
 }
 
-/* The arguments of from_fen and from_pgn, (text, *, repetition='forbid') by format; a text
- * holding a NUL byte raises kind with nul_msg. False with an exception set otherwise. */
+/* The arguments of from_fen and from_pgn, (text, *, repetition='draw') by format: the
+ * notation of the Python baghchal package is read under that package's rule unless told. A
+ * text holding a NUL byte raises kind with nul_msg. False with an exception set otherwise. */
 static bool text_and_rule(PyObject *args, PyObject *kwds, const char *format, char **kwlist, const char **text,
                           rep_rule_t *rule, PyObject *kind, const char *nul_msg)
 {
-    const char *rule_text = "forbid";
+    const char *rule_text = "draw";
     Py_ssize_t len;
     return PyArg_ParseTupleAndKeywords(args, kwds, format, kwlist, text, &len, &rule_text) &&
            parse_rule(rule_text, rule) && nul_free(*text, len, kind, nul_msg);
@@ -993,23 +1351,27 @@ static PyMethodDef Board_methods[] = {
     {"parse_move", Board_parse_move, METH_O,
      "parse_move(move)\n--\n\nThe :class:`Move` of move text (or a Move) if it is legal here; else "
      ":class:`IllegalMoveError` with the reason.\n\n>>> Board().parse_move('c3')\nMove('C3')"},
-    {"is_legal", Board_is_legal, METH_O, "is_legal(move)\n--\n\nWhether the :class:`Move` is legal now."},
+    {"is_legal", Board_is_legal, METH_O,
+     "is_legal(move)\n--\n\nWhether the :class:`Move` (or move text) is legal now; text that is no move is "
+     "not legal.\n\n>>> Board().is_legal('C3'), Board().is_legal(Move('A1B1'))\n(True, False)"},
     {"piece_at", Board_piece_at, METH_O,
      "piece_at(square)\n--\n\n``'T'``, ``'G'`` or None for a point 0 (A1) .. 24 (E5).\n\n"
      ">>> Board().piece_at(0)\n'T'"},
     {"from_fen", (PyCFunction)(void (*)(void))Board_from_fen, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
-     "from_fen(fen, *, repetition='forbid')\n--\n\nA board from the FEN of the Python ``baghchal`` package "
+     "from_fen(fen, *, repetition='draw')\n--\n\nA board from the FEN of the Python ``baghchal`` package "
      "(``'B3B/5/5/5/B3B G 0'``: rows from row 1, ``B`` tigers, ``G`` goats, the side to move, the number of "
-     "goat moves made). :class:`InvalidPositionError` with the reason otherwise.\n\n"
+     "goat moves made), under that package's rule (``draw``) unless told. :class:`InvalidPositionError` with "
+     "the reason otherwise.\n\n"
      ">>> Board.from_fen('B3B/5/2G2/5/B3B B 1').obx()\n'TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t @19 c0 - #g1'"},
     {"fen", Board_fen, METH_NOARGS,
      "fen()\n--\n\nThe position as the Python ``baghchal`` package's FEN. :class:`NotationError` when that "
      "notation cannot say it (a movement-phase position whose count of goat moves is unknown).\n\n"
      ">>> b = Board()\n>>> b.push('C3')\n>>> b.fen()\n'B3B/5/2G2/5/B3B B 1'"},
     {"from_pgn", (PyCFunction)(void (*)(void))Board_from_pgn, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
-     "from_pgn(pgn, *, repetition='forbid')\n--\n\nThe game of a PGN of the Python ``baghchal`` package "
-     "(``'1. G33 B1122 2. G44'``), played from the start under the repetition rule given. A move that is not "
-     "legal raises :class:`IllegalMoveError` naming its ply; text that is not that PGN, "
+     "from_pgn(pgn, *, repetition='draw')\n--\n\nThe game of a PGN of the Python ``baghchal`` package "
+     "(``'1. G33 B1122 2. G44'``), played from the start under the repetition rule given: by default that "
+     "package's own (``draw``), so its games read as it played them, as :func:`libbaghchal.pgn.read_game` "
+     "reads them. A move that is not legal raises :class:`IllegalMoveError` naming its ply; text that is not that PGN, "
      ":class:`NotationError`.\n\n>>> Board.from_pgn('1. G33 B1122').move_stack\n[Move('C3'), Move('A1B2')]"},
     {"pgn", Board_pgn, METH_NOARGS,
      "pgn()\n--\n\nThe game as the Python ``baghchal`` package's PGN (from the start position only; "
@@ -1026,6 +1388,15 @@ static PyMethodDef Board_methods[] = {
      ":attr:`Move.action`), 0 elsewhere; ``numpy.frombuffer(mask, dtype=numpy.uint8)`` makes it an array."
      "\n\n>>> sum(Board().action_mask())\n21"},
     {"_package_outcome", Board_package_outcome_raw, METH_NOARGS, NULL},
+    {"is_repetition", (PyCFunction)(void (*)(void))Board_is_repetition, METH_VARARGS | METH_KEYWORDS,
+     "is_repetition(count=3)\n--\n\nWhether the current position (board and side to move) occurred at least "
+     "``count`` times in the game, itself included (python-chess's ``is_repetition``). Under ``draw`` the "
+     "third occurrence ends the game; under ``forbid`` no position recurs once every goat is placed.\n\n"
+     ">>> Board().is_repetition(1), Board().is_repetition()\n(True, False)"},
+    {"can_claim_draw", Board_can_claim_draw, METH_NOARGS,
+     "can_claim_draw()\n--\n\nUnder ``draw``: whether the game is drawn by repetition now or the side to "
+     "move has a move that draws it (one that brings a position about for the third time). Always False "
+     "under ``forbid``, where no game is drawn."},
     {"occurrences", Board_occurrences, METH_NOARGS,
      "occurrences()\n--\n\nHow often the current position (board and side to move) occurred in the game, "
      "itself included."},
@@ -1039,6 +1410,8 @@ static PyTypeObject BoardType = {
     .tp_doc = "The C part of :class:`libbaghchal.Board`.",
     .tp_new = PyType_GenericNew,
     .tp_init = Board_init,
+    .tp_richcompare = Board_richcompare,
+    .tp_hash = PyObject_HashNotImplemented,
     .tp_dealloc = Board_dealloc,
     .tp_getset = Board_getset,
     .tp_methods = Board_methods,
@@ -1196,15 +1569,28 @@ static tbr_status_t tb_report(TablebaseObject *t, BoardObject *b, tbr_value_t *v
     return st;
 }
 
+/* KeyError for a position with goats in hand that the movement file alone cannot answer:
+ * which file is missing from which folder, and the command that builds it. */
+static PyObject *not_covered(TablebaseObject *t, bool child)
+{
+    PyObject *dir = t->path ? t->path : Py_None;
+    PyObject *msg = PyUnicode_FromFormat(
+        "%s goats in hand, and the placement-phase file " TBP_FILE_NAME " is not in %R (only the movement "
+        "file " TB_FILE_NAME " is): build it with `baghchal-tbgen %S --placement`",
+        child ? "a move leads to a position with" : "the position has", dir, dir);
+    if (msg) {
+        PyErr_SetObject(PyExc_KeyError, msg);
+        Py_DECREF(msg);
+    }
+    return NULL;
+}
+
 /* The exception for a report that failed (tbreport.h); NULL. */
-static PyObject *tbr_raise(tbr_status_t st)
+static PyObject *tbr_raise(TablebaseObject *t, tbr_status_t st)
 {
     if (st == TBR_NO_MEMORY)
         return PyErr_NoMemory();
-    PyErr_SetString(PyExc_KeyError, st == TBR_CHILD_NOT_COVERED
-                                        ? "a move leads to a position the database does not cover"
-                                        : "not covered (goats in hand, and no placement file)");
-    return NULL;
+    return not_covered(t, st == TBR_CHILD_NOT_COVERED);
 }
 
 /* What the protocol's tbprobe says of the position: (result, distance, proved, text). */
@@ -1216,31 +1602,43 @@ static PyObject *Tablebase_probe(PyObject *self, PyObject *arg)
         return NULL;
     tbr_value_t v;
     tbr_status_t st = tb_report(t, b, &v, NULL);
-    return st == TBR_OK ? tbr_value_tuple(&v) : tbr_raise(st);
+    return st == TBR_OK ? tbr_value_tuple(&v) : tbr_raise(t, st);
 }
 
-/* The database's own value of the position alone (the draw rule, no history): (wdl, distance). */
-static PyObject *Tablebase_probe_wdl(PyObject *self, PyObject *arg)
+/* The database's own value of the position alone (the draw rule, no history); false with an
+ * exception set when it is not covered or the handle is closed. */
+static bool tb_value_of(PyObject *self, PyObject *arg, tb_value_t *v)
 {
     BoardObject *b;
     TablebaseObject *t = tb_borrow_board(self, arg, &b);
     if (!t)
-        return NULL;
+        return false;
     position_t p = *game_position(&b->game);
     board_release(b);
-    tb_value_t v;
     bool covered;
     Py_BEGIN_ALLOW_THREADS
-    covered = tb_probe(t->tb, &p, &v);
+    covered = tb_probe(t->tb, &p, v);
     Py_END_ALLOW_THREADS
     t->users--;
-    if (!covered) {
-        PyErr_SetString(PyExc_KeyError, "not covered (goats in hand, and no placement file)");
+    if (!covered)
+        not_covered(t, false);
+    return covered;
+}
+
+static PyObject *Tablebase_probe_wdl(PyObject *self, PyObject *arg)
+{
+    tb_value_t v;
+    return tb_value_of(self, arg, &v) ? PyLong_FromLong((long)v.wdl) : NULL;
+}
+
+static PyObject *Tablebase_probe_distance(PyObject *self, PyObject *arg)
+{
+    tb_value_t v;
+    if (!tb_value_of(self, arg, &v))
         return NULL;
-    }
     if (v.distance == TB_DISTANCE_UNKNOWN)
-        return Py_BuildValue("(iO)", (int)v.wdl, Py_None);
-    return Py_BuildValue("(ii)", (int)v.wdl, (int)v.distance);
+        Py_RETURN_NONE;
+    return PyLong_FromLong((long)v.distance);
 }
 
 /* Every legal move with its value for the side that makes it, best first, as tbprobe lists them. */
@@ -1254,7 +1652,7 @@ static PyObject *Tablebase_rank_moves(PyObject *self, PyObject *arg)
     int n;
     tbr_status_t st = tb_report(t, b, vals, &n);
     if (st != TBR_OK)
-        return tbr_raise(st);
+        return tbr_raise(t, st);
     PyObject *out = PyList_New(n);
     for (int i = 0; out && i < n; i++) {
         PyObject *item = Py_BuildValue("(NN)", move_object(vals[i].move), tbr_value_tuple(&vals[i]));
@@ -1365,9 +1763,13 @@ static PyMethodDef Tablebase_methods[] = {
     {"_probe", Tablebase_probe, METH_O, NULL},
     {"probe_wdl", Tablebase_probe_wdl, METH_O,
      "probe_wdl(board)\n--\n\nThe database's own value of the current position alone, under the draw rule "
-     "and without the game's history: ``(wdl, distance)`` with wdl 1 (win), 0 (draw) or -1 (loss) for the "
-     "side to move and the distance in plies (None where the placement file stores none). KeyError when "
-     "not covered. The fastest probe."},
+     "and without the game's history, as an int for the side to move: 1 (win), 0 (draw) or -1 (loss), as "
+     "python-chess's ``chess.syzygy`` gives its WDL. KeyError when not covered (goats in hand without the "
+     "placement file: the message names it and the command that builds it). The fastest probe."},
+    {"probe_distance", Tablebase_probe_distance, METH_O,
+     "probe_distance(board)\n--\n\nThe database's distance of the current position alone: the plies to the "
+     "end under best play (draw rule, no history), None for a draw or where the placement file stores none. "
+     "KeyError when not covered."},
     {"_rank_moves", Tablebase_rank_moves, METH_O, NULL},
     {"_bench_probe", Tablebase_bench_probe, METH_VARARGS, NULL},
     {"close", Tablebase_close, METH_NOARGS,
@@ -1520,14 +1922,31 @@ static PyObject *info_tuple(const search_info_t *i)
                          (long long)i->time_ms, "pv", pv);
 }
 
+typedef struct {
+    engine_t *e;
+    search_limits_t limits;
+    search_report_t report;
+} search_task_t;
+
+static void search_run_task(void *arg)
+{
+    search_task_t *t = arg;
+    engine_search_sync(t->e, &t->limits, &t->report);
+}
+
+/* Lost when the search has not started yet: run_interruptible calls it again until it ends. */
+static void search_cancel(void *arg) { engine_abort(((search_task_t *)arg)->e); }
+
 /* _search(board, depth, nodes, movetime, multipv, searchmoves) -> (best, ponder, final, lines) */
 static PyObject *Engine_search(PyObject *self, PyObject *args)
 {
-    PyObject *board_arg, *searchmoves;
+    PyObject *board_arg, *searchmoves, *nodes_arg;
     int depth, multipv;
-    unsigned long long nodes;
     long long movetime;
-    if (!PyArg_ParseTuple(args, "OiKLiO:_search", &board_arg, &depth, &nodes, &movetime, &multipv, &searchmoves))
+    if (!PyArg_ParseTuple(args, "OiOLiO:_search", &board_arg, &depth, &nodes_arg, &movetime, &multipv, &searchmoves))
+        return NULL;
+    unsigned long long nodes = PyLong_AsUnsignedLongLong(nodes_arg);
+    if (nodes == (unsigned long long)-1 && PyErr_Occurred())
         return NULL;
     if (!PyObject_TypeCheck(board_arg, &BoardType))
         return PyErr_Format(PyExc_TypeError, "expected a Board, not %.80s", Py_TYPE(board_arg)->tp_name);
@@ -1536,6 +1955,9 @@ static PyObject *Engine_search(PyObject *self, PyObject *args)
         return NULL;
     if (depth <= 0 && nodes == 0 && movetime <= 0)
         return PyErr_Format(PyExc_ValueError, "a search needs a limit that ends it: depth, nodes or movetime");
+    search_task_t *task = PyMem_Malloc(sizeof *task);
+    if (!task)
+        return PyErr_NoMemory();
     search_limits_t l;
     search_limits_init(&l);
     l.depth = depth <= 0 ? 0 : depth > MAX_PLY - 1 ? MAX_PLY - 1 : depth;
@@ -1543,13 +1965,16 @@ static PyObject *Engine_search(PyObject *self, PyObject *args)
     l.movetime = movetime <= 0 ? 0 : movetime;
     if (searchmoves != Py_None) {
         PyObject *seq = PySequence_Fast(searchmoves, "searchmoves must be a sequence of moves");
-        if (!seq)
+        if (!seq) {
+            PyMem_Free(task);
             return NULL;
+        }
         Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
         for (Py_ssize_t i = 0; i < n; i++) {
             PyObject *m = PySequence_Fast_GET_ITEM(seq, i);
             if (!Py_IS_TYPE(m, &MoveType)) {
                 Py_DECREF(seq);
+                PyMem_Free(task);
                 return PyErr_Format(PyExc_TypeError, "searchmoves must hold Move objects");
             }
             if (l.searchmoves_nb < MAX_MOVES)
@@ -1560,27 +1985,34 @@ static PyObject *Engine_search(PyObject *self, PyObject *args)
             if (!game_is_legal_move(&b->game, l.searchmoves[i])) {
                 char t[MOVE_TEXT_LEN];
                 move_format(l.searchmoves[i], t);
+                PyMem_Free(task);
                 return PyErr_Format(IllegalMoveError, "searchmoves: %s is not legal here", t);
             }
         }
     }
     EngineObject *o = engine_take(self);
-    if (!o)
+    if (!o) {
+        PyMem_Free(task);
         return NULL;
+    }
     /* The engine copies the game: the board is free again once the search starts. */
     if (!engine_set_game(o->e, &b->game)) {
         o->busy = false;
+        PyMem_Free(task);
         return PyErr_NoMemory();
     }
     engine_set_multipv(o->e, multipv);
     memset(o->have, 0, sizeof o->have);
     o->best = o->ponder = MOVE_NONE;
     memset(&o->final, 0, sizeof o->final);
-    search_report_t report = {on_info, on_bestmove, o};
-    Py_BEGIN_ALLOW_THREADS
-    engine_search_sync(o->e, &l, &report);
-    Py_END_ALLOW_THREADS
+    task->e = o->e;
+    task->limits = l;
+    task->report = (search_report_t){on_info, on_bestmove, o};
+    int rc = run_interruptible(search_run_task, task, search_cancel);
+    PyMem_Free(task);
     o->busy = false;
+    if (rc < 0)
+        return NULL;
     PyObject *lines = PyList_New(0);
     if (!lines)
         return NULL;
@@ -1882,11 +2314,23 @@ PyMODINIT_FUNC PyInit__core(void)
 {
     if (!sym_index && !(sym_index = tb_index_new()))
         return PyErr_NoMemory();
+    PyObject *threading = PyImport_ImportModule("threading");
+    PyObject *main_thread = threading ? PyObject_CallMethod(threading, "main_thread", NULL) : NULL;
+    PyObject *ident = main_thread ? PyObject_GetAttrString(main_thread, "ident") : NULL;
+    Py_XDECREF(threading);
+    Py_XDECREF(main_thread);
+    if (!ident)
+        return NULL;
+    main_thread_ident = PyLong_AsUnsignedLong(ident);
+    Py_DECREF(ident);
+    if (PyErr_Occurred())
+        return NULL;
     PyObject *mod = PyModule_Create(&core_module);
     if (!mod)
         return NULL;
-    if (PyType_Ready(&MoveType) < 0 || PyType_Ready(&BoardType) < 0 || PyType_Ready(&TablebaseType) < 0 ||
-        PyType_Ready(&EngineType) < 0)
+    LegalMovesType.tp_base = &PyTuple_Type;
+    if (PyType_Ready(&MoveType) < 0 || PyType_Ready(&LegalMovesType) < 0 || PyType_Ready(&BoardType) < 0 ||
+        PyType_Ready(&TablebaseType) < 0 || PyType_Ready(&EngineType) < 0)
         goto fail;
     for (int code = 0; code < MOVE_CODES; code++) {
         if (move_cache[code] || !code_is_move(code))
@@ -1923,7 +2367,8 @@ PyMODINIT_FUNC PyInit__core(void)
     Py_DECREF(rt);
     if (!TablebaseError || !EngineError || !BusyError)
         goto fail;
-    if (!add_type(mod, "Move", &MoveType) || !add_type(mod, "Board", &BoardType) ||
+    if (!add_type(mod, "Move", &MoveType) || !add_type(mod, "LegalMoves", &LegalMovesType) ||
+        !add_type(mod, "Board", &BoardType) ||
         !add_type(mod, "Tablebase", &TablebaseType) || !add_type(mod, "Engine", &EngineType))
         goto fail;
     if (PyModule_AddStringConstant(mod, "VERSION", BAGHCHAL_VERSION) < 0 ||
@@ -1935,6 +2380,7 @@ PyMODINIT_FUNC PyInit__core(void)
         PyModule_AddIntConstant(mod, "SKILL_MIN_ELO", SKILL_MIN_ELO) < 0 ||
         PyModule_AddIntConstant(mod, "SKILL_MAX_ELO", SKILL_MAX_ELO) < 0 ||
         PyModule_AddIntConstant(mod, "MAX_HASH_MB", ENGINE_MAX_HASH_MB) < 0 ||
+        PyModule_AddIntConstant(mod, "DEFAULT_HASH_MB", ENGINE_DEFAULT_HASH_MB) < 0 ||
         PyModule_AddIntConstant(mod, "MAX_THREADS", MAX_THREADS) < 0)
         goto fail;
     return mod;

@@ -174,12 +174,21 @@ Agent = Callable[[Board], object]
 
 
 def _limit(words: List[str]) -> Tuple[Limit, Optional[int]]:
+    """The limit and skill of an AGENT's words (``depth=6``, ``skill=5``), checked now: a limit
+    the engine would refuse is refused before any game."""
     kw: Dict[str, int] = {}
     for w in words:
         key, _, value = w.partition("=")
-        kw[key] = int(value)
+        if key not in ("depth", "nodes", "movetime", "skill"):
+            raise ValueError(f"unknown limit {w!r}: depth=, nodes=, movetime= or skill=")
+        try:
+            kw[key] = int(value)
+        except ValueError:
+            raise ValueError(f"{key} must be an integer, not {value!r}") from None
     skill = kw.pop("skill", None)
-    return Limit(**kw), skill
+    limit = Limit(**kw)
+    limit.check()
+    return limit, skill
 
 
 def agent_from_spec(spec: str) -> Tuple[Agent, Callable[[], None]]:
@@ -232,22 +241,25 @@ def perfect_player(tb: Tablebase, seed: int = 0) -> Agent:
 
 class MatchResult(NamedTuple):
     """A match's games from the agent's side: wins, draws and losses as goats and as tigers,
-    and the games stopped at the ply limit (counted as draws)."""
+    the games stopped at the ply limit (counted as draws), and what failed: one line for each
+    game a player lost by raising an exception (``'agent: ZeroDivisionError: ...'``)."""
 
     goats: Tuple[int, int, int]
     tigers: Tuple[int, int, int]
     stopped: int
+    failures: Tuple[str, ...] = ()
 
-    def score(self) -> Tuple[float, float]:
-        """The agent's share of the points and the half-width of its 95% interval."""
+    def score(self) -> Tuple[float, float, float]:
+        """The agent's share of the points (a draw is half) and its 95% Wilson interval,
+        ``(share, low, high)``: honest for a few games too (0 of 4 is 0.0%-49.0%, not a point)."""
         w = self.goats[0] + self.tigers[0]
         d = self.goats[1] + self.tigers[1]
         n = w + d + self.goats[2] + self.tigers[2]
         if n == 0:
-            return 0.0, 0.0
-        mean = (w + d / 2) / n
-        var = (w * (1 - mean) ** 2 + d * (0.5 - mean) ** 2 + (n - w - d) * mean ** 2) / max(1, n - 1)
-        return mean, 1.96 * math.sqrt(var / n)
+            return 0.0, 0.0, 1.0
+        points = w + d / 2
+        lo, hi = wilson(points, n)
+        return points / n, lo, hi
 
 
 def match(agent: Agent, opponent: Agent, games: int, seed: int = 1, opening_plies: int = 2,
@@ -258,6 +270,7 @@ def match(agent: Agent, opponent: Agent, games: int, seed: int = 1, opening_plie
     rng = random.Random(seed)
     tally = {GOATS: [0, 0, 0], 1: [0, 0, 0]}
     stopped = 0
+    failures: List[str] = []
     for g in range(games):
         if g % 2 == 0:
             opening = Board(repetition="draw")
@@ -268,8 +281,14 @@ def match(agent: Agent, opponent: Agent, games: int, seed: int = 1, opening_plie
         while not board.is_game_over() and len(board.move_stack) < max_plies:
             player = agent if board.turn == agent_side else opponent
             try:
-                move = board.parse_move(player(board.copy()))
-            except Exception:  # noqa: BLE001 - a player that fails or plays an illegal move loses
+                choice = player(board.copy())
+            except Exception as e:  # noqa: BLE001 - a player that fails loses the game, and it is told
+                failures.append(f"{'agent' if player is agent else 'opponent'}: {type(e).__name__}: {e}")
+                tally[agent_side][2 if player is agent else 0] += 1
+                break
+            try:
+                move = board.parse_move(choice if isinstance(choice, (Move, str)) else str(choice))
+            except Exception:  # noqa: BLE001 - an illegal move loses the game
                 tally[agent_side][2 if player is agent else 0] += 1
                 break
             board.push(move)
@@ -280,31 +299,39 @@ def match(agent: Agent, opponent: Agent, games: int, seed: int = 1, opening_plie
                 tally[agent_side][1] += 1
             else:
                 tally[agent_side][1 if outcome.winner is None else 0 if outcome.winner == agent_side else 2] += 1
-    return MatchResult(tuple(tally[GOATS]), tuple(tally[1]), stopped)
+    return MatchResult(tuple(tally[GOATS]), tuple(tally[1]), stopped, tuple(failures))
 
 
-def wilson(kept: int, n: int) -> Tuple[float, float]:
-    """The 95% Wilson interval of a share."""
+def wilson(kept: float, n: int) -> Tuple[float, float]:
+    """The 95% Wilson interval of a share (``kept`` of ``n``; half points allowed)."""
     if n == 0:
         return 0.0, 0.0
     z, p = 1.96, kept / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def score(agent: Agent, positions: List[Position]) -> Dict[Tuple[str, str], Tuple[int, int]]:
+def score(agent: Agent, positions: List[Position],
+          failures: Optional[List[str]] = None) -> Dict[Tuple[str, str], Tuple[int, int]]:
     """(kept, played) by (phase, side), ``('all', 'all')`` included. A move that is not legal
-    counts as not keeping the value."""
+    counts as not keeping the value; so does an agent that raises, and ``failures`` (a list)
+    then gets a line saying where and what (``'<obx>: ValueError: ...'``)."""
     counts: Dict[Tuple[str, str], List[int]] = {}
     for p in positions:
         board = Board(p.obx, repetition=p.rule)
         try:
             move = agent(board.copy())
-            move = board.parse_move(move if isinstance(move, (Move, str)) else str(move))
-            kept = move in p.keeping
-        except Exception:  # noqa: BLE001 - an agent's failure is a move that does not keep the value
+        except Exception as e:  # noqa: BLE001 - an agent's failure does not keep the value, and is told
             kept = False
+            if failures is not None:
+                failures.append(f"{p.obx}: {type(e).__name__}: {e}")
+        else:
+            try:
+                move = board.parse_move(move if isinstance(move, (Move, str)) else str(move))
+                kept = move in p.keeping
+            except Exception:  # noqa: BLE001 - an illegal move does not keep the value
+                kept = False
         for key in ((p.phase, p.side), (p.phase, "both"), ("all", p.side), ("all", "both")):
             c = counts.setdefault(key, [0, 0])
             c[0] += kept
@@ -366,23 +393,32 @@ def main(argv: Optional[List[str]] = None) -> int:
                     release_opponent()
             finally:
                 release()
-            mean, half = result.score()
+            mean, lo, hi = result.score()
             print(f"{args.agent} against {args.opponent}, {args.games} games under the draw rule: "
-                  f"{mean:.1%} +- {half:.1%}")
+                  f"{mean:.1%} (95%: {lo:.1%}-{hi:.1%})")
             print(f"as goats +{result.goats[0]} ={result.goats[1]} -{result.goats[2]}, "
                   f"as tigers +{result.tigers[0]} ={result.tigers[1]} -{result.tigers[2]}"
                   + (f", {result.stopped} stopped at the ply limit" if result.stopped else ""))
+            if result.failures:
+                print(f"libbaghchal.bench: {len(result.failures)} of {args.games} games were lost by a player that "
+                      f"failed; the first: {result.failures[0]}", file=sys.stderr)
+                return 1
             return 0
         positions = load(args.positions or (DATA_FORBID if args.forbid else None))[: args.limit]
         agent, release = agent_from_spec(args.agent)
+        failures: List[str] = []
         try:
-            results = score(agent, positions)
+            results = score(agent, positions, failures)
         finally:
             release()
         rule = positions[0].rule if positions else "draw"
         print(f"baghchal position benchmark v{VERSION}{' (forbid)' if rule == 'forbid' else ''}, agent {args.agent}: "
               "moves that keep the value")
         print(table(results))
+        if failures:
+            print(f"libbaghchal.bench: the agent failed on {len(failures)} of {len(positions)} positions (scored as "
+                  f"moves that do not keep the value); the first: {failures[0]}", file=sys.stderr)
+            return 1
         return 0
     except Exception as e:  # noqa: BLE001 - a one-line reason, not a trace
         print(f"libbaghchal.bench: {e}", file=sys.stderr)

@@ -83,27 +83,55 @@ class Score:
         return cls(cp=value, bound=bound) if words[0] == "cp" else cls(mate=value, bound=bound)
 
 
+_MAX_NODES = (1 << 64) - 1
+_MAX_MOVETIME = (1 << 63) - 1
+_BOUNDS_OF = {"depth": (1, _core.MAX_DEPTH), "nodes": (1, _MAX_NODES), "movetime": (1, _MAX_MOVETIME)}
+
+
 @dataclass(frozen=True)
 class Limit:
     """When a search ends: at ``depth`` plies, after ``nodes`` nodes, or after ``movetime``
-    milliseconds (the protocol's units), whichever comes first. At least one is needed.
+    milliseconds (the protocol's units) or ``time`` seconds (python-chess's), whichever comes
+    first. At least one is needed; ``time`` and ``movetime`` are one limit, given one way.
+    Numbers out of range (``depth`` 1..127, ``nodes`` 1..2**64-1, a time of at least a
+    millisecond) are a ValueError, never wrapped or clamped.
 
     >>> Limit(depth=8)
-    Limit(depth=8, nodes=None, movetime=None)
+    Limit(depth=8, nodes=None, movetime=None, time=None)
+    >>> Limit(time=0.25).milliseconds()
+    250
     """
 
     depth: Optional[int] = None
     nodes: Optional[int] = None
     movetime: Optional[int] = None
+    time: Optional[float] = None
+
+    def milliseconds(self) -> Optional[int]:
+        """The time limit in milliseconds (``movetime``, or ``time`` rounded), None without one."""
+        if self.time is not None:
+            return int(round(self.time * 1000))
+        return self.movetime
 
     def check(self) -> None:
-        """ValueError unless a limit is set and every limit is positive."""
-        if self.depth is None and self.nodes is None and self.movetime is None:
-            raise ValueError("a search needs a limit that ends it: depth, nodes or movetime")
+        """ValueError unless a limit is set and every limit is in range."""
+        if self.depth is None and self.nodes is None and self.movetime is None and self.time is None:
+            raise ValueError("a search needs a limit that ends it: depth, nodes, movetime or time")
         for name in ("depth", "nodes", "movetime"):
             value = getattr(self, name)
-            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            if value is None:
+                continue
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, not {value!r}")
+            lo, hi = _BOUNDS_OF[name]
+            if value > hi:
+                raise ValueError(f"{name} must be from {lo} to {hi}, not {value}")
+        if self.time is not None:
+            if self.movetime is not None:
+                raise ValueError("give the time limit once: time (seconds) or movetime (milliseconds)")
+            if not isinstance(self.time, (int, float)) or isinstance(self.time, bool) or \
+                    not 0.001 <= self.time <= _MAX_MOVETIME / 1000:
+                raise ValueError(f"time must be a number of seconds from 0.001, not {self.time!r}")
 
 
 @dataclass(frozen=True)
@@ -129,13 +157,18 @@ def _info(raw: Dict[str, Any]) -> Info:
     return info
 
 
-def _limit(limit: Optional[Limit], depth: Optional[int], nodes: Optional[int], movetime: Optional[int]) -> Limit:
+def _limit(limit: Optional[Limit], depth: Optional[int], nodes: Optional[int], movetime: Optional[int],
+           time: Optional[float] = None) -> Limit:
     if limit is None:
-        limit = Limit(depth=depth, nodes=nodes, movetime=movetime)
-    elif depth is not None or nodes is not None or movetime is not None:
-        raise ValueError("give either a Limit or depth/nodes/movetime, not both")
+        limit = Limit(depth=depth, nodes=nodes, movetime=movetime, time=time)
+    elif depth is not None or nodes is not None or movetime is not None or time is not None:
+        raise ValueError("give either a Limit or depth/nodes/movetime/time, not both")
     limit.check()
     return limit
+
+
+def _search_args(lim: Limit) -> Tuple[int, int, int]:
+    return lim.depth or 0, lim.nodes or 0, lim.milliseconds() or 0
 
 
 class Engine(_core.Engine):
@@ -170,6 +203,9 @@ class Engine(_core.Engine):
     ) -> None:
         super().__init__(tablebase_path)
         self._skill = (20, False, 2400)
+        self._hash_mb = _core.DEFAULT_HASH_MB
+        # The folder loaded: None is the standard folder (when it holds a database), "" none.
+        self._tablebase_path: Optional[str] = None if tablebase_path is None else os.fspath(tablebase_path)
         self.configure(hash_mb=hash_mb, threads=threads, skill_level=skill_level, limit_strength=limit_strength,
                        elo=elo, move_overhead=move_overhead)
 
@@ -185,7 +221,8 @@ class Engine(_core.Engine):
         tablebase_path: Optional[str] = None,
     ) -> None:
         """Changes options (those not given stay). Values out of range are refused with
-        ValueError; ``tablebase_path`` opens another folder (``""`` unloads the database).
+        ValueError; ``tablebase_path`` opens another folder (``""`` unloads the database). A
+        call that fails (a value out of range, a database that does not load) changes nothing.
 
         >>> engine = Engine(tablebase_path="")
         >>> engine.configure(skill_level=5, hash_mb=16)
@@ -202,10 +239,31 @@ class Engine(_core.Engine):
         check("skill_level", skill_level, 0, _core.SKILL_MAX)
         check("elo", elo, _core.SKILL_MIN_ELO, _core.SKILL_MAX_ELO)
         check("move_overhead", move_overhead, 0, 5000)
-        if hash_mb is not None:
-            self._set("hash", hash_mb)
-        if threads is not None:
-            self._set("threads", threads)
+        if tablebase_path is not None and not isinstance(tablebase_path, (str, os.PathLike)):
+            raise TypeError(f"tablebase_path must be a path, not {type(tablebase_path).__name__}")
+        # What can fail (a database that does not load, memory for the table or the threads)
+        # comes first, each undone when a later one fails, so that a failed call changes nothing.
+        undo: List[Callable[[], None]] = []
+        try:
+            if tablebase_path is not None:
+                before = self._tablebase_path
+                self._set_tablebase(tablebase_path)
+                self._tablebase_path = os.fspath(tablebase_path)
+                undo.append(lambda: (self._set_tablebase(before), setattr(self, "_tablebase_path", before)))
+            if hash_mb is not None:
+                old_hash = self._hash_mb
+                self._set("hash", hash_mb)
+                self._hash_mb = hash_mb
+                undo.append(lambda: (self._set("hash", old_hash), setattr(self, "_hash_mb", old_hash)))
+            if threads is not None:
+                self._set("threads", threads)
+        except BaseException:
+            for step in reversed(undo):
+                try:
+                    step()
+                except Exception:  # noqa: BLE001 - the first error is the one to report
+                    pass
+            raise
         if move_overhead is not None:
             self._set("overhead", move_overhead)
         if skill_level is not None or limit_strength is not None or elo is not None:
@@ -215,8 +273,6 @@ class Engine(_core.Engine):
             rating = rating if elo is None else elo
             self._set("skill", level, int(limit), rating)
             self._skill = (level, limit, rating)
-        if tablebase_path is not None:
-            self._set_tablebase(tablebase_path)
 
     @property
     def options(self) -> Dict[str, Any]:
@@ -236,30 +292,32 @@ class Engine(_core.Engine):
         depth: Optional[int] = None,
         nodes: Optional[int] = None,
         movetime: Optional[int] = None,
+        time: Optional[float] = None,
         searchmoves: Optional[Sequence[Move]] = None,
     ) -> PlayResult:
         """Searches the board's game (its history decides repetitions) and returns the move to
-        play. ``movetime`` is in milliseconds.
+        play. ``movetime`` is in milliseconds, ``time`` in seconds. Ctrl-C (KeyboardInterrupt)
+        stops a search within milliseconds, as it stops Python code.
 
         >>> engine = Engine(tablebase_path="")
         >>> engine.play(Board(), depth=4).move is not None
         True
         >>> engine.close()
         """
-        lim = _limit(limit, depth, nodes, movetime)
-        best, ponder, final, _ = self._search(board, lim.depth or 0, lim.nodes or 0, lim.movetime or 0, 1,
+        lim = _limit(limit, depth, nodes, movetime, time)
+        best, ponder, final, _ = self._search(board, *_search_args(lim), 1,
                                               None if searchmoves is None else list(searchmoves))
         return PlayResult(best, ponder, _info(final))
 
     @overload
     def analyse(self, board: "Board", limit: Optional[Limit] = None, *, multipv: None = None,
                 depth: Optional[int] = None, nodes: Optional[int] = None, movetime: Optional[int] = None,
-                searchmoves: Optional[Sequence[Move]] = None) -> Info: ...
+                time: Optional[float] = None, searchmoves: Optional[Sequence[Move]] = None) -> Info: ...
 
     @overload
     def analyse(self, board: "Board", limit: Optional[Limit] = None, *, multipv: int,
                 depth: Optional[int] = None, nodes: Optional[int] = None, movetime: Optional[int] = None,
-                searchmoves: Optional[Sequence[Move]] = None) -> List[Info]: ...
+                time: Optional[float] = None, searchmoves: Optional[Sequence[Move]] = None) -> List[Info]: ...
 
     def analyse(
         self,
@@ -270,16 +328,17 @@ class Engine(_core.Engine):
         depth: Optional[int] = None,
         nodes: Optional[int] = None,
         movetime: Optional[int] = None,
+        time: Optional[float] = None,
         searchmoves: Optional[Sequence[Move]] = None,
     ) -> Union[Info, List[Info]]:
         """Searches and returns the final information: one info dict, or with ``multipv=N`` a
         list of the N best lines (best first; fewer when there are fewer moves), as the
-        protocol's last ``info`` lines give them."""
-        lim = _limit(limit, depth, nodes, movetime)
+        protocol's last ``info`` lines give them. Ctrl-C stops it as it stops :meth:`play`."""
+        lim = _limit(limit, depth, nodes, movetime, time)
         n = 1 if multipv is None else multipv
         if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= _core.MAX_MULTIPV:
             raise ValueError(f"multipv must be an integer from 1 to {_core.MAX_MULTIPV}, not {multipv!r}")
-        best, _, final, lines = self._search(board, lim.depth or 0, lim.nodes or 0, lim.movetime or 0, n,
+        best, _, final, lines = self._search(board, *_search_args(lim), n,
                                              None if searchmoves is None else list(searchmoves))
         infos = [_info(line) for line in lines]
         # The best line as the search reported it last (the protocol's info before bestmove).
@@ -481,9 +540,9 @@ class SimpleEngine:
         the search). A line that breaks the protocol is an EngineError once the bestmove has
         come (so that the next command is not answered by this search)."""
         words = ["go"]
-        for name in ("depth", "nodes", "movetime"):
-            if getattr(limit, name) is not None:
-                words += [name, str(getattr(limit, name))]
+        for name, value in (("depth", limit.depth), ("nodes", limit.nodes), ("movetime", limit.milliseconds())):
+            if value is not None:
+                words += [name, str(value)]
         if searchmoves:
             words += ["searchmoves"] + [str(m) for m in searchmoves]
         self._send(" ".join(words))
@@ -533,9 +592,12 @@ class SimpleEngine:
 
         return Guard()
 
-    def play(self, board: "Board", limit: Limit, *, searchmoves: Optional[Sequence[Move]] = None) -> PlayResult:
-        """The engine's move for the board's game (``go`` with the limit)."""
-        limit.check()
+    def play(self, board: "Board", limit: Optional[Limit] = None, *, depth: Optional[int] = None,
+             nodes: Optional[int] = None, movetime: Optional[int] = None, time: Optional[float] = None,
+             searchmoves: Optional[Sequence[Move]] = None) -> PlayResult:
+        """The engine's move for the board's game (``go`` with the limit: a :class:`Limit`, or
+        ``depth``, ``nodes``, ``movetime`` or ``time`` as :meth:`Engine.play` takes them)."""
+        limit = _limit(limit, depth, nodes, movetime, time)
         with self._guard():
             if self._multipv != 1:
                 self._command("setoption name MultiPV value 1")
@@ -544,11 +606,12 @@ class SimpleEngine:
             move, ponder, final, _ = self._go(board, limit, searchmoves)
         return PlayResult(move, ponder, final or {})
 
-    def analyse(self, board: "Board", limit: Limit, *, multipv: Optional[int] = None,
-                searchmoves: Optional[Sequence[Move]] = None) -> Union[Info, List[Info]]:
+    def analyse(self, board: "Board", limit: Optional[Limit] = None, *, multipv: Optional[int] = None,
+                depth: Optional[int] = None, nodes: Optional[int] = None, movetime: Optional[int] = None,
+                time: Optional[float] = None, searchmoves: Optional[Sequence[Move]] = None) -> Union[Info, List[Info]]:
         """The final info of a search (a list of the best lines with ``multipv``), as
         :meth:`Engine.analyse` returns it."""
-        limit.check()
+        limit = _limit(limit, depth, nodes, movetime, time)
         n = 1 if multipv is None else multipv
         with self._guard():
             if self._multipv != n:
