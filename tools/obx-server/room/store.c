@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 
 /* ---- the schema ----------------------------------------------------------------------- */
@@ -203,6 +204,14 @@ struct store {
     bool closing, started;
     uint64_t writes, transactions, failed;
     pthread_t thread;
+
+    /* The log is copied into the file by a thread and a connection of its own (a passive
+     * checkpoint, once a second after commits), never by the writer between two commits: a
+     * checkpoint syncs the file, and the answers waiting for the next commit would wait for it. */
+    sqlite3 *cdb;
+    pthread_t checkpointer;
+    pthread_cond_t commit;  /* a group was committed, or closing (under qlock) */
+    bool ckpt_started, committed;
 };
 
 /* The store whose writer this thread is (store_flush must not wait for itself), and the
@@ -301,9 +310,12 @@ static bool migrate(store_t *s, int from, char *err, size_t errlen)
 }
 
 static void *writer_main(void *arg);
+static void *checkpointer_main(void *arg);
 
 static void close_all(store_t *s)
 {
+    sqlite3_close(s->cdb);
+    s->cdb = NULL;
     for (int i = 0; i < W_COUNT; i++)
         sqlite3_finalize(s->w[i]);
     for (int i = 0; i < R_COUNT; i++)
@@ -317,6 +329,8 @@ static void close_all(store_t *s)
 static void destroy(store_t *s, int sync_made)
 {
     close_all(s);
+    if (sync_made >= 5)
+        pthread_cond_destroy(&s->commit);
     if (sync_made >= 4)
         pthread_cond_destroy(&s->done);
     if (sync_made >= 3)
@@ -445,12 +459,31 @@ store_t *store_open(const char *path, bool durable, char *err, size_t errlen)
             return NULL;
         }
 
+    if (!exec(s->wdb, "PRAGMA wal_autocheckpoint = 0")) {
+        set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(s->wdb));
+        destroy(s, made);
+        return NULL;
+    }
+    if (sqlite3_open_v2(path, &s->cdb, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+        set_err(err, errlen, "%s: %s", path, s->cdb ? sqlite3_errmsg(s->cdb) : "out of memory");
+        destroy(s, made);
+        return NULL;
+    }
+    sqlite3_busy_timeout(s->cdb, 10000);
+    if (pthread_cond_init(&s->commit, NULL) != 0) {
+        set_err(err, errlen, "%s: cannot create a condition variable", path);
+        destroy(s, made);
+        return NULL;
+    }
+    made = 5;
     if (pthread_create(&s->thread, NULL, writer_main, s) != 0) {
         set_err(err, errlen, "%s: cannot start the writer thread", path);
         destroy(s, made);
         return NULL;
     }
     s->started = true;
+    if (pthread_create(&s->checkpointer, NULL, checkpointer_main, s) == 0)
+        s->ckpt_started = true; /* without it, the log is copied when the last connection closes */
     return s;
 }
 
@@ -463,10 +496,37 @@ void store_close(store_t *s)
     pthread_mutex_lock(&s->qlock);
     s->closing = true;
     pthread_cond_signal(&s->work);
+    pthread_cond_signal(&s->commit);
     pthread_mutex_unlock(&s->qlock);
     if (s->started)
         pthread_join(s->thread, NULL);
-    destroy(s, 4);
+    if (s->ckpt_started)
+        pthread_join(s->checkpointer, NULL);
+    destroy(s, 5);
+}
+
+static void *checkpointer_main(void *arg)
+{
+    store_t *s = arg;
+    pthread_mutex_lock(&s->qlock);
+    while (!s->closing) {
+        if (!s->committed) {
+            pthread_cond_wait(&s->commit, &s->qlock);
+            continue;
+        }
+        s->committed = false;
+        pthread_mutex_unlock(&s->qlock);
+        sqlite3_wal_checkpoint_v2(s->cdb, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+        /* At most one a second; closing cuts the pause short. */
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 1;
+        pthread_mutex_lock(&s->qlock);
+        while (!s->closing && pthread_cond_timedwait(&s->commit, &s->qlock, &until) == 0) {
+        }
+    }
+    pthread_mutex_unlock(&s->qlock);
+    return NULL;
 }
 
 /* ---- the writer ------------------------------------------------------------------------- */
@@ -644,6 +704,10 @@ static void *writer_main(void *arg)
         s->failed += failed;
         s->transactions += commits;
         pthread_cond_broadcast(&s->done);
+        if (commits) {
+            s->committed = true;
+            pthread_cond_signal(&s->commit);
+        }
     }
     pthread_mutex_unlock(&s->qlock);
     return NULL;
