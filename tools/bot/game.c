@@ -33,6 +33,7 @@ typedef struct {
     bool clock;
     int64_t gtime, ttime, ginc, tinc;
     char status[24];
+    int winner;         /* GOATS, TIGERS, -1: none */
     int takeback_offer; /* the side asking, -1: none */
 } state_t;
 
@@ -150,6 +151,7 @@ static bool read_state(const cJSON *j, state_t *st)
     int64_t plies;
     st->turn = side_of(cJSON_GetObjectItemCaseSensitive(j, "turn"));
     st->takeback_offer = side_of(cJSON_GetObjectItemCaseSensitive(j, "takebackOffer"));
+    st->winner = side_of(cJSON_GetObjectItemCaseSensitive(j, "winner"));
     if (!cJSON_IsString(moves) || !cJSON_IsString(status) || strlen(status->valuestring) >= sizeof st->status ||
         st->turn < 0 || !num_field(j, "plies", 0, 1 << 30, &plies))
         return false;
@@ -173,7 +175,8 @@ static void take_state(bot_game_t *g, state_t *st)
     if (strcmp(g->st.status, "started") != 0 && !g->finished) {
         g->finished = true;
         const char *me = g->my_side == GOATS ? "goats" : "tigers";
-        log_info("game %s over: %s after %d plies (the bot played the %s)", g->id, g->st.status, g->st.plies, me);
+        const char *how = g->st.winner < 0 ? "no winner" : g->st.winner == g->my_side ? "won" : "lost";
+        log_info("game %s over: %s after %d plies: the bot (the %s) %s", g->id, g->st.status, g->st.plies, me, how);
         set_over(g);
     }
     pthread_cond_broadcast(&g->cv);

@@ -668,12 +668,17 @@ static bool get_token(bot_config_t *cfg, char *msg, size_t msglen)
         snprintf(msg, msglen, "out of memory");
     } else if (cfg->token_file) {
         ok = write_token_file(cfg->token_file, token, msg, msglen);
-        if (ok)
+        if (ok) {
             log_info("bot account %s made; its token is in %s", cfg->register_name, cfg->token_file);
+        } else {
+            /* The account is made: its token must not be lost with the file. */
+            printf("%s\n", token);
+            fflush(stdout);
+        }
     } else {
         printf("%s\n", token);
         fflush(stdout);
-        log_info("bot account %s made; its token is the line above: keep it", cfg->register_name);
+        log_info("bot account %s made; its token was printed on standard output: keep it", cfg->register_name);
         ok = true;
     }
     cJSON_Delete(ans);
@@ -857,6 +862,9 @@ int main(int argc, char **argv)
     pthread_mutex_init(&L.b.lock, NULL);
     int status = 1;
     if (!get_token(&cfg, msg, sizeof msg) || !whoami(&L, msg, sizeof msg)) {
+        for (char *p = msg; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                *p = '?';
         fprintf(stderr, "baghchal-bot: %s\n", msg);
         goto done;
     }
