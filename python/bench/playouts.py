@@ -1,13 +1,21 @@
 #!/usr/bin/env python3
-"""Random playouts from the start through the package against the same playouts in C.
+"""Random playouts from the start through the package against the same playouts in C, side by
+side in one run, and the vectorised environment's games a second.
 
-Each playout starts a new game and, until the game ends, takes the legal moves, picks one
-uniformly and plays it (under the `forbid` rule unless told otherwise). The C side is the same
-loop over the same library (game_legal_moves, game_play), compiled into the extension with the
-same flags: libbaghchal._core._c_playouts. Prints playouts and plies per second for both and the
-ratio. A benchmark, not a test: the figures depend on the machine and its load.
+Each playout starts a new game and, until the game ends, picks a legal move uniformly and
+plays it (under the `forbid` rule unless told otherwise). Three loops are timed in alternating
+rounds, the best round of each kept:
 
-    python bench/playouts.py [--playouts N] [--rounds R] [--repetition forbid|draw]
+  natural  while not board.is_game_over(): board.push(random.choice(list(board.legal_moves)))
+  lean     moves = board.legal_moves; stop when empty; push moves[int(rand() * len(moves))]
+  C        the same loop in C over the same library (game_legal_moves, game_play), compiled
+           into the extension with the same flags: libbaghchal._core._c_playouts
+
+Times are the process's CPU time (time.process_time), so that other jobs on the machine
+weigh less on the ratio. A benchmark, not a test: the figures depend on the machine and its
+load.
+
+    python bench/playouts.py [--playouts N] [--rounds R] [--repetition forbid|draw] [--envs N]
 """
 import argparse
 import random
@@ -17,9 +25,15 @@ import libbaghchal
 from libbaghchal import _core
 
 
-def python_playouts(count: int, seed: int, repetition: str) -> int:
-    rand = random.Random(seed).random
-    plies = 0
+def natural(count: int, repetition: str) -> None:
+    for _ in range(count):
+        board = libbaghchal.Board(repetition=repetition)
+        while not board.is_game_over():
+            board.push(random.choice(list(board.legal_moves)))
+
+
+def lean(count: int, repetition: str) -> None:
+    rand = random.Random(1).random
     for _ in range(count):
         board = libbaghchal.Board(repetition=repetition)
         while True:
@@ -27,33 +41,48 @@ def python_playouts(count: int, seed: int, repetition: str) -> int:
             if not moves:
                 break
             board.push(moves[int(rand() * len(moves))])
-            plies += 1
-    return plies
+
+
+def vectorised(envs: int, seconds: float, repetition: str) -> float:
+    """Games a second of VectorBaghchalEnv with both sides played at random (actions drawn in
+    C by sample_actions, stepped in C)."""
+    from libbaghchal.env import VectorBaghchalEnv
+
+    env = VectorBaghchalEnv(envs, repetition=repetition, seed=1, copy=False)
+    env.reset()
+    start_games = env.games_finished
+    t = time.process_time()
+    while time.process_time() - t < seconds:
+        env.step(env.sample_actions())
+    return (env.games_finished - start_games) / (time.process_time() - t)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--playouts", type=int, default=2000, help="playouts per round in Python (C runs 10x as many)")
-    ap.add_argument("--rounds", type=int, default=3, help="rounds; the best of each side is reported")
+    ap.add_argument("--playouts", type=int, default=300, help="playouts per round in Python (C runs 10x as many)")
+    ap.add_argument("--rounds", type=int, default=10, help="rounds; the best of each loop is reported")
     ap.add_argument("--repetition", choices=["forbid", "draw"], default="forbid")
+    ap.add_argument("--envs", type=int, default=256, help="games in the vectorised environment (0: skip it)")
     args = ap.parse_args()
-    best_py = best_c = 0.0
-    plies_py = plies_c = 0.0
+    random.seed(1)
+    best = {"natural": 0.0, "lean": 0.0, "C": 0.0}
     for r in range(args.rounds):
-        t = time.perf_counter()
-        plies = python_playouts(args.playouts, r + 1, args.repetition)
-        dt = time.perf_counter() - t
-        if args.playouts / dt > best_py:
-            best_py, plies_py = args.playouts / dt, plies / dt
-        n = args.playouts * 10
-        t = time.perf_counter()
-        _, plies = _core._c_playouts(n, r + 1, args.repetition)
-        dt = time.perf_counter() - t
-        if n / dt > best_c:
-            best_c, plies_c = n / dt, plies / dt
-    print(f"python: {best_py:,.0f} playouts/s, {plies_py:,.0f} plies/s")
-    print(f"C:      {best_c:,.0f} playouts/s, {plies_c:,.0f} plies/s")
-    print(f"ratio:  {best_py / best_c:.2f} of C's speed ({args.repetition}, best of {args.rounds} rounds)")
+        for name in best:
+            n = args.playouts * (10 if name == "C" else 1)
+            t = time.process_time()
+            if name == "natural":
+                natural(n, args.repetition)
+            elif name == "lean":
+                lean(n, args.repetition)
+            else:
+                _core._c_playouts(n, r + 1, args.repetition)
+            best[name] = max(best[name], n / (time.process_time() - t))
+    for name, rate in best.items():
+        print(f"{name:8s} {rate:10,.0f} playouts/s  {rate / best['C']:.2f} of C's speed")
+    print(f"({args.repetition}, CPU time, best of {args.rounds} rounds)")
+    if args.envs:
+        rate = vectorised(args.envs, 2.0, args.repetition)
+        print(f"VectorBaghchalEnv({args.envs}), both sides at random: {rate:,.0f} games/s")
 
 
 if __name__ == "__main__":

@@ -10,17 +10,24 @@ import libbaghchal.engine
 import libbaghchal.bench
 import libbaghchal.env
 import libbaghchal.pgn
+import libbaghchal.svg
 from libbaghchal import _core
 
 PUBLIC_CLASSES = [libbaghchal.Board, libbaghchal.Move, libbaghchal.Tablebase, libbaghchal.Engine, libbaghchal.Outcome,
                   libbaghchal.TablebaseValue, libbaghchal.engine.SimpleEngine, libbaghchal.engine.Score,
                   libbaghchal.engine.Limit, libbaghchal.engine.PlayResult, libbaghchal.env.BaghchalEnv,
-                  libbaghchal.env.BaghchalAECEnv]
+                  libbaghchal.env.BaghchalAECEnv, libbaghchal.env.VectorBaghchalEnv, libbaghchal.LegalMoves,
+                  libbaghchal.pgn.Game, libbaghchal.svg.Arrow]
 
 
 def public_members(cls):
+    """The public members the package defines (not those a base class of gymnasium or PettingZoo
+    brings, when they are installed)."""
     for name in dir(cls):
         if name.startswith("_"):
+            continue
+        owner = next((c for c in cls.__mro__ if name in vars(c)), cls)
+        if not (owner.__module__ or "").startswith("libbaghchal") and owner not in (object, tuple):
             continue
         yield name, inspect.getattr_static(cls, name)
 
@@ -31,7 +38,7 @@ def test_every_public_name_has_a_docstring():
         obj = getattr(libbaghchal, name)
         if (inspect.isclass(obj) or callable(obj)) and not (obj.__doc__ or "").strip():
             missing.append(name)
-    for module in (libbaghchal.engine, libbaghchal.env, libbaghchal.bench, libbaghchal.pgn):
+    for module in (libbaghchal.engine, libbaghchal.env, libbaghchal.bench, libbaghchal.pgn, libbaghchal.svg):
         for name in module.__all__:
             obj = getattr(module, name)
             if (inspect.isclass(obj) or inspect.isfunction(obj)) and not (obj.__doc__ or "").strip():
@@ -63,11 +70,12 @@ def docstring_examples(needs=None):
     globs.update(vars(libbaghchal.env))
     globs.update(vars(libbaghchal.pgn))
     tests = []
-    for module in (libbaghchal, libbaghchal.engine, libbaghchal.env, libbaghchal.pgn, libbaghchal.bench):
+    for module in (libbaghchal, libbaghchal.engine, libbaghchal.env, libbaghchal.pgn, libbaghchal.bench,
+                   libbaghchal.svg):
         tests += finder.find(module, globs=globs)
     parser = doctest.DocTestParser()
     # The C classes' methods and properties, which the module finder does not reach.
-    for cls in (_core.Move, _core.Board, _core.Tablebase, _core.Engine):
+    for cls in (_core.Move, _core.LegalMoves, _core.Board, _core.Tablebase, _core.Engine):
         for name, member in vars(cls).items():
             doc = getattr(member, "__doc__", None)
             if doc and ">>>" in doc:
@@ -136,7 +144,7 @@ def test_the_stubs_name_what_the_extension_has():
     top, members = stub_names(os.path.join(package, "_core.pyi"))
     real = {n for n in dir(_core) if not n.startswith("__")}
     assert real <= top, real - top
-    for cls in (_core.Move, _core.Board, _core.Tablebase, _core.Engine):
+    for cls in (_core.Move, _core.LegalMoves, _core.Board, _core.Tablebase, _core.Engine, _core.VecGames):
         own = {n for n in vars(cls) if not n.startswith("__") or n in ("__copy__", "__deepcopy__")}
         assert own <= members[cls.__name__] | {"__new__"}, (cls.__name__, own - members[cls.__name__])
 

@@ -89,6 +89,7 @@ def test_this_package_never_imports_the_other(tmp_path):
     site.mkdir(parents=True)
     (site / "__init__.py").write_text("raise ImportError('the other baghchal package was imported')\n")
     code = ("import libbaghchal, libbaghchal.engine, libbaghchal.pgn, libbaghchal.bench, libbaghchal.env\n"
+            "import libbaghchal.svg\n"
             "b = libbaghchal.Board(); b.push('C3'); print(b.perft(2))\n")
     env = dict(os.environ, PYTHONPATH=str(tmp_path / "site"))
     out = subprocess.run([sys.executable, "-c", code], env=env, cwd=str(tmp_path), capture_output=True, text=True,

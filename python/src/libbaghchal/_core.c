@@ -2178,6 +2178,374 @@ static PyTypeObject EngineType = {
     .tp_methods = Engine_methods,
 };
 
+
+/* ---- many games at once, for learning ------------------------------------------------ */
+
+/* N games stepped by one call: actions in (the 217 actions of the Python baghchal package),
+ * observation planes, masks, rewards and ends out, into numpy arrays the caller owns (any
+ * buffer of the right type and size). A game that ends is started again in the same call
+ * (its end is what the call reports). With an agent side, the other side's moves are random
+ * legal moves made here, from a generator per game. */
+
+enum { VEC_PLANES = 6, VEC_OBS = VEC_PLANES * SQUARE_NB };
+
+typedef struct {
+    PyObject_HEAD
+    Py_ssize_t n;
+    game_t *games;
+    uint64_t *rng;
+    move_t (*legal)[MAX_MOVES]; /* each game's legal moves now (vec_refresh) */
+    int *legal_n;
+    int agent_side; /* -1: both sides are the caller's */
+    int max_plies;  /* 0: none */
+    rep_rule_t rule;
+    uint64_t finished; /* games ended so far */
+} VecGamesObject;
+
+static uint64_t vec_next(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+    *s = x;
+    return x * UINT64_C(0x2545F4914F6CDD1D);
+}
+
+static uint64_t vec_seed(uint64_t seed, Py_ssize_t i)
+{
+    uint64_t z = seed + UINT64_C(0x9E3779B97F4A7C15) * (uint64_t)(i + 1);
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    z ^= z >> 31;
+    return z ? z : 1;
+}
+
+static void VecGames_dealloc(PyObject *self)
+{
+    VecGamesObject *v = (VecGamesObject *)self;
+    for (Py_ssize_t i = 0; v->games && i < v->n; i++)
+        game_free(&v->games[i]);
+    PyMem_Free(v->games);
+    PyMem_Free(v->rng);
+    PyMem_Free(v->legal);
+    PyMem_Free(v->legal_n);
+    Py_TYPE(self)->tp_free(self);
+}
+
+/* A random legal move of game i (MOVE_NONE when over). */
+static move_t vec_random_move(VecGamesObject *v, Py_ssize_t i)
+{
+    move_t list[MAX_MOVES];
+    int n = game_legal_moves(&v->games[i], list);
+    return n ? list[(vec_next(&v->rng[i]) >> 32) % (uint64_t)n] : MOVE_NONE;
+}
+
+/* The opponent's moves while it is to move and the game goes on. */
+static bool vec_opponent(VecGamesObject *v, Py_ssize_t i)
+{
+    game_t *g = &v->games[i];
+    while (v->agent_side >= 0 && game_position(g)->side != v->agent_side &&
+           (v->max_plies == 0 || g->count < (size_t)v->max_plies)) {
+        move_t m = vec_random_move(v, i);
+        if (m == MOVE_NONE)
+            break;
+        if (game_play(g, m, NULL, 0) != BC_OK)
+            return false;
+    }
+    return true;
+}
+
+/* Game i's legal moves, worked out once per position for its end, mask and random actions. */
+static int vec_refresh(VecGamesObject *v, Py_ssize_t i)
+{
+    return v->legal_n[i] = game_legal_moves(&v->games[i], v->legal[i]);
+}
+
+static bool vec_restart(VecGamesObject *v, Py_ssize_t i)
+{
+    position_t start;
+    position_set_start(&start);
+    game_t g;
+    if (!game_init(&g, &start, NULL, v->rule))
+        return false;
+    game_free(&v->games[i]);
+    v->games[i] = g;
+    bool ok = vec_opponent(v, i);
+    vec_refresh(v, i);
+    return ok;
+}
+
+static int VecGames_init(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"n", "repetition", "max_plies", "agent_side", "seed", NULL};
+    VecGamesObject *v = (VecGamesObject *)self;
+    Py_ssize_t n;
+    const char *rule_text = "forbid";
+    int max_plies = 0;
+    PyObject *side_arg = Py_None;
+    unsigned long long seed = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "n|$siOK:VecGames", kwlist, &n, &rule_text, &max_plies, &side_arg,
+                                     &seed))
+        return -1;
+    if (v->games) {
+        PyErr_SetString(PyExc_RuntimeError, "VecGames is made already");
+        return -1;
+    }
+    if (n < 1 || n > (1 << 24)) {
+        PyErr_Format(PyExc_ValueError, "the number of games must be from 1 to %d, not %zd", 1 << 24, n);
+        return -1;
+    }
+    if (max_plies < 0) {
+        PyErr_Format(PyExc_ValueError, "max_plies must be 0 (none) or positive, not %d", max_plies);
+        return -1;
+    }
+    int side = -1;
+    if (side_arg != Py_None && !index_arg(side_arg, SIDE_NB, "agent_side", &side))
+        return -1;
+    if (!parse_rule(rule_text, &v->rule))
+        return -1;
+    v->games = PyMem_Calloc((size_t)n, sizeof *v->games);
+    v->rng = PyMem_Calloc((size_t)n, sizeof *v->rng);
+    v->legal = PyMem_Calloc((size_t)n, sizeof *v->legal);
+    v->legal_n = PyMem_Calloc((size_t)n, sizeof *v->legal_n);
+    if (!v->games || !v->rng || !v->legal || !v->legal_n) {
+        PyMem_Free(v->games), PyMem_Free(v->rng), PyMem_Free(v->legal), PyMem_Free(v->legal_n);
+        v->games = NULL, v->rng = NULL, v->legal = NULL, v->legal_n = NULL;
+        PyErr_NoMemory();
+        return -1;
+    }
+    v->n = n;
+    v->agent_side = side;
+    v->max_plies = max_plies;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        v->rng[i] = vec_seed(seed, i);
+        position_t start;
+        position_set_start(&start);
+        if (!game_init(&v->games[i], &start, NULL, v->rule)) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        vec_refresh(v, i);
+    }
+    return 0;
+}
+
+/* A writable C-contiguous buffer of n items of the format given ('f' float32, 'b' int8,
+ * 'q' int64, '?' bool); false with an exception set otherwise. */
+static bool vec_buffer(PyObject *obj, Py_buffer *view, Py_ssize_t items, char format, const char *what)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return false;
+    const char *f = view->format ? view->format : "B";
+    if (*f == '<' || *f == '=' || *f == '@')
+        f++;
+    char got = *f == 'l' && view->itemsize == 8 ? 'q' : *f;
+    if (got != format || f[1] || view->len != items * view->itemsize) {
+        PyErr_Format(PyExc_ValueError, "%s must be a writable C-contiguous array of %zd %s", what, items,
+                     format == 'f' ? "float32" : format == 'b' ? "int8" : format == 'q' ? "int64" : "bool");
+        PyBuffer_Release(view);
+        return false;
+    }
+    return true;
+}
+
+/* Planes and mask of game i into obs (VEC_OBS floats) and mask (COMPAT_ACTION_NB bytes). */
+static void vec_observe(VecGamesObject *v, Py_ssize_t i, float *obs, int8_t *mask)
+{
+    const game_t *g = &v->games[i];
+    const position_t *p = game_position(g);
+    for (int sq = 0; sq < SQUARE_NB; sq++) {
+        float t = (p->tigers >> sq) & 1, gt = (p->goats >> sq) & 1;
+        obs[sq] = t;
+        obs[SQUARE_NB + sq] = gt;
+        obs[2 * SQUARE_NB + sq] = 1.0f - t - gt;
+        obs[3 * SQUARE_NB + sq] = p->side == TIGERS ? 1.0f : 0.0f;
+        obs[4 * SQUARE_NB + sq] = (float)p->in_hand / 20.0f;
+        obs[5 * SQUARE_NB + sq] = (float)p->captured / 5.0f;
+    }
+    memset(mask, 0, COMPAT_ACTION_NB);
+    for (int k = 0; k < v->legal_n[i]; k++)
+        mask[compat_move_to_action(v->legal[i][k])] = 1;
+}
+
+/* reset(obs, mask, seed=None): every game from the start. */
+static PyObject *VecGames_reset(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"obs", "mask", "seed", NULL};
+    VecGamesObject *v = (VecGamesObject *)self;
+    PyObject *obs_arg, *mask_arg, *seed_arg = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O:reset", kwlist, &obs_arg, &mask_arg, &seed_arg))
+        return NULL;
+    if (seed_arg != Py_None) {
+        unsigned long long seed = PyLong_AsUnsignedLongLongMask(seed_arg);
+        if (PyErr_Occurred())
+            return NULL;
+        for (Py_ssize_t i = 0; i < v->n; i++)
+            v->rng[i] = vec_seed(seed, i);
+    }
+    Py_buffer ob, mb;
+    if (!vec_buffer(obs_arg, &ob, v->n * VEC_OBS, 'f', "obs"))
+        return NULL;
+    if (!vec_buffer(mask_arg, &mb, v->n * COMPAT_ACTION_NB, 'b', "mask")) {
+        PyBuffer_Release(&ob);
+        return NULL;
+    }
+    bool ok = true;
+    for (Py_ssize_t i = 0; i < v->n && ok; i++) {
+        ok = vec_restart(v, i);
+        vec_observe(v, i, (float *)ob.buf + i * VEC_OBS, (int8_t *)mb.buf + i * COMPAT_ACTION_NB);
+    }
+    PyBuffer_Release(&ob);
+    PyBuffer_Release(&mb);
+    if (!ok)
+        return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+/* step(actions, obs, mask, rewards, terminated, truncated, illegal): one action for each game
+ * (the caller's side to move). An action that is not legal ends that game as a loss for the
+ * side that chose it (illegal[i] set, the board unchanged). Rewards are for that side: 1 for
+ * a win, -1 for a loss, 0 otherwise. A game that ended is started again; obs and mask are
+ * then the new game's. Runs without the GIL. Returns the number of games that ended. */
+static PyObject *VecGames_step(PyObject *self, PyObject *args)
+{
+    VecGamesObject *v = (VecGamesObject *)self;
+    PyObject *arg[7];
+    if (!PyArg_ParseTuple(args, "OOOOOOO:step", &arg[0], &arg[1], &arg[2], &arg[3], &arg[4], &arg[5], &arg[6]))
+        return NULL;
+    static const char fmt[7] = {'q', 'f', 'b', 'f', '?', '?', '?'};
+    static const char *const names[7] = {"actions", "obs", "mask", "rewards", "terminated", "truncated", "illegal"};
+    const Py_ssize_t per[7] = {1, VEC_OBS, COMPAT_ACTION_NB, 1, 1, 1, 1};
+    Py_buffer view[7];
+    for (int k = 0; k < 7; k++) {
+        if (!vec_buffer(arg[k], &view[k], v->n * per[k], fmt[k], names[k])) {
+            while (k--)
+                PyBuffer_Release(&view[k]);
+            return NULL;
+        }
+    }
+    const int64_t *actions = view[0].buf;
+    float *obs = view[1].buf, *rewards = view[3].buf;
+    int8_t *mask = view[2].buf;
+    bool *terminated = view[4].buf, *truncated = view[5].buf, *illegal = view[6].buf;
+    bool ok = true;
+    Py_ssize_t ended = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < v->n && ok; i++) {
+        game_t *g = &v->games[i];
+        int mover = game_position(g)->side;
+        int64_t a = actions[i];
+        move_t m = a >= 0 && a < COMPAT_ACTION_NB ? compat_action_to_move((int)a) : MOVE_NONE;
+        bool legal = false;
+        for (int k = 0; k < v->legal_n[i] && !legal; k++)
+            legal = v->legal[i][k] == m;
+        rewards[i] = 0.0f;
+        terminated[i] = truncated[i] = illegal[i] = false;
+        if (!legal) {
+            illegal[i] = terminated[i] = true;
+            rewards[i] = -1.0f;
+        } else if (game_play(g, m, NULL, 0) != BC_OK || !vec_opponent(v, i)) {
+            ok = false;
+            break;
+        } else {
+            /* No legal move is exactly the end of the game; its reason only then. */
+            game_result_t r = vec_refresh(v, i) ? (game_result_t){RESULT_NONE, -1} : game_result(g);
+            if (r.reason != RESULT_NONE) {
+                terminated[i] = true;
+                int side = v->agent_side >= 0 ? v->agent_side : mover;
+                rewards[i] = r.winner < 0 ? 0.0f : r.winner == side ? 1.0f : -1.0f;
+            } else if (v->max_plies && g->count >= (size_t)v->max_plies) {
+                truncated[i] = true;
+            }
+        }
+        if (terminated[i] || truncated[i]) {
+            ended++;
+            ok = vec_restart(v, i);
+        }
+        vec_observe(v, i, obs + i * VEC_OBS, mask + i * COMPAT_ACTION_NB);
+    }
+    Py_END_ALLOW_THREADS
+    for (int k = 0; k < 7; k++)
+        PyBuffer_Release(&view[k]);
+    if (!ok)
+        return PyErr_NoMemory();
+    v->finished += (uint64_t)ended;
+    return PyLong_FromSsize_t(ended);
+}
+
+/* random_actions(out): a uniformly random legal action of each game, from its generator. */
+static PyObject *VecGames_random_actions(PyObject *self, PyObject *arg)
+{
+    VecGamesObject *v = (VecGamesObject *)self;
+    Py_buffer view;
+    if (!vec_buffer(arg, &view, v->n, 'q', "out"))
+        return NULL;
+    int64_t *out = view.buf;
+    for (Py_ssize_t i = 0; i < v->n; i++) {
+        int n = v->legal_n[i];
+        out[i] = n ? compat_move_to_action(v->legal[i][(vec_next(&v->rng[i]) >> 32) % (uint64_t)n]) : -1;
+    }
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
+/* board(i, cls): game i as a new board of cls (a Board type), its history included. */
+static PyObject *VecGames_board(PyObject *self, PyObject *args)
+{
+    VecGamesObject *v = (VecGamesObject *)self;
+    PyObject *index;
+    PyTypeObject *cls = &BoardType;
+    int i;
+    if (!PyArg_ParseTuple(args, "O|O!:board", &index, &PyType_Type, &cls))
+        return NULL;
+    if (!PyType_IsSubtype(cls, &BoardType))
+        return PyErr_Format(PyExc_TypeError, "board() makes Boards, not %.80s", cls->tp_name);
+    if (v->n > INT32_MAX || !index_arg(index, (long)v->n, "game", &i))
+        return NULL;
+    game_t g;
+    if (!game_copy(&g, &v->games[i]))
+        return PyErr_NoMemory();
+    return board_wrap(cls, &g);
+}
+
+static PyObject *VecGames_get_n(PyObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromSsize_t(((VecGamesObject *)self)->n);
+}
+
+static PyObject *VecGames_get_finished(PyObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromUnsignedLongLong(((VecGamesObject *)self)->finished);
+}
+
+static PyGetSetDef VecGames_getset[] = {
+    {"n", VecGames_get_n, NULL, "The number of games.", NULL},
+    {"finished", VecGames_get_finished, NULL, "Games ended so far (by the rules, an illegal action or the ply limit).",
+     NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef VecGames_methods[] = {
+    {"reset", (PyCFunction)(void (*)(void))VecGames_reset, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"step", VecGames_step, METH_VARARGS, NULL},
+    {"random_actions", VecGames_random_actions, METH_O, NULL},
+    {"board", VecGames_board, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject VecGamesType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "libbaghchal._core.VecGames",
+    .tp_basicsize = sizeof(VecGamesObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The C part of :class:`libbaghchal.env.VectorBaghchalEnv`.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = VecGames_init,
+    .tp_dealloc = VecGames_dealloc,
+    .tp_getset = VecGames_getset,
+    .tp_methods = VecGames_methods,
+};
+
 /* ---- module functions ------------------------------------------------------------- */
 
 static PyObject *mod_square_name(PyObject *m, PyObject *arg)
@@ -2330,7 +2698,7 @@ PyMODINIT_FUNC PyInit__core(void)
         return NULL;
     LegalMovesType.tp_base = &PyTuple_Type;
     if (PyType_Ready(&MoveType) < 0 || PyType_Ready(&LegalMovesType) < 0 || PyType_Ready(&BoardType) < 0 ||
-        PyType_Ready(&TablebaseType) < 0 || PyType_Ready(&EngineType) < 0)
+        PyType_Ready(&TablebaseType) < 0 || PyType_Ready(&EngineType) < 0 || PyType_Ready(&VecGamesType) < 0)
         goto fail;
     for (int code = 0; code < MOVE_CODES; code++) {
         if (move_cache[code] || !code_is_move(code))
@@ -2369,7 +2737,8 @@ PyMODINIT_FUNC PyInit__core(void)
         goto fail;
     if (!add_type(mod, "Move", &MoveType) || !add_type(mod, "LegalMoves", &LegalMovesType) ||
         !add_type(mod, "Board", &BoardType) ||
-        !add_type(mod, "Tablebase", &TablebaseType) || !add_type(mod, "Engine", &EngineType))
+        !add_type(mod, "Tablebase", &TablebaseType) || !add_type(mod, "Engine", &EngineType) ||
+        !add_type(mod, "VecGames", &VecGamesType))
         goto fail;
     if (PyModule_AddStringConstant(mod, "VERSION", BAGHCHAL_VERSION) < 0 ||
         PyModule_AddIntConstant(mod, "GOATS", GOATS) < 0 || PyModule_AddIntConstant(mod, "TIGERS", TIGERS) < 0 ||
