@@ -82,9 +82,9 @@ def test_a_missing_placement_file_is_named_with_the_command_that_builds_it(tb_di
     with Tablebase(tb_dir) as tb:
         if tb.has_placement:
             pytest.skip("the placement file is present")
-        for probe in (tb.probe, tb.probe_wdl, tb.probe_distance, tb.rank_moves):
+        for name in ("probe", "rank_moves", "probe_wdl", "probe_distance"):
             with pytest.raises(KeyError) as info:
-                probe(Board())
+                getattr(tb, name)(Board())
             message = info.value.args[0]
             assert "baghchal-placement.tb" in message and repr(tb_dir) in message
             assert f"baghchal-tbgen {tb_dir} --placement" in message
