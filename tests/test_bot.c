@@ -886,12 +886,13 @@ static void *fake_main(void *arg)
         if (fd < 0)
             continue;
         conn_t *c = malloc(sizeof *c);
+        if (c)
+            c->f = f, c->fd = fd;
         if (!c || nb == 64 || pthread_create(&threads[nb], NULL, conn_main, c) != 0) {
             free(c);
             close(fd);
             continue;
         }
-        c->f = f, c->fd = fd;
         nb++;
     }
     for (int i = 0; i < nb; i++)
