@@ -170,15 +170,20 @@ def test_pgn_games_keep_their_headers():
 # Ctrl-C: a child runs a long call, the test sends SIGINT, and the child reports how long the
 # KeyboardInterrupt took to come (from the signal sent to the exception caught).
 CHILD = textwrap.dedent('''\
-    import sys, time
+    import os, sys, time
     from libbaghchal import Board, Engine
+    from libbaghchal.engine import popen
     what = sys.argv[1]
-    engine = Engine(tablebase_path="", hash_mb=16)
+    if what == "exe":
+        engine = popen(sys.argv[2], env=dict(os.environ, BAGHCHAL_TABLEBASE_PATH=""))
+    else:
+        engine = Engine(tablebase_path="", hash_mb=16)
     board = Board()
     calls = {
         "perft": lambda: board.perft(12),
         "play": lambda: engine.play(board, depth=127),
         "analyse": lambda: engine.analyse(board, movetime=10 ** 7, multipv=3),
+        "exe": lambda: engine.play(board, depth=127),
     }
     print("ready", flush=True)
     try:
@@ -191,13 +196,16 @@ CHILD = textwrap.dedent('''\
     ''')
 
 
-@pytest.mark.parametrize("what", ["perft", "play", "analyse"])
-def test_ctrl_c_stops_a_long_call(what, tmp_path):
+@pytest.mark.parametrize("what", ["perft", "play", "analyse", "exe"])
+def test_ctrl_c_stops_a_long_call(what, tmp_path, request):
+    """perft(12), a search to depth 127 and a long analyse in process, and a search of the
+    protocol executable over pipes (stopped with `stop`, its bestmove read, the engine usable)."""
     script = tmp_path / "child.py"
     script.write_text(CHILD)
+    extra = [request.getfixturevalue("engine_path")] if what == "exe" else []
     delays = []
     for attempt in range(3):  # the machine may be busy: the best of three tries
-        child = subprocess.Popen([sys.executable, str(script), what], stdout=subprocess.PIPE, text=True)
+        child = subprocess.Popen([sys.executable, str(script), what] + extra, stdout=subprocess.PIPE, text=True)
         try:
             assert child.stdout.readline().strip() == "ready"
             time.sleep(0.5)

@@ -576,6 +576,27 @@ class SimpleEngine:
                 count, size, first = count + 1, size + len(line) + 1, first or line
                 self._unanswered(count, size, first, "bestmove")
 
+    def _search(self, board: "Board", limit: Limit,
+                searchmoves: Optional[Sequence[Move]]) -> Tuple[Optional[Move], Optional[Move], Optional[Info], Dict[int, Info]]:
+        """_go, and when it is interrupted (Ctrl-C's KeyboardInterrupt, or any other exception
+        while the search runs) the search is stopped and its bestmove read, so that the next
+        command is not answered by it; a program that does not answer within two seconds is
+        killed."""
+        try:
+            return self._go(board, limit, searchmoves)
+        except EngineError:
+            raise
+        except BaseException:
+            if self.process.poll() is None:
+                try:
+                    self._send("stop")
+                    deadline = time.monotonic() + 2.0
+                    while not self._readline(deadline).startswith("bestmove"):
+                        pass
+                except BaseException:  # noqa: BLE001 - whatever happens, the program is not left half-way
+                    self._kill()
+            raise
+
     def _guard(self) -> Any:
         engine = self
 
@@ -603,7 +624,7 @@ class SimpleEngine:
                 self._command("setoption name MultiPV value 1")
                 self._multipv = 1
             self._position(board)
-            move, ponder, final, _ = self._go(board, limit, searchmoves)
+            move, ponder, final, _ = self._search(board, limit, searchmoves)
         return PlayResult(move, ponder, final or {})
 
     def analyse(self, board: "Board", limit: Optional[Limit] = None, *, multipv: Optional[int] = None,
@@ -618,7 +639,7 @@ class SimpleEngine:
                 self._command(f"setoption name MultiPV value {n}")
                 self._multipv = n
             self._position(board)
-            _, _, _, last = self._go(board, limit, searchmoves)
+            _, _, _, last = self._search(board, limit, searchmoves)
         infos = [last[k] for k in sorted(last)]
         if multipv is None:
             return infos[0] if infos else {}
