@@ -120,6 +120,31 @@ void lobby_tell_player(room_t *r, room_sub_t *s, player_t *p)
     }
 }
 
+enum { SEEK_ORPHAN_MS = 10000 };
+
+static cJSON *removed_event(const char *type, const challenge_t *c, const char *reason, const char *game);
+
+void lobby_tick(room_t *r, int64_t now)
+{
+    for (size_t i = 0; i < r->challenges.cap; i++) {
+        if (!rmap_live(&r->challenges, i))
+            continue;
+        challenge_t *c = r->challenges.vals[i];
+        player_t *p = room_player(r, c->c.from);
+        if (!c->c.listed || !p || p->streams > 0 || !p->offline_mono || now - p->offline_mono < SEEK_ORPHAN_MS)
+            continue;
+        pending_t *pd = pending_new(r, NULL, NULL);
+        if (pd)
+            pending_event(pd, CH_LOBBY, NULL, removed_event("seekRemoved", c, "gone", NULL));
+        rmap_del(&r->challenges, c->c.id);
+        if (p->challenges > 0)
+            p->challenges--;
+        if (!store_delete_challenge(r->store, c->c.id, pd ? pending_done : NULL, pd) && pd)
+            pending_now(pd);
+        free(c);
+    }
+}
+
 static void load_challenge(void *ctx, const store_challenge_t *sc)
 {
     room_t *r = ctx;

@@ -43,19 +43,29 @@ player_t *room_auth(room_t *r, const char *token)
     return rmap_put(&r->tokens, h, p) ? p : NULL;
 }
 
-bool room_allow(room_t *r, player_t *p)
+/* A token bucket: rate a second, burst at once. */
+static bool take(double *bucket, int64_t *at, double rate, double burst)
 {
     int64_t now = room_mono_ms();
-    if (!p->bucket_ms)
-        p->bucket = r->cfg.actions_burst, p->bucket_ms = now;
-    p->bucket += (double)(now - p->bucket_ms) * r->cfg.actions_per_s / 1000.0;
-    if (p->bucket > r->cfg.actions_burst)
-        p->bucket = r->cfg.actions_burst;
-    p->bucket_ms = now;
-    if (p->bucket < 1.0)
+    if (!*at)
+        *bucket = burst, *at = now;
+    *bucket += (double)(now - *at) * rate / 1000.0;
+    if (*bucket > burst)
+        *bucket = burst;
+    *at = now;
+    if (*bucket < 1.0)
         return false;
-    p->bucket -= 1.0;
+    *bucket -= 1.0;
     return true;
+}
+
+bool room_allow(room_t *r, player_t *p, bool move)
+{
+    /* Moves have a bucket of their own: a move is only legal on the player's turn, so they
+     * pace themselves, and a bot playing many games at once makes many a second. */
+    if (move)
+        return take(&p->move_bucket, &p->move_bucket_ms, r->cfg.moves_per_s, 2 * r->cfg.moves_per_s);
+    return take(&p->bucket, &p->bucket_ms, r->cfg.actions_per_s, r->cfg.actions_burst);
 }
 
 cJSON *player_json(const player_t *p, int cls)

@@ -20,6 +20,7 @@ void room_config_defaults(room_config_t *c)
                          .max_challenges = 5,
                          .actions_per_s = 8,
                          .actions_burst = 30,
+                         .moves_per_s = 50,
                          .max_accounts_per_min = 20,
                          .keepalive_s = 15};
 }
@@ -462,6 +463,8 @@ room_sub_t *room_subscribe(room_t *r, const room_request_t *q, room_format_t f, 
                 s->seat = TIGERS;
             if (s->seat >= 0)
                 round_presence(r, g, s->seat, 1);
+            if (!s->over)
+                round_tell_presence(r, s, g);
         }
     } else {
         *status = 404, *json = room_error_json("not-found", "no stream at %.200s", q->path);
@@ -480,6 +483,7 @@ room_sub_t *room_subscribe(room_t *r, const room_request_t *q, room_format_t f, 
         s->who = me;
         if (me->streams++ == 0)
             r->lobby_players_dirty = true;
+        me->offline_mono = 0;
     }
     s->next = r->subs;
     if (r->subs)
@@ -535,8 +539,10 @@ void room_unsubscribe(room_sub_t *s)
         if (g)
             round_presence(r, g, s->seat, -1);
     }
-    if (s->who && --s->who->streams == 0)
+    if (s->who && --s->who->streams == 0) {
         r->lobby_players_dirty = true;
+        s->who->offline_mono = room_mono_ms();
+    }
     pthread_mutex_unlock(&r->lock);
     free(s->buf);
     free(s);
@@ -623,6 +629,7 @@ void room_tick(room_t *r)
     int64_t now = room_mono_ms();
     pthread_mutex_lock(&r->lock);
     round_tick(r, now);
+    lobby_tick(r, now);
     if (now - r->last_keepalive >= (int64_t)r->cfg.keepalive_s * 1000) {
         r->last_keepalive = now;
         for (room_sub_t *s = r->subs; s; s = s->next)
@@ -639,8 +646,10 @@ void room_tick(room_t *r)
             cJSON *ev = cJSON_CreateObject();
             if (ev) {
                 cJSON_AddStringToObject(ev, "type", "lobbyUpdate");
-                if (r->lobby_games_dirty)
+                if (r->lobby_games_dirty) {
                     cJSON_AddItemToObject(ev, "games", cJSON_DetachItemFromObject(snap, "games"));
+                    cJSON_AddItemToObject(ev, "playing", cJSON_DetachItemFromObject(snap, "playing"));
+                }
                 if (r->lobby_players_dirty) {
                     cJSON_AddItemToObject(ev, "players", cJSON_DetachItemFromObject(snap, "players"));
                     cJSON_AddItemToObject(ev, "online", cJSON_DetachItemFromObject(snap, "online"));
@@ -695,10 +704,14 @@ void room_handle(room_t *r, const room_request_t *q, room_reply_fn reply, void *
         reply(ctx, 401, room_error_json("token", "this token is no player's: sign in again"), NULL);
         return;
     }
-    if (me && strcmp(q->method, "GET") && !room_allow(r, me)) {
+    bool move = strstr(path, "/move/") != NULL;
+    if (me && strcmp(q->method, "GET") && !room_allow(r, me, move)) {
         pthread_mutex_unlock(&r->lock);
-        reply(ctx, 429, room_error_json("rate", "too many actions: at most %.0f a second, %d at once",
-                                        r->cfg.actions_per_s, r->cfg.actions_burst), NULL);
+        if (move)
+            reply(ctx, 429, room_error_json("rate", "too many moves: at most %.0f a second", r->cfg.moves_per_s), NULL);
+        else
+            reply(ctx, 429, room_error_json("rate", "too many actions: at most %.0f a second, %d at once",
+                                            r->cfg.actions_per_s, r->cfg.actions_burst), NULL);
         return;
     }
     if (!strncmp(path, "/api/account", 12))

@@ -23,6 +23,7 @@ typedef struct {
     int max_challenges;   /* open seeks and challenges of one player at once */
     double actions_per_s; /* actions (POSTs) of one player a second, on average ... */
     int actions_burst;    /* ... and at once */
+    double moves_per_s;   /* moves of one player a second (all its games), twice that at once */
     int max_accounts_per_min; /* new accounts from one address a minute */
     int keepalive_s;      /* an empty line (or SSE comment) on every stream this often */
 } room_config_t;

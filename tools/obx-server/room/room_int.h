@@ -50,9 +50,12 @@ typedef struct player {
     store_player_t p;
     glicko_t rating[CLASS_NB];
     int streams;          /* open streams of this player (online when > 0) */
+    int64_t offline_mono; /* when its last stream closed (0: online, or never was) */
     int challenges;       /* open seeks and challenges */
     double bucket;        /* actions left (token bucket) */
     int64_t bucket_ms;
+    double move_bucket;   /* moves left: a bucket of their own */
+    int64_t move_bucket_ms;
 } player_t;
 
 typedef struct challenge {
@@ -114,7 +117,7 @@ void room_send(room_sub_t *s, const cJSON *j);
 player_t *room_player(room_t *r, const char *id);
 player_t *room_auth(room_t *r, const char *token);
 /* An action of p at now: false when over its rate (then 429). */
-bool room_allow(room_t *r, player_t *p);
+bool room_allow(room_t *r, player_t *p, bool move);
 cJSON *player_json(const player_t *p, int cls); /* {"id","name","kind","rating","provisional"} */
 bool players_load(room_t *r, char *err, size_t errlen);
 void players_handle(room_t *r, const room_request_t *q, const char *rest, player_t *me, room_reply_fn reply, void *ctx);
@@ -128,6 +131,9 @@ cJSON *lobby_snapshot(room_t *r);
 cJSON *challenge_json(room_t *r, const challenge_t *c);
 /* The challenges a player should hear of on connecting (to them, or theirs). */
 void lobby_tell_player(room_t *r, room_sub_t *s, player_t *p);
+/* Seeks whose creator has had no stream open for a while leave the lobby, as on lichess:
+ * nobody would be there to play them. */
+void lobby_tick(room_t *r, int64_t now_mono);
 
 /* ---- round.c ------------------------------------------------------------------------- */
 bool rounds_load(room_t *r, int64_t heartbeat_ms, char *err, size_t errlen);
@@ -143,6 +149,8 @@ void round_tick(room_t *r, int64_t now_mono);
 /* A seat's owner opened (delta 1) or closed (-1) a stream of the game. */
 void round_presence(room_t *r, round_t *g, int seat, int delta);
 void round_tell_player(room_t *r, room_sub_t *s, player_t *p); /* gameStart for each game of p's */
+/* To a new stream of the game: who is away now (a reload must not miss a claim that opened). */
+void round_tell_presence(room_t *r, room_sub_t *s, round_t *g);
 void round_free(round_t *g);
 bool round_live(const round_t *g);
 

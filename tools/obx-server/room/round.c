@@ -457,6 +457,26 @@ void round_presence(room_t *r, round_t *g, int seat, int delta)
     room_publish(r, CH_GAME, g->g.id, ev);
 }
 
+void round_tell_presence(room_t *r, room_sub_t *s, round_t *g)
+{
+    if (!round_live(g))
+        return;
+    int64_t now = room_mono_ms();
+    for (int seat = 0; seat < 2; seat++) {
+        if (g->present[seat] || !g->gone_mono[seat])
+            continue;
+        int64_t left = (int64_t)r->cfg.gone_s * 1000 - (now - g->gone_mono[seat]);
+        cJSON *ev = typed("opponentGone");
+        if (!ev)
+            return;
+        cJSON_AddStringToObject(ev, "side", side_text(seat));
+        cJSON_AddBoolToObject(ev, "gone", true);
+        cJSON_AddNumberToObject(ev, "claimWinInSeconds", left > 0 ? (double)((left + 999) / 1000) : 0);
+        room_send(s, ev);
+        cJSON_Delete(ev);
+    }
+}
+
 void round_tell_player(room_t *r, room_sub_t *s, player_t *p)
 {
     for (size_t i = 0; i < r->games.cap; i++) {
