@@ -527,7 +527,7 @@
       'engine estimate': 'इन्जिनको अनुमान',
       'exact and engine estimate': 'सही र इन्जिनको अनुमान',
       'Engine estimate for plies {plies}: no database covers them, so a {ms} ms search of every move judged them (a loss of expected score from 0.3 is ??, from 0.15 ?, from 0.075 ?!).':
-        'अर्धचाल {plies}: इन्जिनको अनुमान। कुनै डाटाबेसले यिनलाई समेट्दैन, त्यसैले हरेक चालको {ms} ms खोजले जाँच्यो (अपेक्षित अङ्क 0.3 वा बढी घटे ??, 0.15 बाट ?, 0.075 बाट ?!)।',
+        'अर्धचाल {plies}: इन्जिनको अनुमान। कुनै डाटाबेसले यिनलाई समेट्दैन, त्यसैले हरेक चालको {ms} मिलिसेकेन्डको खोजले जाँच्यो (अपेक्षित अङ्क 0.3 वा बढी घटे ??, 0.15 बाट ?, 0.075 बाट ?!)।',
       'Exact for plies {plies}, from the database.': 'अर्धचाल {plies}: डाटाबेसबाट सही।',
       'Under the no-repetition rule a database draw is open: its value is not known, so {n} move with an open value before or after it is not judged (no mark).':
         'दोहोर्‍याउन नपाइने नियममा डाटाबेसको बराबरी खुला हुन्छ: यसको मूल्य थाहा छैन, त्यसैले अघि वा पछि खुला मूल्य भएको {n} चाल जाँचिएको छैन (चिन्ह छैन)।',
