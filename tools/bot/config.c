@@ -17,25 +17,6 @@
 
 enum { MAX_CONFIG_DEPTH = 4, MAX_LIST = 256 };
 
-typedef struct {
-    char *msg;
-    size_t len;
-    bool failed;
-} err_t;
-
-static bool fail(err_t *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static bool fail(err_t *e, const char *fmt, ...)
-{
-    if (!e->failed) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(e->msg, e->len, fmt, ap);
-        va_end(ap);
-        e->failed = true;
-    }
-    return false;
-}
-
 /* What the options gather before the engine is built. */
 typedef struct {
     char *engine_cmd, *engine_dir;
@@ -88,7 +69,7 @@ static bool set_string(char **dst, const char *v, err_t *e)
 {
     char *s = xstrdup(v);
     if (!s)
-        return fail(e, "out of memory");
+        return err_fail(e, "out of memory");
     free(*dst);
     *dst = s;
     return true;
@@ -97,13 +78,13 @@ static bool set_string(char **dst, const char *v, err_t *e)
 static bool push_string(char ***list, int *nb, const char *v, err_t *e)
 {
     if (*nb >= MAX_LIST)
-        return fail(e, "more than %d values of one option", MAX_LIST);
+        return err_fail(e, "more than %d values of one option", MAX_LIST);
     char **l = realloc(*list, (size_t)(*nb + 1) * sizeof *l);
     if (!l)
-        return fail(e, "out of memory");
+        return err_fail(e, "out of memory");
     *list = l;
     if (!(l[*nb] = xstrdup(v)))
-        return fail(e, "out of memory");
+        return err_fail(e, "out of memory");
     (*nb)++;
     return true;
 }
@@ -116,7 +97,7 @@ static bool yes_no(const char *o, const char *v, bool *out, err_t *e)
         *out = false;
     else {
         char b[64];
-        return fail(e, "%s takes yes or no, not '%s'", o, shown(v, b, sizeof b));
+        return err_fail(e, "%s takes yes or no, not '%s'", o, shown(v, b, sizeof b));
     }
     return true;
 }
@@ -126,7 +107,7 @@ static bool int_value(const char *o, const char *v, int64_t lo, int64_t hi, int6
     if (parse_int64(v, lo, hi, out))
         return true;
     char b[64];
-    return fail(e, "%s takes a whole number from %lld to %lld, not '%s'", o, (long long)lo, (long long)hi,
+    return err_fail(e, "%s takes a whole number from %lld to %lld, not '%s'", o, (long long)lo, (long long)hi,
                 shown(v, b, sizeof b));
 }
 
@@ -135,7 +116,7 @@ static bool seconds_value(const char *o, const char *v, int64_t *ms, err_t *e)
     if (parse_seconds_ms(v, ms) && *ms <= 10800000)
         return true;
     char b[64];
-    return fail(e, "%s takes seconds (0 to 10800, decimals allowed), not '%s'", o, shown(v, b, sizeof b));
+    return err_fail(e, "%s takes seconds (0 to 10800, decimals allowed), not '%s'", o, shown(v, b, sizeof b));
 }
 
 /* --rules forbid,draw and --modes casual,rated: words of a fixed set, separated by commas. */
@@ -151,7 +132,7 @@ static bool word_set(const char *o, const char *v, const char *const words[2], b
             if (n == strlen(words[i]) && !strncasecmp(p, words[i], n))
                 k = i;
         if (k < 0 && n > 0)
-            return fail(e, "%s takes %s and/or %s separated by a comma, not '%s'", o, words[0], words[1],
+            return err_fail(e, "%s takes %s and/or %s separated by a comma, not '%s'", o, words[0], words[1],
                         shown(v, b, sizeof b));
         if (k >= 0)
             out[k] = true;
@@ -160,7 +141,7 @@ static bool word_set(const char *o, const char *v, const char *const words[2], b
             p++;
     }
     if (!out[0] && !out[1])
-        return fail(e, "%s needs %s, %s or both", o, words[0], words[1]);
+        return err_fail(e, "%s needs %s, %s or both", o, words[0], words[1]);
     return true;
 }
 
@@ -169,9 +150,9 @@ static bool option_value(bot_config_t *c, const char *v, err_t *e)
     const char *eq = strchr(v, '=');
     char b[64];
     if (!eq || eq == v)
-        return fail(e, "--option takes NAME=VALUE, not '%s'", shown(v, b, sizeof b));
+        return err_fail(e, "--option takes NAME=VALUE, not '%s'", shown(v, b, sizeof b));
     if (has_control(v))
-        return fail(e, "--option '%s' holds a control character", shown(v, b, sizeof b));
+        return err_fail(e, "--option '%s' holds a control character", shown(v, b, sizeof b));
     size_t n = (size_t)(eq - v);
     while (n > 0 && v[n - 1] == ' ')
         n--;
@@ -179,10 +160,10 @@ static bool option_value(bot_config_t *c, const char *v, err_t *e)
     while (*val == ' ')
         val++;
     if (c->engine.options_nb >= MAX_LIST)
-        return fail(e, "more than %d engine options", MAX_LIST);
+        return err_fail(e, "more than %d engine options", MAX_LIST);
     kv_t *o = realloc(c->engine.options, (size_t)(c->engine.options_nb + 1) * sizeof *o);
     if (!o)
-        return fail(e, "out of memory");
+        return err_fail(e, "out of memory");
     c->engine.options = o;
     kv_t *kv = &o[c->engine.options_nb];
     kv->name = malloc(n + 1);
@@ -190,14 +171,14 @@ static bool option_value(bot_config_t *c, const char *v, err_t *e)
     if (!kv->name || !kv->value) {
         free(kv->name);
         free(kv->value);
-        return fail(e, "out of memory");
+        return err_fail(e, "out of memory");
     }
     memcpy(kv->name, v, n);
     kv->name[n] = '\0';
     if (!strcasecmp(kv->name, "Repetition")) {
         free(kv->name);
         free(kv->value);
-        return fail(e, "--option Repetition is set for each game from its rule");
+        return err_fail(e, "--option Repetition is set for each game from its rule");
     }
     c->engine.options_nb++;
     return true;
@@ -376,10 +357,10 @@ static bool read_config(bot_config_t *c, gather_t *g, const char *path, int dept
 {
     char b[64];
     if (depth >= MAX_CONFIG_DEPTH)
-        return fail(e, "--config files include each other more than %d deep", MAX_CONFIG_DEPTH);
+        return err_fail(e, "--config files include each other more than %d deep", MAX_CONFIG_DEPTH);
     FILE *f = fopen(path, "r");
     if (!f)
-        return fail(e, "cannot read --config %s: %s", shown(path, b, sizeof b), strerror(errno));
+        return err_fail(e, "cannot read --config %s: %s", shown(path, b, sizeof b), strerror(errno));
     char line[4096];
     int no = 0;
     bool ok = true;
@@ -387,7 +368,7 @@ static bool read_config(bot_config_t *c, gather_t *g, const char *path, int dept
         no++;
         size_t n = strlen(line);
         if (n == sizeof line - 1 && line[n - 1] != '\n') {
-            ok = fail(e, "%s:%d: the line is too long", shown(path, b, sizeof b), no);
+            ok = err_fail(e, "%s:%d: the line is too long", shown(path, b, sizeof b), no);
             break;
         }
         while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t'))
@@ -411,25 +392,25 @@ static bool read_config(bot_config_t *c, gather_t *g, const char *path, int dept
         *end = '\0';
         if (!known(name) || !strcmp(name, "help") || !strcmp(name, "version")) {
             char nb[64];
-            ok = fail(e, "%s:%d: unknown setting '%s'", shown(path, b, sizeof b), no, shown(name, nb, sizeof nb));
+            ok = err_fail(e, "%s:%d: unknown setting '%s'", shown(path, b, sizeof b), no, shown(name, nb, sizeof nb));
             break;
         }
         if (is_flag(name) && !*p)
             p = "yes";
         if (!*p) {
-            ok = fail(e, "%s:%d: %s needs a value", shown(path, b, sizeof b), no, name);
+            ok = err_fail(e, "%s:%d: %s needs a value", shown(path, b, sizeof b), no, name);
             break;
         }
         if (!apply(c, g, name, p, depth + 1, e)) {
             /* Say where the bad value was. */
             char inner[400];
             snprintf(inner, sizeof inner, "%s", e->msg);
-            snprintf(e->msg, e->len, "%s:%d: %s", shown(path, b, sizeof b), no, inner);
+            snprintf(e->msg, e->msglen, "%s:%d: %s", shown(path, b, sizeof b), no, inner);
             ok = false;
         }
     }
     if (ok && ferror(f))
-        ok = fail(e, "cannot read --config %s", shown(path, b, sizeof b));
+        ok = err_fail(e, "cannot read --config %s", shown(path, b, sizeof b));
     fclose(f);
     return ok;
 }
@@ -441,10 +422,10 @@ static bool apply(bot_config_t *c, gather_t *g, const char *o, const char *v, in
     snprintf(opt, sizeof opt, "--%s", o);
     if (!strcmp(o, "server")) {
         if (strncmp(v, "http://", 7) && strncmp(v, "https://", 8))
-            return fail(e, "--server takes an http:// or https:// URL, not '%s'", shown(v, b, sizeof b));
+            return err_fail(e, "--server takes an http:// or https:// URL, not '%s'", shown(v, b, sizeof b));
         for (const char *p = v; *p; p++)
             if ((unsigned char)*p <= 0x20 || *p == 0x7f)
-                return fail(e, "--server '%s' holds a space or a control character", shown(v, b, sizeof b));
+                return err_fail(e, "--server '%s' holds a space or a control character", shown(v, b, sizeof b));
         if (!set_string(&c->server, v, e))
             return false;
         size_t k = strlen(c->server);
@@ -455,16 +436,16 @@ static bool apply(bot_config_t *c, gather_t *g, const char *o, const char *v, in
     if (!strcmp(o, "token")) {
         for (const char *p = v; *p; p++)
             if ((unsigned char)*p <= 0x20 || (unsigned char)*p >= 0x7f)
-                return fail(e, "--token holds a character no token has");
+                return err_fail(e, "--token holds a character no token has");
         if (!*v)
-            return fail(e, "--token is empty");
+            return err_fail(e, "--token is empty");
         return set_string(&c->token, v, e);
     }
     if (!strcmp(o, "token-file"))
         return set_string(&c->token_file, v, e);
     if (!strcmp(o, "register")) {
         if (!valid_name(v))
-            return fail(e, "--register '%s': a name has 3 to 20 of A-Z a-z 0-9 _ -, from a letter", shown(v, b, sizeof b));
+            return err_fail(e, "--register '%s': a name has 3 to 20 of A-Z a-z 0-9 _ -, from a letter", shown(v, b, sizeof b));
         return set_string(&c->register_name, v, e);
     }
     if (!strcmp(o, "engine"))
@@ -524,14 +505,14 @@ static bool apply(bot_config_t *c, gather_t *g, const char *o, const char *v, in
         char msg[200];
         game_spec_t *s = !strcmp(o, "seek") ? &c->seek_spec : &c->challenge_spec;
         if (!spec_parse(v, s, msg, sizeof msg))
-            return fail(e, "%s: %s", opt, msg);
+            return err_fail(e, "%s: %s", opt, msg);
         if (s == &c->seek_spec)
             c->seek = true;
         return true;
     }
     if (!strcmp(o, "challenge")) {
         if (!valid_name(v))
-            return fail(e, "--challenge '%s' is no player's name", shown(v, b, sizeof b));
+            return err_fail(e, "--challenge '%s' is no player's name", shown(v, b, sizeof b));
         return push_string(&c->challenge, &c->challenge_nb, v, e);
     }
     if (!strcmp(o, "games"))
@@ -552,7 +533,7 @@ static bool apply(bot_config_t *c, gather_t *g, const char *o, const char *v, in
         return yes_no(opt, v, &c->help, e);
     if (!strcmp(o, "version"))
         return yes_no(opt, v, &c->version, e);
-    return fail(e, "unknown option --%s (see --help)", shown(o, b, sizeof b));
+    return err_fail(e, "unknown option --%s (see --help)", shown(o, b, sizeof b));
 }
 
 /* The engine's command: a path with a '/', or a name searched in PATH. */
@@ -560,7 +541,7 @@ static char *resolve_cmd(const char *cmd, const char *dir, err_t *e)
 {
     char b[64];
     if (!*cmd) {
-        fail(e, "--engine is empty");
+        err_fail(e, "--engine is empty");
         return NULL;
     }
     char path[4096];
@@ -569,22 +550,22 @@ static char *resolve_cmd(const char *cmd, const char *dir, err_t *e)
         int n = dir && cmd[0] != '/' ? snprintf(path, sizeof path, "%s/%s", dir, cmd)
                                      : snprintf(path, sizeof path, "%s", cmd);
         if (n < 0 || (size_t)n >= sizeof path) {
-            fail(e, "--engine path too long");
+            err_fail(e, "--engine path too long");
             return NULL;
         }
         if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || access(path, X_OK) != 0) {
-            fail(e, "--engine '%s' is not an executable file", shown(path, b, sizeof b));
+            err_fail(e, "--engine '%s' is not an executable file", shown(path, b, sizeof b));
             return NULL;
         }
         char *r = xstrdup(cmd);
         if (!r)
-            fail(e, "out of memory");
+            err_fail(e, "out of memory");
         return r;
     }
     const char *env = getenv("PATH");
     char *paths = xstrdup(env ? env : "/usr/local/bin:/usr/bin:/bin");
     if (!paths) {
-        fail(e, "out of memory");
+        err_fail(e, "out of memory");
         return NULL;
     }
     char *save = NULL, *found = NULL;
@@ -592,11 +573,11 @@ static char *resolve_cmd(const char *cmd, const char *dir, err_t *e)
         int n = snprintf(path, sizeof path, "%s/%s", *d ? d : ".", cmd);
         if (n > 0 && (size_t)n < sizeof path && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
             access(path, X_OK) == 0 && !(found = xstrdup(path)))
-            fail(e, "out of memory");
+            err_fail(e, "out of memory");
     }
     free(paths);
     if (!found && !e->failed)
-        fail(e, "--engine '%s' not found in PATH", shown(cmd, b, sizeof b));
+        err_fail(e, "--engine '%s' not found in PATH", shown(cmd, b, sizeof b));
     return found;
 }
 
@@ -606,7 +587,7 @@ static bool build_engine(bot_config_t *c, gather_t *g, err_t *e)
     if (g->engine_dir) {
         struct stat st;
         if (stat(g->engine_dir, &st) != 0 || !S_ISDIR(st.st_mode))
-            return fail(e, "--engine-dir '%s' is not a folder", shown(g->engine_dir, b, sizeof b));
+            return err_fail(e, "--engine-dir '%s' is not a folder", shown(g->engine_dir, b, sizeof b));
     }
     char *path = resolve_cmd(g->engine_cmd, g->engine_dir, e);
     if (!path)
@@ -616,7 +597,7 @@ static bool build_engine(bot_config_t *c, gather_t *g, err_t *e)
     c->engine.name = xstrdup(base ? base + 1 : g->engine_cmd);
     if (!c->engine.argv || !c->engine.name) {
         free(path);
-        return fail(e, "out of memory");
+        return err_fail(e, "out of memory");
     }
     c->engine.argv[0] = path;
     for (int i = 0; i < g->args_nb; i++) {
@@ -634,29 +615,29 @@ static bool finish(bot_config_t *c, gather_t *g, err_t *e)
     if (c->help || c->version)
         return true;
     if (!c->server)
-        return fail(e, "--server URL is needed (the server's address, e.g. http://localhost:8080)");
+        return err_fail(e, "--server URL is needed (the server's address, e.g. http://localhost:8080)");
     if (!c->token && !c->token_file && !c->register_name)
-        return fail(e, "the bot's --token (or --token-file), or --register NAME to make a bot account, is needed");
+        return err_fail(e, "the bot's --token (or --token-file), or --register NAME to make a bot account, is needed");
     if (c->token && c->register_name)
-        return fail(e, "--token and --register exclude each other: a registered bot is given a new token");
+        return err_fail(e, "--token and --register exclude each other: a registered bot is given a new token");
     if (!g->engine_cmd && (g->args_nb || g->engine_dir || c->engine.options_nb))
-        return fail(e, "--engine-arg, --engine-dir and --option need --engine");
+        return err_fail(e, "--engine-arg, --engine-dir and --option need --engine");
     if (!g->engine_cmd && !c->register_name)
-        return fail(e, "--engine COMMAND is needed (the protocol engine that plays)");
+        return err_fail(e, "--engine COMMAND is needed (the protocol engine that plays)");
     if (g->engine_cmd && !build_engine(c, g, e))
         return false;
     if (!g->limits_given)
         c->movetime_ms = 1000;
     if (c->min_initial_ms > c->max_initial_ms)
-        return fail(e, "--min-initial is above --max-initial");
+        return err_fail(e, "--min-initial is above --max-initial");
     if (c->min_increment_ms > c->max_increment_ms)
-        return fail(e, "--min-increment is above --max-increment");
+        return err_fail(e, "--min-increment is above --max-increment");
     if (!c->allow_clock && !c->allow_no_clock)
-        return fail(e, "--clock no and --no-clock no together refuse every game");
+        return err_fail(e, "--clock no and --no-clock no together refuse every game");
     if (c->challenge_nb && c->register_name)
         for (int i = 0; i < c->challenge_nb; i++)
             if (!strcasecmp(c->challenge[i], c->register_name))
-                return fail(e, "--challenge %s: the bot cannot challenge itself", c->challenge[i]);
+                return err_fail(e, "--challenge %s: the bot cannot challenge itself", c->challenge[i]);
     return true;
 }
 
@@ -683,20 +664,20 @@ bool config_parse(int argc, char **argv, bot_config_t *c, char *msg, size_t msgl
         const char *a = argv[i];
         char b[64];
         if (strncmp(a, "--", 2) || !a[2]) {
-            ok = fail(&e, "unexpected argument '%s' (options start with --; see --help)", shown(a, b, sizeof b));
+            ok = err_fail(&e, "unexpected argument '%s' (options start with --; see --help)", shown(a, b, sizeof b));
             break;
         }
         char name[48];
         const char *eq = strchr(a + 2, '=');
         size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
         if (n >= sizeof name) {
-            ok = fail(&e, "unknown option '%s'", shown(a, b, sizeof b));
+            ok = err_fail(&e, "unknown option '%s'", shown(a, b, sizeof b));
             break;
         }
         memcpy(name, a + 2, n);
         name[n] = '\0';
         if (!known(name)) {
-            ok = fail(&e, "unknown option '%s' (see --help)", shown(a, b, sizeof b));
+            ok = err_fail(&e, "unknown option '%s' (see --help)", shown(a, b, sizeof b));
             break;
         }
         const char *v;
@@ -707,7 +688,7 @@ bool config_parse(int argc, char **argv, bot_config_t *c, char *msg, size_t msgl
         else if (i + 1 < argc)
             v = argv[++i];
         else {
-            ok = fail(&e, "--%s needs a value", name);
+            ok = err_fail(&e, "--%s needs a value", name);
             break;
         }
         ok = apply(c, &g, name, v, 0, &e);

@@ -831,9 +831,7 @@ int main(int argc, char **argv)
     bot_config_t cfg;
     char msg[512];
     if (!config_parse(argc, argv, &cfg, msg, sizeof msg)) {
-        for (char *p = msg; *p; p++)
-            if ((unsigned char)*p < 0x20 || *p == 0x7f)
-                *p = '?';
+        one_line(msg);
         fprintf(stderr, "baghchal-bot: %s\n", msg);
         config_free(&cfg);
         return 2;

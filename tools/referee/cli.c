@@ -26,25 +26,6 @@ typedef struct {
     int n, cap;
 } kvlist_t;
 
-typedef struct {
-    char *msg;
-    size_t msglen;
-    bool failed;
-} err_t;
-
-static bool fail(err_t *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static bool fail(err_t *e, const char *fmt, ...)
-{
-    if (!e->failed) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(e->msg, e->msglen, fmt, ap);
-        va_end(ap);
-    }
-    e->failed = true;
-    return false;
-}
-
 /* Names and the event are written between quotes into the tags and into the settings'
  * lines: a quote, a backslash or a control character (TAB, ESC, a line break ...) would
  * break one or be written differently in the other. Returns what s holds of them, or NULL. */
@@ -74,12 +55,12 @@ static bool kv_push(kvlist_t *l, const char *word, err_t *e)
 {
     const char *eq = strchr(word, '=');
     if (!eq || eq == word)
-        return fail(e, "expected key=value, got '%s'", word);
+        return err_fail(e, "expected key=value, got '%s'", word);
     if (l->n == l->cap) {
         int cap = l->cap ? l->cap * 2 : 8;
         kv_t *kv = realloc(l->kv, (size_t)cap * sizeof *kv);
         if (!kv)
-            return fail(e, "out of memory");
+            return err_fail(e, "out of memory");
         l->kv = kv;
         l->cap = cap;
     }
@@ -89,7 +70,7 @@ static bool kv_push(kvlist_t *l, const char *word, err_t *e)
     if (!kv->name || !kv->value) {
         free(kv->name);
         free(kv->value);
-        return fail(e, "out of memory");
+        return err_fail(e, "out of memory");
     }
     memcpy(kv->name, word, (size_t)(eq - word));
     kv->name[eq - word] = '\0';
@@ -176,7 +157,7 @@ static bool split_args(const char *s, char ***words, int *n, err_t *e)
     if (!w || !buf) {
         free(w);
         free(buf);
-        return fail(e, "out of memory");
+        return err_fail(e, "out of memory");
     }
     int count = 0;
     const char *p = s;
@@ -200,7 +181,7 @@ static bool split_args(const char *s, char ***words, int *n, err_t *e)
             for (int i = 0; i < count; i++)
                 free(w[i]);
             free(w);
-            return fail(e, "unbalanced quote in args='%s'", s);
+            return err_fail(e, "unbalanced quote in args='%s'", s);
         }
         buf[k] = '\0';
         if (!(w[count] = xstrdup(buf))) {
@@ -208,7 +189,7 @@ static bool split_args(const char *s, char ***words, int *n, err_t *e)
             for (int i = 0; i < count; i++)
                 free(w[i]);
             free(w);
-            return fail(e, "out of memory");
+            return err_fail(e, "out of memory");
         }
         count++;
     }
@@ -223,7 +204,7 @@ static bool split_args(const char *s, char ***words, int *n, err_t *e)
 static char *resolve_cmd(const char *cmd, const char *dir, err_t *e)
 {
     if (!*cmd) {
-        fail(e, "empty cmd=");
+        err_fail(e, "empty cmd=");
         return NULL;
     }
     if (strchr(cmd, '/')) {
@@ -231,23 +212,23 @@ static char *resolve_cmd(const char *cmd, const char *dir, err_t *e)
         int n = dir && cmd[0] != '/' ? snprintf(path, sizeof path, "%s/%s", dir, cmd)
                                      : snprintf(path, sizeof path, "%s", cmd);
         if (n < 0 || (size_t)n >= sizeof path) {
-            fail(e, "path too long: %s", cmd);
+            err_fail(e, "path too long: %s", cmd);
             return NULL;
         }
         struct stat st;
         if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || access(path, X_OK) != 0) {
-            fail(e, "engine command '%s' is not an executable file", path);
+            err_fail(e, "engine command '%s' is not an executable file", path);
             return NULL;
         }
         char *r = xstrdup(cmd);
         if (!r)
-            fail(e, "out of memory");
+            err_fail(e, "out of memory");
         return r;
     }
     const char *env = getenv("PATH");
     char *paths = xstrdup(env ? env : "/usr/local/bin:/usr/bin:/bin");
     if (!paths) {
-        fail(e, "out of memory");
+        err_fail(e, "out of memory");
         return NULL;
     }
     char *save = NULL, *found = NULL;
@@ -257,11 +238,11 @@ static char *resolve_cmd(const char *cmd, const char *dir, err_t *e)
         struct stat st;
         if (n > 0 && (size_t)n < sizeof path && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
             access(path, X_OK) == 0 && !(found = xstrdup(path)))
-            fail(e, "out of memory");
+            err_fail(e, "out of memory");
     }
     free(paths);
     if (!found && !e->failed)
-        fail(e, "engine command '%s' not found in PATH", cmd);
+        err_fail(e, "engine command '%s' not found in PATH", cmd);
     return found;
 }
 
@@ -271,21 +252,21 @@ static bool option_set(engine_conf_t *en, const char *name, const char *value, e
         if (strcasecmp(en->options[i].name, name) == 0) {
             char *v = xstrdup(value);
             if (!v)
-                return fail(e, "out of memory");
+                return err_fail(e, "out of memory");
             free(en->options[i].value);
             en->options[i].value = v;
             return true;
         }
     kv_t *o = realloc(en->options, (size_t)(en->options_nb + 1) * sizeof *o);
     if (!o)
-        return fail(e, "out of memory");
+        return err_fail(e, "out of memory");
     en->options = o;
     o[en->options_nb].name = xstrdup(name);
     o[en->options_nb].value = xstrdup(value);
     if (!o[en->options_nb].name || !o[en->options_nb].value) {
         free(o[en->options_nb].name);
         free(o[en->options_nb].value);
-        return fail(e, "out of memory");
+        return err_fail(e, "out of memory");
     }
     en->options_nb++;
     return true;
@@ -298,11 +279,11 @@ static bool engine_key(engine_conf_t *en, const kv_t *kv, const char *where, err
     int64_t n;
     if (strncmp(k, "option.", 7) == 0) {
         if (!k[7])
-            return fail(e, "%s: option. needs a name", where);
+            return err_fail(e, "%s: option. needs a name", where);
         if (strcasecmp(k + 7, "Repetition") == 0)
-            return fail(e, "%s: the Repetition option is set by -repetition for both engines", where);
+            return err_fail(e, "%s: the Repetition option is set by -repetition for both engines", where);
         if (strpbrk(k + 7, "\n\r") || strpbrk(v, "\n\r"))
-            return fail(e, "%s: option %s has a line break", where, k + 7);
+            return err_fail(e, "%s: option %s has a line break", where, k + 7);
         return option_set(en, k + 7, v, e);
     }
     if (strcmp(k, "tc") == 0) {
@@ -311,44 +292,44 @@ static bool engine_key(engine_conf_t *en, const kv_t *kv, const char *where, err
             return true;
         }
         if (!parse_tc(v, &en->tc))
-            return fail(e, "%s: tc='%s' is not [moves/]seconds[+increment], e.g. tc=10+0.1", where, v);
+            return err_fail(e, "%s: tc='%s' is not [moves/]seconds[+increment], e.g. tc=10+0.1", where, v);
         en->has_tc = true;
         return true;
     }
     if (strcmp(k, "st") == 0) {
         if (!parse_seconds_ms(v, &en->movetime_ms) || en->movetime_ms < 1)
-            return fail(e, "%s: st='%s' needs seconds > 0", where, v);
+            return err_fail(e, "%s: st='%s' needs seconds > 0", where, v);
         return true;
     }
     if (strcmp(k, "movetime") == 0) {
         if (!parse_int64(v, 1, INT32_MAX, &en->movetime_ms))
-            return fail(e, "%s: movetime='%s' needs milliseconds from 1", where, v);
+            return err_fail(e, "%s: movetime='%s' needs milliseconds from 1", where, v);
         return true;
     }
     if (strcmp(k, "depth") == 0) {
         if (!parse_int64(v, 1, 127, &n))
-            return fail(e, "%s: depth='%s' needs an integer from 1 to 127", where, v);
+            return err_fail(e, "%s: depth='%s' needs an integer from 1 to 127", where, v);
         en->depth = (int)n;
         return true;
     }
     if (strcmp(k, "nodes") == 0) {
         if (!parse_int64(v, 1, INT64_MAX / 4, &en->nodes))
-            return fail(e, "%s: nodes='%s' needs a positive integer", where, v);
+            return err_fail(e, "%s: nodes='%s' needs a positive integer", where, v);
         return true;
     }
     if (strcmp(k, "timemargin") == 0 || strcmp(k, "margin") == 0) {
         if (!parse_int64(v, 0, INT32_MAX, &en->margin_ms))
-            return fail(e, "%s: %s='%s' needs milliseconds from 0", where, k, v);
+            return err_fail(e, "%s: %s='%s' needs milliseconds from 0", where, k, v);
         return true;
     }
     if (strcmp(k, "restart") == 0) {
         if (!parse_onoff(v, &en->restart))
-            return fail(e, "%s: restart='%s' needs on or off", where, v);
+            return err_fail(e, "%s: restart='%s' needs on or off", where, v);
         return true;
     }
     if (strcmp(k, "cmd") == 0 || strcmp(k, "name") == 0 || strcmp(k, "args") == 0 || strcmp(k, "dir") == 0)
         return true; /* handled by build_engine */
-    return fail(e, "%s: unknown key '%s'", where, k);
+    return err_fail(e, "%s: unknown key '%s'", where, k);
 }
 
 static bool build_engine(engine_conf_t *en, const kvlist_t *each, const kvlist_t *own, int index, err_t *e)
@@ -367,13 +348,13 @@ static bool build_engine(engine_conf_t *en, const kvlist_t *each, const kvlist_t
     const char *args = kv_get(own, "args") ? kv_get(own, "args") : kv_get(each, "args");
     const char *dir = kv_get(own, "dir") ? kv_get(own, "dir") : kv_get(each, "dir");
     if (!cmd)
-        return fail(e, "%s needs cmd=<program>", where);
+        return err_fail(e, "%s needs cmd=<program>", where);
     if (dir) {
         struct stat st;
         if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-            return fail(e, "%s: dir='%s' is not a directory", where, dir);
+            return err_fail(e, "%s: dir='%s' is not a directory", where, dir);
         if (!(en->dir = xstrdup(dir)))
-            return fail(e, "out of memory");
+            return err_fail(e, "out of memory");
     }
     char *path = resolve_cmd(cmd, dir, e);
     if (!path)
@@ -390,7 +371,7 @@ static bool build_engine(engine_conf_t *en, const kvlist_t *each, const kvlist_t
         for (int i = 0; i < nw; i++)
             free(words[i]);
         free(words);
-        return fail(e, "out of memory");
+        return err_fail(e, "out of memory");
     }
     en->argv[0] = path;
     for (int i = 0; i < nw; i++)
@@ -400,21 +381,21 @@ static bool build_engine(engine_conf_t *en, const kvlist_t *each, const kvlist_t
     const char *unfit;
     if (name) {
         if (!*name)
-            return fail(e, "%s: name= must not be empty", where);
+            return err_fail(e, "%s: name= must not be empty", where);
         if ((unfit = unfit_text(name, what, sizeof what)))
-            return fail(e, "%s: name= holds %s: a name must be UTF-8 without quotes, backslashes or control characters",
+            return err_fail(e, "%s: name= holds %s: a name must be UTF-8 without quotes, backslashes or control characters",
                         where, unfit);
         en->name = xstrdup(name);
     } else {
         const char *base = strrchr(cmd, '/');
         if ((unfit = unfit_text(base ? base + 1 : cmd, what, sizeof what)))
-            return fail(e, "%s: the program's file name holds %s, which a name cannot: give name=", where, unfit);
+            return err_fail(e, "%s: the program's file name holds %s, which a name cannot: give name=", where, unfit);
         en->name = xstrdup(base ? base + 1 : cmd);
     }
     if (!en->name)
-        return fail(e, "out of memory");
+        return err_fail(e, "out of memory");
     if (!en->has_tc && !en->movetime_ms && !en->depth && !en->nodes)
-        return fail(e, "engine %s has no limit per move: give tc=, st=/movetime=, depth= or nodes=", en->name);
+        return err_fail(e, "engine %s has no limit per move: give tc=, st=/movetime=, depth= or nodes=", en->name);
     return true;
 }
 
@@ -450,7 +431,7 @@ static bool unique_names(config_t *cfg, err_t *e)
                 len = (size_t)(dash - base);
             char *n = malloc(len + 16);
             if (!n)
-                return fail(e, "out of memory");
+                return err_fail(e, "out of memory");
             snprintf(n, len + 16, "%.*s-%d", (int)len, base, suffix);
             free(base);
             cfg->engines[i].name = n;
@@ -475,7 +456,7 @@ static bool collect_kv(int argc, char **argv, int *i, kvlist_t *l, err_t *e)
 static const char *need_value(int argc, char **argv, int *i, const char *opt, err_t *e)
 {
     if (*i + 1 >= argc) {
-        fail(e, "-%s needs a value", opt);
+        err_fail(e, "-%s needs a value", opt);
         return NULL;
     }
     return argv[++*i];
@@ -485,7 +466,7 @@ static bool set_string(char **dst, const char *v, err_t *e)
 {
     char *s = xstrdup(v);
     if (!s)
-        return fail(e, "out of memory");
+        return err_fail(e, "out of memory");
     free(*dst);
     *dst = s;
     return true;
@@ -498,7 +479,7 @@ static bool parse_openings(const kvlist_t *l, config_t *cfg, err_t *e)
         int64_t x;
         if (strcmp(n, "file") == 0) {
             if (access(v, R_OK) != 0)
-                return fail(e, "-openings: cannot read file '%s'", v);
+                return err_fail(e, "-openings: cannot read file '%s'", v);
             if (!set_string(&cfg->openings_file, v, e))
                 return false;
         } else if (strcmp(n, "order") == 0) {
@@ -507,27 +488,27 @@ static bool parse_openings(const kvlist_t *l, config_t *cfg, err_t *e)
             else if (strcmp(v, "sequential") == 0)
                 cfg->openings_shuffle = false;
             else
-                return fail(e, "-openings: order='%s' must be sequential or random", v);
+                return err_fail(e, "-openings: order='%s' must be sequential or random", v);
         } else if (strcmp(n, "start") == 0) {
             if (!parse_int64(v, 1, INT32_MAX, &x))
-                return fail(e, "-openings: start='%s' needs a positive integer", v);
+                return err_fail(e, "-openings: start='%s' needs a positive integer", v);
             cfg->openings_start = x - 1;
         } else if (strcmp(n, "startpos") == 0) {
             if (!parse_int64(v, 1, INT32_MAX, &x))
-                return fail(e, "-openings: startpos='%s' needs a positive integer", v);
+                return err_fail(e, "-openings: startpos='%s' needs a positive integer", v);
             cfg->startpos_every = x;
         } else if (strcmp(n, "random") == 0 || strcmp(n, "plies") == 0) {
             if (!parse_int64(v, 0, 200, &x))
-                return fail(e, "-openings: %s='%s' needs an integer from 0 to 200", n, v);
+                return err_fail(e, "-openings: %s='%s' needs an integer from 0 to 200", n, v);
             cfg->random_plies = (int)x;
         } else {
-            return fail(e, "-openings: unknown key '%s'", n);
+            return err_fail(e, "-openings: unknown key '%s'", n);
         }
     }
     if (cfg->openings_file && cfg->random_plies)
-        return fail(e, "-openings: give either file= or random=, not both");
+        return err_fail(e, "-openings: give either file= or random=, not both");
     if (cfg->openings_file && cfg->startpos_every)
-        return fail(e, "-openings: startpos= mixes the start position into random= openings, not a file");
+        return err_fail(e, "-openings: startpos= mixes the start position into random= openings, not a file");
     return true;
 }
 
@@ -540,7 +521,7 @@ static bool parse_sprt(const kvlist_t *l, config_t *cfg, err_t *e)
         int idx = -1;
         if (strcmp(l->kv[k].name, "stats") == 0) {
             if (strcmp(l->kv[k].value, "pentanomial") != 0 && strcmp(l->kv[k].value, "trinomial") != 0)
-                return fail(e, "-sprt: stats='%s' must be pentanomial or trinomial", l->kv[k].value);
+                return err_fail(e, "-sprt: stats='%s' must be pentanomial or trinomial", l->kv[k].value);
             cfg->sprt.trinomial = strcmp(l->kv[k].value, "trinomial") == 0;
             continue;
         }
@@ -548,23 +529,23 @@ static bool parse_sprt(const kvlist_t *l, config_t *cfg, err_t *e)
             if (strcmp(l->kv[k].name, KEYS[j]) == 0)
                 idx = j;
         if (idx < 0)
-            return fail(e, "-sprt: unknown key '%s' (elo0, elo1, alpha, beta, stats)", l->kv[k].name);
+            return err_fail(e, "-sprt: unknown key '%s' (elo0, elo1, alpha, beta, stats)", l->kv[k].name);
         if (!parse_double(l->kv[k].value, dst[idx]))
-            return fail(e, "-sprt: %s='%s' is not a number", KEYS[idx], l->kv[k].value);
+            return err_fail(e, "-sprt: %s='%s' is not a number", KEYS[idx], l->kv[k].value);
         have[idx] = true;
     }
     if (!have[0] || !have[1])
-        return fail(e, "-sprt needs elo0= and elo1=");
+        return err_fail(e, "-sprt needs elo0= and elo1=");
     if (!have[2])
         cfg->sprt.alpha = 0.05;
     if (!have[3])
         cfg->sprt.beta = 0.05;
     if (cfg->sprt.elo1 <= cfg->sprt.elo0)
-        return fail(e, "-sprt: elo1 must be greater than elo0");
+        return err_fail(e, "-sprt: elo1 must be greater than elo0");
     if (cfg->sprt.elo0 <= -1000 || cfg->sprt.elo1 >= 1000)
-        return fail(e, "-sprt: elo0 and elo1 must lie within (-1000, 1000)");
+        return err_fail(e, "-sprt: elo0 and elo1 must lie within (-1000, 1000)");
     if (!(cfg->sprt.alpha > 0 && cfg->sprt.alpha < 0.5 && cfg->sprt.beta > 0 && cfg->sprt.beta < 0.5))
-        return fail(e, "-sprt: alpha and beta must lie within (0, 0.5)");
+        return err_fail(e, "-sprt: alpha and beta must lie within (0, 0.5)");
     cfg->sprt.on = true;
     return true;
 }
@@ -579,16 +560,16 @@ static bool parse_score_adj(const char *o, const kvlist_t *l, config_t *cfg, err
         int64_t x;
         if (strcmp(n, "twosided") == 0 && resign) {
             if (!parse_onoff(v, &cfg->resign.twosided))
-                return fail(e, "-resign: twosided='%s' needs on or off", v);
+                return err_fail(e, "-resign: twosided='%s' needs on or off", v);
             continue;
         }
         bool count = strcmp(n, "movecount") == 0, score = strcmp(n, "score") == 0;
         bool number = !resign && strcmp(n, "movenumber") == 0;
         if (!count && !score && !number)
-            return fail(e, "-%s: unknown key '%s' (%s)", o, n,
+            return err_fail(e, "-%s: unknown key '%s' (%s)", o, n,
                         resign ? "movecount, score, twosided" : "movenumber, movecount, score");
         if (!parse_int64(v, count ? 1 : 0, 1000000, &x))
-            return fail(e, "-%s: %s='%s' needs an integer from %d", o, n, v, count ? 1 : 0);
+            return err_fail(e, "-%s: %s='%s' needs an integer from %d", o, n, v, count ? 1 : 0);
         if (count) {
             have_count = true;
             *(resign ? &cfg->resign.movecount : &cfg->drawadj.movecount) = x;
@@ -600,7 +581,7 @@ static bool parse_score_adj(const char *o, const kvlist_t *l, config_t *cfg, err
         }
     }
     if (!have_count || !have_score)
-        return fail(e, "-%s needs movecount= and score=", o);
+        return err_fail(e, "-%s needs movecount= and score=", o);
     *(resign ? &cfg->resign.on : &cfg->drawadj.on) = true;
     return true;
 }
@@ -615,9 +596,9 @@ static bool parse_timeouts(const kvlist_t *l, config_t *cfg, err_t *e)
                        : strcmp(n, "quit") == 0  ? &cfg->quit_timeout_ms
                                                  : NULL;
         if (!dst)
-            return fail(e, "-timeouts: unknown key '%s' (init, ready, stall, quit)", n);
+            return err_fail(e, "-timeouts: unknown key '%s' (init, ready, stall, quit)", n);
         if (!parse_int64(l->kv[k].value, 1, 24LL * 3600 * 1000, dst))
-            return fail(e, "-timeouts: %s='%s' needs milliseconds from 1", n, l->kv[k].value);
+            return err_fail(e, "-timeouts: %s='%s' needs milliseconds from 1", n, l->kv[k].value);
     }
     return true;
 }
@@ -649,10 +630,10 @@ typedef struct {
 static bool add_engine(int argc, char **argv, int *i, gather_t *g, err_t *e)
 {
     if (g->engines_nb == MAX_ENGINES)
-        return fail(e, "at most %d engines", MAX_ENGINES);
+        return err_fail(e, "at most %d engines", MAX_ENGINES);
     kvlist_t *n = realloc(g->engines, (size_t)(g->engines_nb + 1) * sizeof *n);
     if (!n)
-        return fail(e, "out of memory");
+        return err_fail(e, "out of memory");
     g->engines = n;
     memset(&g->engines[g->engines_nb], 0, sizeof *g->engines);
     return collect_kv(argc, argv, i, &g->engines[g->engines_nb++], e);
@@ -689,7 +670,7 @@ static bool parse_tournament(const char *v, config_t *cfg, err_t *e)
     else if (strcmp(v, "gauntlet") == 0)
         cfg->format = FORMAT_GAUNTLET;
     else
-        return fail(e, "-tournament must be match, roundrobin or gauntlet, got '%s'", v);
+        return err_fail(e, "-tournament must be match, roundrobin or gauntlet, got '%s'", v);
     return true;
 }
 
@@ -701,7 +682,7 @@ static bool parse_seed(const char *v, config_t *cfg, err_t *e)
     errno = 0;
     unsigned long long s = v[0] >= '0' && v[0] <= '9' ? strtoull(v, &end, 0) : 0;
     if (!end || end == v || *end || errno == ERANGE)
-        return fail(e, "-seed needs an integer from 0 to %llu, got '%s'", (unsigned long long)UINT64_MAX, v);
+        return err_fail(e, "-seed needs an integer from 0 to %llu, got '%s'", (unsigned long long)UINT64_MAX, v);
     cfg->seed = s;
     return true;
 }
@@ -709,7 +690,7 @@ static bool parse_seed(const char *v, config_t *cfg, err_t *e)
 static bool int_value(const char *o, const char *v, int64_t lo, int64_t hi, int64_t *out, err_t *e)
 {
     if (!parse_int64(v, lo, hi, out))
-        return fail(e, "-%s needs an integer from %lld to %lld, got '%s'", o, (long long)lo, (long long)hi, v);
+        return err_fail(e, "-%s needs an integer from %lld to %lld, got '%s'", o, (long long)lo, (long long)hi, v);
     return true;
 }
 
@@ -728,25 +709,25 @@ static bool parse_valued(int argc, char **argv, int *i, const char *o, gather_t 
 {
     char **str = string_option(cfg, o);
     if (!str && !is_limit_shorthand(o) && !is_valued(o))
-        return fail(e, "unknown option '%s' (see --help)", argv[*i]);
+        return err_fail(e, "unknown option '%s' (see --help)", argv[*i]);
     const char *v = need_value(argc, argv, i, o, e);
     int64_t x = 0;
     if (!v)
         return false;
     if (str) {
         if (!*v)
-            return fail(e, "-%s needs a non-empty value", o);
+            return err_fail(e, "-%s needs a non-empty value", o);
         char what[64];
         const char *unfit = str == &cfg->event ? unfit_text(v, what, sizeof what) : NULL;
         if (unfit)
-            return fail(e, "-event holds %s: the event must be UTF-8 without quotes, backslashes or control characters",
+            return err_fail(e, "-event holds %s: the event must be UTF-8 without quotes, backslashes or control characters",
                         unfit);
         return set_string(str, v, e);
     }
     if (is_limit_shorthand(o)) {
         char word[256];
         if (snprintf(word, sizeof word, "%s=%s", o, v) >= (int)sizeof word)
-            return fail(e, "-%s: value too long", o);
+            return err_fail(e, "-%s: value too long", o);
         return kv_push(&g->each, word, e);
     }
     if (strcmp(o, "tournament") == 0) {
@@ -757,7 +738,7 @@ static bool parse_valued(int argc, char **argv, int *i, const char *o, gather_t 
         return parse_seed(v, cfg, e);
     if (strcmp(o, "repetition") == 0) {
         if (strcasecmp(v, "forbid") != 0 && strcasecmp(v, "draw") != 0)
-            return fail(e, "-repetition must be forbid or draw, got '%s'", v);
+            return err_fail(e, "-repetition must be forbid or draw, got '%s'", v);
         cfg->rule = strcasecmp(v, "draw") == 0 ? REP_DRAW : REP_FORBID;
         return true;
     }
@@ -794,7 +775,7 @@ static bool parse_word(int argc, char **argv, int *i, gather_t *g, config_t *cfg
 {
     const char *a = argv[*i];
     if (a[0] != '-' || !a[1])
-        return fail(e, "unexpected '%s' (options start with '-')", a);
+        return err_fail(e, "unexpected '%s' (options start with '-')", a);
     const char *o = a + 1 + (a[1] == '-');
     kvlist_t scratch = {0};
     bool ok;
@@ -830,9 +811,9 @@ static bool parse_word(int argc, char **argv, int *i, gather_t *g, config_t *cfg
 static bool finish(gather_t *g, config_t *cfg, err_t *e)
 {
     if (g->engines_nb < 2)
-        return fail(e, "at least two -engine groups are needed");
+        return err_fail(e, "at least two -engine groups are needed");
     if (!(cfg->engines = calloc((size_t)g->engines_nb, sizeof *cfg->engines)))
-        return fail(e, "out of memory");
+        return err_fail(e, "out of memory");
     for (int k = 0; k < g->engines_nb; k++) {
         cfg->engines_nb = k + 1;
         if (!build_engine(&cfg->engines[k], &g->each, &g->engines[k], k, e))
@@ -843,9 +824,9 @@ static bool finish(gather_t *g, config_t *cfg, err_t *e)
     if (!g->format_given)
         cfg->format = g->engines_nb == 2 ? FORMAT_MATCH : FORMAT_ROUNDROBIN;
     if (cfg->format == FORMAT_MATCH && g->engines_nb != 2)
-        return fail(e, "-tournament match needs exactly two engines (got %d)", g->engines_nb);
+        return err_fail(e, "-tournament match needs exactly two engines (got %d)", g->engines_nb);
     if (cfg->sprt.on && cfg->format != FORMAT_MATCH)
-        return fail(e, "-sprt needs a two-engine match");
+        return err_fail(e, "-sprt needs a two-engine match");
     /* No -tb under the draw rule: the standard folder's database, when it holds one. */
     char standard[TB_PATH_MAX];
     if (cfg->tb_dir && (!cfg->tb_dir[0] || strcasecmp(cfg->tb_dir, "<empty>") == 0)) {
@@ -853,15 +834,15 @@ static bool finish(gather_t *g, config_t *cfg, err_t *e)
         cfg->tb_dir = NULL;
     } else if (!cfg->tb_dir && cfg->rule == REP_DRAW && tb_default_dir(standard, sizeof standard) &&
                tb_dir_has_database(standard) && !(cfg->tb_dir = strdup(standard))) {
-        return fail(e, "out of memory");
+        return err_fail(e, "out of memory");
     }
     if (cfg->tb_dir) {
         struct stat st;
         if (stat(cfg->tb_dir, &st) != 0 || !S_ISDIR(st.st_mode))
-            return fail(e, "-tb: '%s' is not a directory", cfg->tb_dir);
+            return err_fail(e, "-tb: '%s' is not a directory", cfg->tb_dir);
     }
     if (cfg->resume && !cfg->records_file)
-        return fail(e, "-resume continues the run of a -records file: give -records");
+        return err_fail(e, "-resume continues the run of a -records file: give -records");
     if (cfg->rounds == 0)
         cfg->rounds = cfg->sprt.on ? 50000 : 1;
     return true;

@@ -9,6 +9,7 @@
 #include "record.h"
 #include "tourney.h"
 #include "types.h"
+#include "util.h"
 
 static int check(const char *path)
 {
@@ -42,10 +43,7 @@ int main(int argc, char **argv)
     config_t cfg;
     char msg[512];
     if (!cli_parse(argc, argv, &cfg, msg, sizeof msg)) {
-        /* The reason quotes what was given: it stays one line whatever that held. */
-        for (char *p = msg; *p; p++)
-            if ((unsigned char)*p < 0x20 || *p == 0x7f)
-                *p = '?';
+        one_line(msg);
         fprintf(stderr, "baghchal-referee: %s\n", msg);
         cli_free(&cfg);
         return 1;

@@ -135,6 +135,25 @@ uint32_t rng_below(uint64_t *state, uint32_t n)
     return (uint32_t)(((rng_next(state) >> 32) * (uint64_t)n) >> 32);
 }
 
+bool err_fail(err_t *e, const char *fmt, ...)
+{
+    if (!e->failed) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(e->msg, e->msglen, fmt, ap);
+        va_end(ap);
+    }
+    e->failed = true;
+    return false;
+}
+
+void one_line(char *msg)
+{
+    for (char *p = msg; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+}
+
 bool parse_int64(const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
     char *end;

@@ -58,6 +58,19 @@ uint64_t rng_next(uint64_t *state);
 uint32_t rng_below(uint64_t *state, uint32_t n);
 
 /* Whole-string number parsing with range checks. */
+/* A command line's first failure: its reason, written into the caller's buffer. */
+typedef struct {
+    char *msg;
+    size_t msglen;
+    bool failed;
+} err_t;
+
+/* Writes the reason of the first failure only; returns false, for `return err_fail(...)`. */
+bool err_fail(err_t *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Control characters become '?': a reason that quotes what was given stays one line. */
+void one_line(char *msg);
+
 bool parse_int64(const char *s, int64_t lo, int64_t hi, int64_t *out);
 bool parse_double(const char *s, double *out);
 /* Seconds with decimals ("0.5", "10") to milliseconds, >= 0. */
