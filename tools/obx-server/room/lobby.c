@@ -343,14 +343,6 @@ static void end_challenge(room_t *r, challenge_t *c, player_t *me, bool decline,
     free(c);
 }
 
-static cJSON *start_event(room_t *r, round_t *g, int side)
-{
-    cJSON *s = round_summary_json(r, g);
-    if (s)
-        cJSON_AddStringToObject(s, "side", side_text(side));
-    return typed("gameStart", "game", s);
-}
-
 static void accept(room_t *r, challenge_t *c, player_t *me, room_reply_fn reply, void *ctx)
 {
     player_t *from = room_player(r, c->c.from);
@@ -397,8 +389,8 @@ static void accept(room_t *r, challenge_t *c, player_t *me, room_reply_fn reply,
     pd->json = room_json_take(ans);
     if (c->c.listed)
         pending_event(pd, CH_LOBBY, NULL, removed_event("seekRemoved", c, "accepted", g->g.id));
-    pending_event(pd, CH_PLAYER, goats->p.id, start_event(r, g, GOATS));
-    pending_event(pd, CH_PLAYER, tigers->p.id, start_event(r, g, TIGERS));
+    pending_event(pd, CH_PLAYER, goats->p.id, round_start_event(r, g, GOATS));
+    pending_event(pd, CH_PLAYER, tigers->p.id, round_start_event(r, g, TIGERS));
     free(c);
 }
 

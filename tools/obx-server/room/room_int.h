@@ -149,6 +149,7 @@ void round_tick(room_t *r, int64_t now_mono);
 /* A seat's owner opened (delta 1) or closed (-1) a stream of the game. */
 void round_presence(room_t *r, round_t *g, int seat, int delta);
 void round_tell_player(room_t *r, room_sub_t *s, player_t *p); /* gameStart for each game of p's */
+cJSON *round_start_event(room_t *r, round_t *g, int side); /* {"type": "gameStart", "game": ...} for side */
 /* To a new stream of the game: who is away now (a reload must not miss a claim that opened). */
 void round_tell_presence(room_t *r, room_sub_t *s, round_t *g);
 void round_free(round_t *g);

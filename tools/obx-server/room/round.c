@@ -457,6 +457,18 @@ void round_presence(room_t *r, round_t *g, int seat, int delta)
     room_publish(r, CH_GAME, g->g.id, ev);
 }
 
+cJSON *round_start_event(room_t *r, round_t *g, int side)
+{
+    cJSON *ev = typed("gameStart"), *sum = round_summary_json(r, g);
+    if (sum)
+        cJSON_AddStringToObject(sum, "side", side_text(side));
+    if (ev)
+        cJSON_AddItemToObject(ev, "game", sum);
+    else
+        cJSON_Delete(sum);
+    return ev;
+}
+
 void round_tell_presence(room_t *r, room_sub_t *s, round_t *g)
 {
     if (!round_live(g))
@@ -486,13 +498,7 @@ void round_tell_player(room_t *r, room_sub_t *s, player_t *p)
         int side = !strcmp(g->g.goats, p->p.id) ? GOATS : !strcmp(g->g.tigers, p->p.id) ? TIGERS : -1;
         if (side < 0 || !round_live(g))
             continue;
-        cJSON *ev = typed("gameStart"), *sum = round_summary_json(r, g);
-        if (sum)
-            cJSON_AddStringToObject(sum, "side", side_text(side));
-        if (ev)
-            cJSON_AddItemToObject(ev, "game", sum);
-        else
-            cJSON_Delete(sum);
+        cJSON *ev = round_start_event(r, g, side);
         if (ev)
             room_send(s, ev);
         cJSON_Delete(ev);
@@ -680,16 +686,8 @@ static void offer(room_t *r, round_t *g, int seat, const char *what, bool yes, r
         if (ans)
             cJSON_AddStringToObject(ans, "game", n->g.id);
         pd->json = room_json_take(ans);
-        for (int s = 0; s < 2; s++) {
-            cJSON *ev = typed("gameStart"), *sum = round_summary_json(r, n);
-            if (sum)
-                cJSON_AddStringToObject(sum, "side", side_text(s));
-            if (ev)
-                cJSON_AddItemToObject(ev, "game", sum);
-            else
-                cJSON_Delete(sum);
-            pending_event(pd, CH_PLAYER, s == GOATS ? n->g.goats : n->g.tigers, ev);
-        }
+        for (int s = 0; s < 2; s++)
+            pending_event(pd, CH_PLAYER, s == GOATS ? n->g.goats : n->g.tigers, round_start_event(r, n, s));
         save(r, g, pd);
     }
 }
