@@ -27,99 +27,63 @@ static tb_index_t *sym_index;           /* the board's symmetries (tb_transform)
 
 /* ---- long calls that Ctrl-C stops ----------------------------------------------- */
 
-enum { SIGNAL_SLICE_MS = 20 };
+/* A long C call on the main thread runs Python's signal handlers every SIGNAL_SLICE_MS: it
+ * calls sigcheck_poll from its own loop (between perft's subtrees, in the search's poll
+ * callback), which takes the GIL back for a moment. When a handler raises (Ctrl-C's
+ * KeyboardInterrupt), the call stops and returns with that exception set. On other threads
+ * no handler runs, and nothing is checked. */
+
+enum { SIGNAL_SLICE_MS = 10 };
 
 typedef struct {
-    void (*fn)(void *arg);
-    void *arg;
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    bool done;
-} task_t;
+    PyThreadState *ts; /* the caller's, saved while the call runs without the GIL */
+    pthread_t thread;  /* the caller's thread: only it runs the handlers */
+    bool enabled;      /* the caller is the main thread */
+    bool raised;       /* a handler raised: the call is to stop */
+    int64_t next_ms;   /* when to look next */
+} sigcheck_t;
 
-static void *task_main(void *p)
+static int64_t monotonic_ms(void)
 {
-    task_t *t = p;
-    t->fn(t->arg);
-    pthread_mutex_lock(&t->lock);
-    t->done = true;
-    pthread_cond_signal(&t->cond);
-    pthread_mutex_unlock(&t->lock);
-    return NULL;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-/* Waits up to ms for the task; true when it is done. Called without the GIL. */
-static bool task_wait(task_t *t, int ms)
+/* Releases the GIL for a long call (Py_BEGIN_ALLOW_THREADS). */
+static void sigcheck_begin(sigcheck_t *c)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_nsec += (long)ms * 1000000L;
-    until.tv_sec += until.tv_nsec / 1000000000L;
-    until.tv_nsec %= 1000000000L;
-    pthread_mutex_lock(&t->lock);
-    while (!t->done)
-        if (pthread_cond_timedwait(&t->cond, &t->lock, &until) == ETIMEDOUT)
-            break;
-    bool done = t->done;
-    pthread_mutex_unlock(&t->lock);
-    return done;
+    c->thread = pthread_self();
+    c->enabled = PyThread_get_thread_ident() == main_thread_ident;
+    c->raised = false;
+    c->next_ms = monotonic_ms() + SIGNAL_SLICE_MS;
+    c->ts = PyEval_SaveThread();
 }
 
-/* Runs fn(arg) without the GIL and returns 0 once it has returned. On the main thread fn runs
- * on a thread of its own while the caller waits in slices of SIGNAL_SLICE_MS and runs the
- * signal handlers between them: when one raises (Ctrl-C's KeyboardInterrupt), cancel(arg) is
- * called (again at each slice, until fn has returned) and -1 is returned with that exception.
- * Elsewhere, where no signal handler runs, fn runs on the calling thread. */
-static int run_interruptible(void (*fn)(void *), void *arg, void (*cancel)(void *))
+/* Takes the GIL back (Py_END_ALLOW_THREADS); false when a handler raised (the exception set). */
+static bool sigcheck_end(sigcheck_t *c)
 {
-    task_t t = {.fn = fn, .arg = arg, .done = false};
-    pthread_condattr_t attr;
-    bool threaded = PyThread_get_thread_ident() == main_thread_ident && pthread_condattr_init(&attr) == 0;
-    if (threaded) {
-        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-        threaded = pthread_cond_init(&t.cond, &attr) == 0;
-        pthread_condattr_destroy(&attr);
-    }
-    if (threaded && pthread_mutex_init(&t.lock, NULL) != 0) {
-        pthread_cond_destroy(&t.cond);
-        threaded = false;
-    }
-    pthread_t th;
-    if (threaded && pthread_create(&th, NULL, task_main, &t) != 0) {
-        pthread_mutex_destroy(&t.lock);
-        pthread_cond_destroy(&t.cond);
-        threaded = false;
-    }
-    if (!threaded) { /* no thread to be had: as before, without the GIL on this one */
-        Py_BEGIN_ALLOW_THREADS
-        fn(arg);
-        Py_END_ALLOW_THREADS
-        return 0;
-    }
-    int rc = 0;
-    for (;;) {
-        bool done;
-        Py_BEGIN_ALLOW_THREADS
-        done = task_wait(&t, SIGNAL_SLICE_MS);
-        Py_END_ALLOW_THREADS
-        if (done)
-            break;
-        if (PyErr_CheckSignals() < 0) {
-            rc = -1;
-            break;
-        }
-    }
-    if (rc < 0) {
-        Py_BEGIN_ALLOW_THREADS
-        do
-            cancel(arg);
-        while (!task_wait(&t, SIGNAL_SLICE_MS));
-        Py_END_ALLOW_THREADS
-    }
-    pthread_join(th, NULL);
-    pthread_mutex_destroy(&t.lock);
-    pthread_cond_destroy(&t.cond);
-    return rc;
+    PyEval_RestoreThread(c->ts);
+    return !c->raised;
+}
+
+/* Without the GIL, from the call's loop on any thread: true once a signal handler has raised
+ * (only the caller's thread looks, once a slice). */
+static bool sigcheck_poll(sigcheck_t *c)
+{
+    if (!c->enabled || !pthread_equal(pthread_self(), c->thread))
+        return false;
+    if (c->raised)
+        return true;
+    int64_t now = monotonic_ms();
+    if (now < c->next_ms)
+        return false;
+    c->next_ms = now + SIGNAL_SLICE_MS;
+    PyEval_RestoreThread(c->ts);
+    if (PyErr_CheckSignals() < 0)
+        c->raised = true;
+    c->ts = PyEval_SaveThread();
+    return c->raised;
 }
 
 /* ---- moves ------------------------------------------------------------------------ */
@@ -740,37 +704,22 @@ static PyObject *Board_get_move_stack(PyObject *self, void *c)
 
 enum { PERFT_MAX_DEPTH = 64, PERFT_SPLIT = 5 };
 
-typedef struct {
-    position_t p;
-    int depth;
-    uint64_t leaves;
-    atomic_bool stop;
-} perft_task_t;
-
-/* The library's perft, split above PERFT_SPLIT plies so that a stop is seen between subtrees
- * (each a few milliseconds at most). */
-static uint64_t perft_split(perft_task_t *t, position_t *p, int depth)
+/* The library's perft, split above PERFT_SPLIT plies so that signals are looked at between
+ * subtrees (each a few milliseconds at most); 0 once a handler has raised. */
+static uint64_t perft_split(sigcheck_t *c, position_t *p, int depth)
 {
     if (depth <= PERFT_SPLIT)
         return perft(p, depth);
     move_t list[MAX_MOVES];
     int n = gen_moves(p, list);
     uint64_t total = 0;
-    for (int i = 0; i < n && !atomic_load_explicit(&t->stop, memory_order_relaxed); i++) {
+    for (int i = 0; i < n && !sigcheck_poll(c); i++) {
         position_make(p, list[i]);
-        total += perft_split(t, p, depth - 1);
+        total += perft_split(c, p, depth - 1);
         position_unmake(p, list[i]);
     }
     return total;
 }
-
-static void perft_run(void *arg)
-{
-    perft_task_t *t = arg;
-    t->leaves = perft_split(t, &t->p, t->depth);
-}
-
-static void perft_cancel(void *arg) { atomic_store(&((perft_task_t *)arg)->stop, true); }
 
 static PyObject *Board_perft(PyObject *self, PyObject *arg)
 {
@@ -782,23 +731,12 @@ static PyObject *Board_perft(PyObject *self, PyObject *arg)
         return NULL;
     if (depth < 0 || depth > PERFT_MAX_DEPTH)
         return PyErr_Format(PyExc_ValueError, "perft depth must be from 0 to %d, not %ld", PERFT_MAX_DEPTH, depth);
-    perft_task_t *t = PyMem_Malloc(sizeof *t);
-    if (!t)
-        return PyErr_NoMemory();
-    t->p = *game_position(&b->game); /* a copy: other threads may play on */
-    t->depth = (int)depth;
-    t->leaves = 0;
-    atomic_init(&t->stop, false);
-    if (depth <= PERFT_SPLIT) { /* a few milliseconds at most */
-        Py_BEGIN_ALLOW_THREADS
-        perft_run(t);
-        Py_END_ALLOW_THREADS
-    } else if (run_interruptible(perft_run, t, perft_cancel) < 0) {
-        PyMem_Free(t);
+    position_t p = *game_position(&b->game); /* a copy: other threads may play on */
+    sigcheck_t c;
+    sigcheck_begin(&c);
+    uint64_t n = perft_split(&c, &p, (int)depth);
+    if (!sigcheck_end(&c))
         return NULL;
-    }
-    uint64_t n = t->leaves;
-    PyMem_Free(t);
     return PyLong_FromUnsignedLongLong(n);
 }
 
@@ -1924,18 +1862,17 @@ static PyObject *info_tuple(const search_info_t *i)
 
 typedef struct {
     engine_t *e;
-    search_limits_t limits;
-    search_report_t report;
-} search_task_t;
+    sigcheck_t sig;
+} search_signals_t;
 
-static void search_run_task(void *arg)
+/* The search's poll (every 256 nodes on each searching thread): a handler that raises on the
+ * caller's thread stops the search. */
+static void search_poll(void *ctx)
 {
-    search_task_t *t = arg;
-    engine_search_sync(t->e, &t->limits, &t->report);
+    search_signals_t *s = ctx;
+    if (sigcheck_poll(&s->sig))
+        engine_abort(s->e);
 }
-
-/* Lost when the search has not started yet: run_interruptible calls it again until it ends. */
-static void search_cancel(void *arg) { engine_abort(((search_task_t *)arg)->e); }
 
 /* _search(board, depth, nodes, movetime, multipv, searchmoves) -> (best, ponder, final, lines) */
 static PyObject *Engine_search(PyObject *self, PyObject *args)
@@ -1955,9 +1892,6 @@ static PyObject *Engine_search(PyObject *self, PyObject *args)
         return NULL;
     if (depth <= 0 && nodes == 0 && movetime <= 0)
         return PyErr_Format(PyExc_ValueError, "a search needs a limit that ends it: depth, nodes or movetime");
-    search_task_t *task = PyMem_Malloc(sizeof *task);
-    if (!task)
-        return PyErr_NoMemory();
     search_limits_t l;
     search_limits_init(&l);
     l.depth = depth <= 0 ? 0 : depth > MAX_PLY - 1 ? MAX_PLY - 1 : depth;
@@ -1965,16 +1899,13 @@ static PyObject *Engine_search(PyObject *self, PyObject *args)
     l.movetime = movetime <= 0 ? 0 : movetime;
     if (searchmoves != Py_None) {
         PyObject *seq = PySequence_Fast(searchmoves, "searchmoves must be a sequence of moves");
-        if (!seq) {
-            PyMem_Free(task);
+        if (!seq)
             return NULL;
-        }
         Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
         for (Py_ssize_t i = 0; i < n; i++) {
             PyObject *m = PySequence_Fast_GET_ITEM(seq, i);
             if (!Py_IS_TYPE(m, &MoveType)) {
                 Py_DECREF(seq);
-                PyMem_Free(task);
                 return PyErr_Format(PyExc_TypeError, "searchmoves must hold Move objects");
             }
             if (l.searchmoves_nb < MAX_MOVES)
@@ -1985,33 +1916,31 @@ static PyObject *Engine_search(PyObject *self, PyObject *args)
             if (!game_is_legal_move(&b->game, l.searchmoves[i])) {
                 char t[MOVE_TEXT_LEN];
                 move_format(l.searchmoves[i], t);
-                PyMem_Free(task);
                 return PyErr_Format(IllegalMoveError, "searchmoves: %s is not legal here", t);
             }
         }
     }
     EngineObject *o = engine_take(self);
-    if (!o) {
-        PyMem_Free(task);
+    if (!o)
         return NULL;
-    }
     /* The engine copies the game: the board is free again once the search starts. */
     if (!engine_set_game(o->e, &b->game)) {
         o->busy = false;
-        PyMem_Free(task);
         return PyErr_NoMemory();
     }
     engine_set_multipv(o->e, multipv);
     memset(o->have, 0, sizeof o->have);
     o->best = o->ponder = MOVE_NONE;
     memset(&o->final, 0, sizeof o->final);
-    task->e = o->e;
-    task->limits = l;
-    task->report = (search_report_t){on_info, on_bestmove, o};
-    int rc = run_interruptible(search_run_task, task, search_cancel);
-    PyMem_Free(task);
+    search_report_t report = {on_info, on_bestmove, o};
+    search_signals_t sig = {.e = o->e};
+    engine_set_poll(o->e, search_poll, &sig);
+    sigcheck_begin(&sig.sig);
+    engine_search_sync(o->e, &l, &report);
+    bool ok = sigcheck_end(&sig.sig);
+    engine_set_poll(o->e, NULL, NULL);
     o->busy = false;
-    if (rc < 0)
+    if (!ok)
         return NULL;
     PyObject *lines = PyList_New(0);
     if (!lines)
