@@ -50,11 +50,14 @@ def vectorised(envs: int, seconds: float, repetition: str) -> float:
 
     env = VectorBaghchalEnv(envs, repetition=repetition, seed=1, copy=False)
     env.reset()
-    start_games = env.games_finished
-    t = time.process_time()
-    while time.process_time() - t < seconds:
-        env.step(env.sample_actions())
-    return (env.games_finished - start_games) / (time.process_time() - t)
+    best = 0.0
+    for _ in range(3):  # the best of three slices
+        start_games = env.games_finished
+        t = time.process_time()
+        while time.process_time() - t < seconds / 3:
+            env.step(env.sample_actions())
+        best = max(best, (env.games_finished - start_games) / (time.process_time() - t))
+    return best
 
 
 def main() -> None:
@@ -81,7 +84,7 @@ def main() -> None:
         print(f"{name:8s} {rate:10,.0f} playouts/s  {rate / best['C']:.2f} of C's speed")
     print(f"({args.repetition}, CPU time, best of {args.rounds} rounds)")
     if args.envs:
-        rate = vectorised(args.envs, 2.0, args.repetition)
+        rate = vectorised(args.envs, 3.0, args.repetition)
         print(f"VectorBaghchalEnv({args.envs}), both sides at random: {rate:,.0f} games/s")
 
 

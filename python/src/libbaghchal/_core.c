@@ -22,6 +22,10 @@ static PyTypeObject MoveType, LegalMovesType, BoardType, TablebaseType, EngineTy
 static unsigned long main_thread_ident; /* threading.main_thread().ident: where signals are handled */
 enum { MOVE_CODES = 1 << 12 };
 static PyObject *move_cache[MOVE_CODES]; /* the Move object of each valid code, made at import */
+/* The Python baghchal package's action of each move code (-1: none) and the move of each
+ * action, from compat.h's functions at import: the vectorised games look them up per move. */
+static int16_t action_of_code[MOVE_CODES];
+static move_t move_of_action[COMPAT_ACTION_NB];
 static tb_index_t *sym_index;           /* the board's symmetries (tb_transform) */
 
 
@@ -288,7 +292,7 @@ static PyObject *Move_transform(PyObject *self, PyObject *arg)
 static PyObject *Move_get_action(PyObject *self, void *c)
 {
     (void)c;
-    return PyLong_FromLong(compat_move_to_action(((MoveObject *)self)->code));
+    return PyLong_FromLong(action_of_code[((MoveObject *)self)->code & (MOVE_CODES - 1)]);
 }
 
 static PyObject *Move_from_action(PyObject *cls, PyObject *arg)
@@ -299,7 +303,7 @@ static PyObject *Move_from_action(PyObject *cls, PyObject *arg)
         return NULL;
     if (a < 0 || a >= COMPAT_ACTION_NB)
         return PyErr_Format(PyExc_ValueError, "action %ld is not one of 0..%d", a, COMPAT_ACTION_NB - 1);
-    return move_object(compat_action_to_move((int)a));
+    return move_object(move_of_action[a]);
 }
 
 static PyObject *Move_reduce(PyObject *self, PyObject *unused)
@@ -2280,20 +2284,24 @@ static bool vec_buffer(PyObject *obj, Py_buffer *view, Py_ssize_t items, char fo
 /* Planes and mask of game i into obs (VEC_OBS floats) and mask (COMPAT_ACTION_NB bytes). */
 static void vec_observe(VecGamesObject *v, Py_ssize_t i, float *obs, int8_t *mask)
 {
-    const game_t *g = &v->games[i];
-    const position_t *p = game_position(g);
+    const position_t *p = game_position(&v->games[i]);
+    const uint32_t tigers = (uint32_t)p->tigers, goats = (uint32_t)p->goats;
+    const float side = p->side == TIGERS ? 1.0f : 0.0f, hand = (float)p->in_hand / 20.0f,
+                captured = (float)p->captured / 5.0f;
     for (int sq = 0; sq < SQUARE_NB; sq++) {
-        float t = (p->tigers >> sq) & 1, gt = (p->goats >> sq) & 1;
+        float t = (float)((tigers >> sq) & 1u), gt = (float)((goats >> sq) & 1u);
         obs[sq] = t;
         obs[SQUARE_NB + sq] = gt;
         obs[2 * SQUARE_NB + sq] = 1.0f - t - gt;
-        obs[3 * SQUARE_NB + sq] = p->side == TIGERS ? 1.0f : 0.0f;
-        obs[4 * SQUARE_NB + sq] = (float)p->in_hand / 20.0f;
-        obs[5 * SQUARE_NB + sq] = (float)p->captured / 5.0f;
+    }
+    for (int sq = 0; sq < SQUARE_NB; sq++) {
+        obs[3 * SQUARE_NB + sq] = side;
+        obs[4 * SQUARE_NB + sq] = hand;
+        obs[5 * SQUARE_NB + sq] = captured;
     }
     memset(mask, 0, COMPAT_ACTION_NB);
     for (int k = 0; k < v->legal_n[i]; k++)
-        mask[compat_move_to_action(v->legal[i][k])] = 1;
+        mask[action_of_code[v->legal[i][k] & (MOVE_CODES - 1)]] = 1;
 }
 
 /* reset(obs, mask, seed=None): every game from the start. */
@@ -2363,7 +2371,7 @@ static PyObject *VecGames_step(PyObject *self, PyObject *args)
         game_t *g = &v->games[i];
         int mover = game_position(g)->side;
         int64_t a = actions[i];
-        move_t m = a >= 0 && a < COMPAT_ACTION_NB ? compat_action_to_move((int)a) : MOVE_NONE;
+        move_t m = a >= 0 && a < COMPAT_ACTION_NB ? move_of_action[a] : MOVE_NONE;
         bool legal = false;
         for (int k = 0; k < v->legal_n[i] && !legal; k++)
             legal = v->legal[i][k] == m;
@@ -2411,7 +2419,7 @@ static PyObject *VecGames_random_actions(PyObject *self, PyObject *arg)
     int64_t *out = view.buf;
     for (Py_ssize_t i = 0; i < v->n; i++) {
         int n = v->legal_n[i];
-        out[i] = n ? compat_move_to_action(v->legal[i][(vec_next(&v->rng[i]) >> 32) % (uint64_t)n]) : -1;
+        out[i] = n ? action_of_code[v->legal[i][(vec_next(&v->rng[i]) >> 32) % (uint64_t)n] & (MOVE_CODES - 1)] : -1;
     }
     PyBuffer_Release(&view);
     Py_RETURN_NONE;
@@ -2629,6 +2637,10 @@ PyMODINIT_FUNC PyInit__core(void)
     if (PyType_Ready(&MoveType) < 0 || PyType_Ready(&LegalMovesType) < 0 || PyType_Ready(&BoardType) < 0 ||
         PyType_Ready(&TablebaseType) < 0 || PyType_Ready(&EngineType) < 0 || PyType_Ready(&VecGamesType) < 0)
         goto fail;
+    for (int code = 0; code < MOVE_CODES; code++)
+        action_of_code[code] = (int16_t)(code_is_move(code) ? compat_move_to_action((move_t)code) : -1);
+    for (int a = 0; a < COMPAT_ACTION_NB; a++)
+        move_of_action[a] = compat_action_to_move(a);
     for (int code = 0; code < MOVE_CODES; code++) {
         if (move_cache[code] || !code_is_move(code))
             continue;
