@@ -4,7 +4,7 @@
 // kept: without a server the page's engine answers it.
 'use strict';
 const CACHE = 'baghchal-board-v1';
-const FILES = ['./', 'index.html', 'i18n.js', 'app.js', 'annotations.js', 'review.js', 'puzzles.js', 'puzzles.json', 'style.css', 'favicon.svg', 'local.js', 'manifest.webmanifest',
+const FILES = ['./', 'index.html', 'i18n.js', 'app.js', 'annotations.js', 'review.js', 'puzzles.js', 'lobby.js', 'online.js', 'puzzles.json', 'style.css', 'favicon.svg', 'local.js', 'manifest.webmanifest',
   'baghchal-worker.js', 'baghchal-worker.wasm'];
 const API = ['/health', '/legal', '/obx', '/analysis'];
 
