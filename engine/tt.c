@@ -1,6 +1,7 @@
 /* Transposition table. */
 #include "tt.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,10 +55,15 @@ bool tt_resize(tt_t *tt, size_t mb)
         mb = 1;
     if (mb > TT_MAX_MB)
         mb = TT_MAX_MB;
-    size_t count = 1;
-    while (count * 2 * sizeof(tt_bucket_t) <= mb * (size_t)1048576)
+    /* Counted in 64 bits: where size_t has 32 (WebAssembly), mb << 20 and the table's bytes
+     * overflow from 4096 and 2048 MB. A table of half the address space or more cannot be
+     * had there: refused like memory that runs out. */
+    uint64_t bytes = (uint64_t)mb << 20, count = 1;
+    while (count * 2 * sizeof(tt_bucket_t) <= bytes)
         count *= 2;
-    return count == tt->count || tt_allocate(tt, count);
+    if (count * sizeof(tt_bucket_t) >= (uint64_t)SIZE_MAX / 2)
+        return false;
+    return count == tt->count || tt_allocate(tt, (size_t)count);
 }
 
 void tt_free(tt_t *tt)

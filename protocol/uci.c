@@ -42,6 +42,9 @@ struct uci {
     atomic_bool perft_running;  /* until it has printed its last line */
     position_t perft_pos;
     int perft_depth;
+    /* The search's poll (uci_set_poll), called by perft as well, between its subtrees. */
+    void (*poll)(void *ctx);
+    void *poll_ctx;
 };
 
 typedef struct {
@@ -211,7 +214,12 @@ uci_t *uci_new(uci_write_fn write, void *ctx)
     return u;
 }
 
-void uci_set_poll(uci_t *u, void (*poll)(void *ctx), void *ctx) { engine_set_poll(u->engine, poll, ctx); }
+void uci_set_poll(uci_t *u, void (*poll)(void *ctx), void *ctx)
+{
+    u->poll = poll;
+    u->poll_ctx = ctx;
+    engine_set_poll(u->engine, poll, ctx);
+}
 
 void uci_wait(uci_t *u)
 {
@@ -752,6 +760,8 @@ static uint64_t perft_count(uci_t *u, position_t *p, int depth)
         position_make(p, list[i]);
         total += perft_count(u, p, depth - 1);
         position_unmake(p, list[i]);
+        if (u->poll)
+            u->poll(u->poll_ctx);
     }
     return total;
 }
@@ -804,13 +814,18 @@ static void cmd_perft(uci_t *u, words_t *ws)
     u->perft_depth = (int)depth;
     atomic_store(&u->perft_stop, false);
     atomic_store(&u->perft_running, true);
+    /* Live before it starts: where threads run inside the call that starts them (the
+     * WebAssembly worker), a stop handled during the count must find it. */
+    bool ends_alone = u->ends_alone;
+    u->perft_live = true;
+    u->ends_alone = true;
     if (pthread_create(&u->perft_thread, NULL, perft_main, u) != 0) {
         atomic_store(&u->perft_running, false);
+        u->perft_live = false;
+        u->ends_alone = ends_alone;
         ERR(u, "could not start the perft thread");
         return;
     }
-    u->perft_live = true;
-    u->ends_alone = true;
 }
 
 static bool is_go_keyword(const char *w)

@@ -389,3 +389,107 @@ static void one_command(const char *arg, int status)
 Test(wasm, one_command_perft) { one_command("go perft 4", 0); }
 Test(wasm, one_command_refused) { one_command("go infinite", 1); }
 Test(wasm, one_command_version) { one_command("--version", 0); }
+
+/* Lines read from an engine until one starting with until, or a failed assertion. */
+static void read_to(pipe_proc_t *p, kind_t kind, const char *until, pipe_lines_t *got, const char *what)
+{
+    char *line;
+    pipe_status_t st = pipe_read_until(p, until, REPLY_MS, got, &line);
+    cr_assert_eq(st, PIPE_LINE, "%s: no '%s' %s (%s)", KIND[kind], until, what, pipe_status_name(st));
+}
+
+static bool has_line(const pipe_lines_t *got, const char *start)
+{
+    for (size_t i = 0; i < got->count; i++)
+        if (strncmp(got->line[i], start, strlen(start)) == 0)
+            return true;
+    return false;
+}
+
+/* Any line during a search is taken as natively (a position changes the game the next go
+ * searches, an unknown word is refused at once), and stop and isready after it are still
+ * answered; so are the ones after a go that waits for the search before it. */
+static void lines_during_search(kind_t kind)
+{
+    need_wasm();
+    pipe_proc_t *p = start(kind, NULL);
+    pipe_send(p, "isready");
+    read_to(p, kind, "readyok", NULL, "at the start");
+    pipe_send(p, "position startpos");
+    pipe_send(p, "go infinite");
+    read_to(p, kind, "info depth 2 ", NULL, "from go infinite");
+    pipe_send(p, "position startpos moves C3");
+    pipe_send(p, "STOP");
+    pipe_send(p, "stop");
+    pipe_send(p, "isready");
+    pipe_lines_t got = {0};
+    read_to(p, kind, "readyok", &got, "after position, STOP, stop, isready");
+    cr_assert(has_line(&got, "info string error: unknown command 'STOP'"), "%s: STOP not refused", KIND[kind]);
+    cr_assert(has_line(&got, "bestmove "), "%s: no bestmove before readyok", KIND[kind]);
+    pipe_lines_free(&got);
+    /* The position sent during the search is the game's now: goats have placed one. */
+    pipe_send(p, "d");
+    pipe_send(p, "isready");
+    read_to(p, kind, "readyok", &got, "after d");
+    cr_assert(has_line(&got, "OBX: TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t @19 c0"), "%s: the position was not taken",
+              KIND[kind]);
+    pipe_lines_free(&got);
+    /* Two searches without end, the second waiting for the first: stop and isready answered. */
+    pipe_send(p, "go infinite");
+    pipe_send(p, "go infinite");
+    read_to(p, kind, "bestmove ", NULL, "from the first go infinite");
+    read_to(p, kind, "info depth 2 ", NULL, "from the second go infinite");
+    pipe_send(p, "stop");
+    pipe_send(p, "isready");
+    read_to(p, kind, "bestmove ", &got, "after stop");
+    read_to(p, kind, "readyok", &got, "after stop, isready");
+    pipe_lines_free(&got);
+    pipe_send(p, "quit");
+    pipe_exit_t ex = pipe_finish(p, REPLY_MS);
+    cr_assert(ex.exited && ex.code == 0);
+    pipe_free(p);
+}
+
+Test(wasm, lines_during_search_native) { lines_during_search(NATIVE); }
+Test(wasm, lines_during_search_threads) { lines_during_search(THREADS); }
+Test(wasm, lines_during_search_worker) { lines_during_search(WORKER); }
+
+/* A table larger than wasm32 can hold is refused as natively when memory runs out: the
+ * previous size is kept and the engine goes on. */
+static void hash_too_big(kind_t kind)
+{
+    need_wasm();
+    pipe_proc_t *p = start(kind, NULL);
+    static const char *const SIZES[] = {"2048", "3000", "4095", "4096", "65536"};
+    for (size_t i = 0; i < sizeof SIZES / sizeof SIZES[0]; i++) {
+        pipe_send(p, "setoption name Hash value %s", SIZES[i]);
+        pipe_send(p, "isready");
+        pipe_lines_t got = {0};
+        read_to(p, kind, "readyok", &got, SIZES[i]);
+        char want[96];
+        snprintf(want, sizeof want, "info string error: not enough memory for Hash %s MB; keeping 64 MB", SIZES[i]);
+        cr_assert(has_line(&got, want), "%s: Hash %s not refused as '%s'", KIND[kind], SIZES[i], want);
+        pipe_lines_free(&got);
+    }
+    pipe_send(p, "setoption name Hash value 16");
+    pipe_send(p, "position startpos moves C3");
+    pipe_send(p, "go depth 5");
+    pipe_lines_t got = {0};
+    read_to(p, kind, "bestmove ", &got, "after the refusals");
+    cr_assert(!has_line(&got, "info string error"), "%s: Hash 16 refused", KIND[kind]);
+    pipe_lines_free(&got);
+    pipe_send(p, "quit");
+    pipe_exit_t ex = pipe_finish(p, REPLY_MS);
+    cr_assert(ex.exited && ex.code == 0);
+    pipe_free(p);
+}
+
+Test(wasm, hash_too_big_threads) { hash_too_big(THREADS); }
+Test(wasm, hash_too_big_worker) { hash_too_big(WORKER); }
+
+/* A perft far too deep to end is stopped by stop, isready answered meanwhile, as natively. */
+Test(wasm, perft_stopped)
+{
+    const char *const in[] = {"go perft 30", "isready", "stop", "isready", "go perft 1", NULL};
+    same_output(in, "Nodes searched");
+}

@@ -1,10 +1,11 @@
 // The worker's side of the line protocol (after the compiled engine): every line goes to
 // protocol/uci.c as the native program's reading thread hands it over. The engine has no
 // thread of its own here, so a command that searches (go, bench, go perft) returns only when
-// done; meanwhile its search yields every 20 ms, and the lines that came are handled then:
-// stop, ponderhit and isready at once, as natively during a search; any other line, and every
-// line after a stop, once the command running has ended (a search still running refuses
-// position, setoption and the like natively, and waiting for it here would wait forever).
+// done; meanwhile its search yields every 20 ms, and the lines that came are handled then, as
+// natively during a search: a position, a refused or unknown line, isready, stop, ponderhit at
+// once. What natively waits for the search first (go, ucinewgame, quit) stops it and waits for
+// it here too, and so does every line after it or after a stop, handled in order once the
+// command has ended, the next search going on with the rest the same way.
 // In a browser the lines come and go as postMessage strings, as stockfish.wasm's do; under
 // Node (`node baghchal-worker.js`) on standard input and output, whose end stops at once a
 // search that would not end by itself, as natively.
@@ -28,7 +29,7 @@ function bcCall(line) {
   stringToUTF8(line, p, n + 1);
   bcBusy = true;
   var keep = Module['_bc_line'](p, n);
-  var done = function(keep) {
+  var done = function(keep, later) {
     _free(p);
     bcBusy = false;
     bcStopping = false;
@@ -38,14 +39,61 @@ function bcCall(line) {
       Module['onQuit']();
       return;
     }
-    while (!bcBusy && !bcQuit && bcQueue.length) bcCall(bcQueue.shift());
+    // Called at once, the caller goes on with the queue itself.
+    if (later) bcDrain();
   };
   if (Asyncify.currData) {
-    Asyncify.whenDone().then(done);
+    Asyncify.whenDone().then(function(keep) { done(keep, true); });
     // Nothing would stop it any more: a search without a limit ends now, as natively.
     if (bcEnded) Module['_bc_ending']();
   } else {
     done(keep);
+  }
+}
+
+// The first word of a line, as protocol/uci.c splits it.
+function bcWord(line) {
+  return /^[ \t\r]*([^ \t\r]*)/.exec(line)[1];
+}
+
+// Lines that natively end the search running and wait for it (halt_wait in protocol/uci.c):
+// here they wait for the command to return. go perft and go prove are refused at once during
+// a search (the worker has no database to prove with).
+function bcWaits(line) {
+  if (line === bcEnd) return true;
+  var w = line.split(/[ \t\r]+/).filter(function(x) { return x; });
+  if (w[0] === 'go') return !(w[1] && /^(perft|prove)$/i.test(w[1]));
+  return w[0] === 'ucinewgame' || w[0] === 'quit';
+}
+
+// A line while a command runs: at once, or queued (in order) behind the command's end.
+function bcDuring(line) {
+  if (bcStopping || bcQueue.length || bcWaits(line)) {
+    // What waits ends the search first, as natively (end of input has done so if it could).
+    if (!bcStopping && line !== bcEnd && bcWaits(line)) {
+      bcStopping = true;
+      bcReenter('stop');
+    }
+    bcQueue.push(line);
+    return;
+  }
+  if (bcWord(line) === 'stop') bcStopping = true;
+  bcReenter(line);
+}
+
+// The lines queued, once the command they waited for has ended: in order, the next command
+// that runs taking the rest as lines sent during it.
+function bcDrain() {
+  while (!bcQuit && bcQueue.length) {
+    var line = bcQueue.shift();
+    if (!bcBusy) bcCall(line);
+    else {
+      var rest = bcQueue;
+      bcQueue = [];
+      bcDuring(line);
+      rest.forEach(bcDuring);
+      return;
+    }
   }
 }
 
@@ -73,22 +121,9 @@ Module['send'] = function(line) {
     return;
   }
   line = String(line);
-  var word = /^\s*(\S*)/.exec(line)[1];
-  if (!bcReady || (!bcBusy && bcQueue.length)) {
-    bcQueue.push(line);
-  } else if (!bcBusy) {
-    bcCall(line);
-  } else if (!bcStopping && !bcQueue.length && (word === 'stop' || word === 'ponderhit' || word === 'isready')) {
-    if (word === 'stop') bcStopping = true;
-    bcReenter(line);
-  } else {
-    // quit ends the search first, as natively.
-    if (word === 'quit' && !bcStopping) {
-      bcStopping = true;
-      bcReenter('stop');
-    }
-    bcQueue.push(line);
-  }
+  if (!bcReady || (!bcBusy && bcQueue.length)) bcQueue.push(line);
+  else if (!bcBusy) bcCall(line);
+  else bcDuring(line);
 };
 
 Module['onRuntimeInitialized'] = function() {
