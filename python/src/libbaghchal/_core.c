@@ -1,11 +1,14 @@
 /* libbaghchal._core: the CPython binding of libbaghchal. Moves, boards (a game_t with its
- * history), the databases and the in-process engine; every rule, notation and search is the
- * library's. Long calls (perft, searches, database loads and probes) run without the GIL; a
- * board or handle in use by such a call refuses changes from other threads with BusyError. */
+ * history), the databases, the in-process engine and many games stepped at once; every rule,
+ * notation and search is the library's. Long calls (perft, searches, database loads and
+ * probes) run without the GIL; a board or handle in use by such a call refuses changes from
+ * other threads with BusyError. On the main thread, perft and searches run Python's signal
+ * handlers every few milliseconds, so that Ctrl-C stops them as it stops Python code. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <pythread.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
