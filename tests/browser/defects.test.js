@@ -613,6 +613,20 @@ async function main() {
       }
     }
 
+    // ---- 18. a shared link with the tigers to move: the player plays them, nobody moves ----
+    if (run(18)) {
+      for (const size of [DESKTOP, PHONE]) {
+        await open(size, '?obx=TXXXT/XXXXX/XXGXX/XXXXX/TXXXT+t+@19+c0');
+        check(await movesShown() === 0, `${size.name}: the engine did not move in the shared position (${await movesShown()} moves)`);
+        check(await page.getAttribute('#status', 'data-turn') === 'tigers' &&
+          await page.locator('#mode-tigers.active').count() === 1,
+        `${size.name}: the player plays the tigers to move (${await page.textContent('#status')})`);
+        check(await page.locator('[data-piece="tiger"]').count() === 4 &&
+          await page.locator('#board .hit.clickable').count() > 0, `${size.name}: the tigers can be moved`);
+        await shot(`18-shared-tigers-${size.name}`);
+      }
+    }
+
     check(problems.length === 0, `no console errors or outside requests:\n${problems.join('\n')}`);
   } catch (e) {
     // The page as it was when a check failed.

@@ -2846,6 +2846,13 @@
       return true;
     }
     if (state.cur !== end) await ensurePos(state.cur);
+    // A shared position is the player's to play: against the engine, the side to move is
+    // theirs, so that the engine does not answer a position nobody has looked at yet.
+    const turn = end.pos && end.pos.turn;
+    if ((state.mode === 'goats' || state.mode === 'tigers') && turn && turn !== state.mode && !resultAt(end)) {
+      state.mode = turn;
+      state.gen++;
+    }
     showError(() => (moves.length ? tr(['Game loaded: {n} move.', 'Game loaded: {n} moves.'], { n: moves.length }) : tr('Position loaded.')), true);
     save();
     renderAll();
