@@ -1561,6 +1561,49 @@ static void same_after_restart(const srv_t *s, const seen_t *before, double min_
     cr_assert_eq(goats ? jnum(st, "ttime") : jnum(st, "gtime"), goats ? before->ttime : before->gtime);
 }
 
+/* Twenty games at once, half of them on the clock, each at its own ply: stopped (SIGTERM) and
+ * killed (SIGKILL) in the middle, the server finds every one as it was, moves, side to move and
+ * clocks, and each goes on. */
+Test(room, twenty_games_go_on_after_a_stop_and_a_kill)
+{
+    enum { GAMES = 20 };
+    const char *db = fresh_db("twenty");
+    srv_t *s = start_room(db, NULL);
+    who_t a = guest(s), b = guest(s);
+    static const char *const MOVES[] = {"C3", "A1B1", "C4", "B1B2", "D4", "E1D1", "B4", "D1C2"};
+    seen_t g[GAMES];
+    const who_t *goats[GAMES], *tigers[GAMES];
+    int ply[GAMES];
+    for (int i = 0; i < GAMES; i++) {
+        goats[i] = i % 2 ? &b : &a, tigers[i] = i % 2 ? &a : &b;
+        g[i] = (seen_t){.id = new_game(s, goats[i], tigers[i], i % 2 ? "\"clock\": {\"initial\": 120, \"increment\": 1}" : "")};
+        ply[i] = 0;
+        for (int k = 0; k < 2 + i % 4; k++, ply[i]++)
+            play(s, k % 2 ? tigers[i] : goats[i], g[i].id, MOVES[k], k);
+    }
+    for (int i = 0; i < GAMES; i++)
+        seen_now(s, &g[i]);
+    stop_room(s);
+    s = start_room(db, NULL);
+    for (int i = 0; i < GAMES; i++)
+        same_after_restart(s, &g[i], -20, 1000 * slow());
+    /* A move in each, then killed at once after the last one's answer. */
+    for (int i = 0; i < GAMES; i++) {
+        play(s, ply[i] % 2 ? tigers[i] : goats[i], g[i].id, MOVES[ply[i]], ply[i]);
+        ply[i]++;
+    }
+    for (int i = 0; i < GAMES; i++)
+        seen_now(s, &g[i]);
+    kill_room(s);
+    s = start_room(db, NULL);
+    for (int i = 0; i < GAMES; i++) {
+        same_after_restart(s, &g[i], -1100, 2000 * slow());
+        cr_assert_eq(jnum(game_state(s, g[i].id), "plies"), ply[i], "game %d", i);
+    }
+    play(s, ply[0] % 2 ? tigers[0] : goats[0], g[0].id, MOVES[ply[0]], ply[0]);
+    stop_room(s);
+}
+
 Test(room, games_go_on_after_a_restart)
 {
     const char *db = fresh_db("restart");
