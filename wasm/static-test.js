@@ -182,12 +182,35 @@ async function main() {
   const manifest = await cdp.send('Page.getAppManifest');
   check(manifest.errors.length === 0 && manifest.url.endsWith('/manifest.webmanifest'),
     `the manifest is read without errors: ${JSON.stringify(manifest.errors)}`);
+  // Every text the status shows after the reload, kept as it comes: none names a server.
+  await context.addInitScript(() => {
+    window.statusSeen = [];
+    new MutationObserver(() => {
+      const s = document.querySelector('#status');
+      if (s && window.statusSeen[window.statusSeen.length - 1] !== s.textContent) window.statusSeen.push(s.textContent);
+    }).observe(document, { subtree: true, childList: true, characterData: true });
+  });
   await context.setOffline(true);
   await page.reload();
   await page.waitForFunction(() => document.documentElement.dataset.engine === 'local', null, { timeout: STEP_MS });
   await page.waitForFunction(() => /engine \d+\.\d+\.\d+ in this browser/.test(document.querySelector('#server-info')?.textContent),
     null, { timeout: STEP_MS });
   check(await page.locator('#moves .mv[data-ply]').count() === 8, 'the game is back after the reload');
+  await settled(8);
+  const seen = await page.evaluate(() => window.statusSeen);
+  check(seen.length > 0 && !seen.some((t) => /server/.test(t)), `offline, the status never asks a server: ${JSON.stringify(seen)}`);
+  // The line saying the engine runs in this browser is shown whole, in the window.
+  for (const size of [{ width: 1280, height: 800 }]) {
+    await page.setViewportSize(size);
+    const info = await page.$eval('#server-info', (e) => {
+      const r = e.getBoundingClientRect();
+      return { text: e.textContent, shown: getComputedStyle(e).display !== 'none' && r.width > 0,
+        whole: e.scrollWidth <= e.clientWidth + 1, x: r.x, y: r.y, right: r.right, bottom: r.bottom };
+    });
+    check(info.shown && info.whole && /in this browser/.test(info.text) && info.x >= 0 && info.y >= 0 &&
+      info.right <= size.width + 0.5 && info.bottom <= size.height,
+    `${size.width}x${size.height}: the header says the engine is in this browser: ${JSON.stringify(info)}`);
+  }
   await play(1);
   // A game on the clock (3 s each): the engine plays on its clock.
   await page.evaluate(() => {

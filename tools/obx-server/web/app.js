@@ -816,6 +816,8 @@
 
   // ---- the panels ---------------------------------------------------------------------------
 
+  function localEngine() { return document.documentElement.getAttribute('data-engine') === 'local'; }
+
   function renderStatus() {
     const s = $('status');
     clear(s);
@@ -833,8 +835,9 @@
     const text = html('span', null, pos.turn === 'goats' ? tr('Goats to move') : tr('Tigers to move'));
     const hint = html('span', 'hint-text');
     if (node.children.length) hint.textContent = tr('move {n} of the line: play a move for a side line, → or End to go on', { n: plyOf(node) });
-    else if (state.failure) hint.textContent = tr('waiting for the server');
-    else if (!node.pos) hint.textContent = tr('asking the server…');
+    // The static board without a server asks the engine in this browser (local.js).
+    else if (state.failure) hint.textContent = tr(localEngine() ? 'waiting for the engine' : 'waiting for the server');
+    else if (!node.pos) hint.textContent = tr(localEngine() ? 'asking the engine…' : 'asking the server…');
     else if (state.thinking === node) hint.textContent = tr('the engine is thinking…');
     else if (humanCanMove(node)) {
       if (pos.turn === 'goats' && pos.in_hand > 0) hint.textContent = tr('click a point to place a goat');

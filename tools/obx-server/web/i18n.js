@@ -363,6 +363,8 @@
         'क्रमको चाल {n}: वैकल्पिक क्रमका लागि चाल चल्नुहोस्, अघि बढ्न → वा End',
       'waiting for the server': 'सर्भरको प्रतीक्षामा',
       'asking the server…': 'सर्भरलाई सोध्दै…',
+      'waiting for the engine': 'इन्जिनको प्रतीक्षामा',
+      'asking the engine…': 'इन्जिनलाई सोध्दै…',
       'the engine is thinking…': 'इन्जिन सोच्दैछ…',
       'click a point to place a goat': 'बाख्रा राख्न कुनै बिन्दुमा क्लिक गर्नुहोस्',
       'click a highlighted point': 'चम्किएको बिन्दुमा क्लिक गर्नुहोस्',
