@@ -282,26 +282,6 @@ static resp_t req(const srv_t *s, const char *method, const char *path, const ch
     return req_h(s, method, path, h, body);
 }
 
-/* The value of a header (case-insensitive name), copied into buf; NULL if absent. */
-static const char *header_of(const char *head, const char *name, char *buf, size_t len)
-{
-    if (!head)
-        return NULL;
-    size_t nl = strlen(name);
-    for (const char *p = strstr(head, "\r\n"); p; p = strstr(p + 2, "\r\n")) {
-        const char *h = p + 2;
-        if (strncasecmp(h, name, nl) == 0 && h[nl] == ':') {
-            h += nl + 1;
-            while (*h == ' ')
-                h++;
-            size_t vl = strcspn(h, "\r\n");
-            snprintf(buf, len, "%.*s", (int)vl, h);
-            return buf;
-        }
-    }
-    return NULL;
-}
-
 /* ---- JSON ----------------------------------------------------------------------------- */
 
 /* A member by its dotted path ("state.moves"). */
@@ -340,7 +320,7 @@ static cJSON *expect(resp_t r, int status)
     char ct[128];
     cr_assert_eq(r.status, status, "%s: expected %d, got %d: %s", r.what, status, r.status,
                  r.body ? r.body : "(no answer)");
-    cr_assert_not_null(header_of(r.head, "Content-Type", ct, sizeof ct), "%s: no Content-Type", r.what);
+    cr_assert_not_null(net_header(r.head, "Content-Type", ct, sizeof ct), "%s: no Content-Type", r.what);
     cr_assert_str_eq(ct, "application/json", "%s", r.what);
     cr_assert(cJSON_IsObject(r.json), "%s: the body is not a JSON object: %s", r.what, r.body);
     return r.json;
@@ -570,7 +550,7 @@ static stream_t *stream_open_any(const srv_t *s, const char *path, const char *t
     st->head[hlen] = '\0';
     st->status = atoi(st->head + 9);
     char te[64];
-    st->chunked = header_of(st->head, "Transfer-Encoding", te, sizeof te) && strcasestr(te, "chunked");
+    st->chunked = net_header(st->head, "Transfer-Encoding", te, sizeof te) && strcasestr(te, "chunked");
     memmove(st->raw, sep + 4, st->rlen - hlen - 2);
     st->rlen -= hlen + 2;
     stream_decode(st);
@@ -583,7 +563,7 @@ static stream_t *stream_open(const srv_t *s, const char *path, const char *token
     stream_t *st = stream_open_any(s, path, token, false);
     char ct[128];
     cr_assert_eq(st->status, 200, "%s: status %d", path, st->status);
-    cr_assert_str_eq(header_of(st->head, "Content-Type", ct, sizeof ct), "application/x-ndjson");
+    cr_assert_str_eq(net_header(st->head, "Content-Type", ct, sizeof ct), "application/x-ndjson");
     return st;
 }
 
@@ -839,7 +819,7 @@ Test(room, accounts_tokens_cookies_and_names)
     who_t g = who_of(j);
     cr_assert_eq(strspn(g.token, "0123456789abcdef"), 64);
     char cookie[256], want[128];
-    cr_assert_not_null(header_of(r.head, "Set-Cookie", cookie, sizeof cookie), "no Set-Cookie: %s", r.head);
+    cr_assert_not_null(net_header(r.head, "Set-Cookie", cookie, sizeof cookie), "no Set-Cookie: %s", r.head);
     snprintf(want, sizeof want, "bc=%s;", g.token);
     cr_assert(!strncmp(cookie, want, strlen(want)), "Set-Cookie: %s", cookie);
     cr_assert_not_null(strstr(cookie, "HttpOnly"));
@@ -1750,7 +1730,7 @@ Test(room, server_sent_events_are_framed)
     stream_t *st = stream_open_any(s, "/api/lobby/stream", NULL, true);
     char ct[128];
     cr_assert_eq(st->status, 200);
-    cr_assert_str_eq(header_of(st->head, "Content-Type", ct, sizeof ct), "text/event-stream");
+    cr_assert_str_eq(net_header(st->head, "Content-Type", ct, sizeof ct), "text/event-stream");
     /* The first event, byte for byte: "data: {...}\n\n". */
     double end = pipe_now_ms() + EVENT_MS * slow();
     while (!(st->data && memmem(st->data, st->dlen, "\n\n", 2)) && pipe_now_ms() < end)

@@ -193,21 +193,7 @@ static resp_t post(int port, const char *path, const char *body) { return reques
 /* The value of a header (case-insensitive name), copied into buf; NULL if absent. */
 static const char *header(const resp_t *r, const char *name, char *buf, size_t len)
 {
-    if (!r->head)
-        return NULL;
-    size_t nl = strlen(name);
-    for (const char *p = strstr(r->head, "\r\n"); p; p = strstr(p + 2, "\r\n")) {
-        const char *h = p + 2;
-        if (strncasecmp(h, name, nl) == 0 && h[nl] == ':') {
-            h += nl + 1;
-            while (*h == ' ')
-                h++;
-            size_t vl = strcspn(h, "\r\n");
-            snprintf(buf, len, "%.*s", (int)vl, h);
-            return buf;
-        }
-    }
-    return NULL;
+    return net_header(r->head, name, buf, len);
 }
 
 /* cJSON keeps its last error position in a global: parse under a lock. */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -74,6 +75,25 @@ char *net_read_all(int fd, size_t *len, int timeout_ms)
         buf[n] = '\0';
     *len = n;
     return buf;
+}
+
+const char *net_header(const char *head, const char *name, char *buf, size_t len)
+{
+    if (!head)
+        return NULL;
+    size_t nl = strlen(name);
+    for (const char *p = strstr(head, "\r\n"); p; p = strstr(p + 2, "\r\n")) {
+        const char *h = p + 2;
+        if (strncasecmp(h, name, nl) == 0 && h[nl] == ':') {
+            h += nl + 1;
+            while (*h == ' ')
+                h++;
+            size_t vl = strcspn(h, "\r\n");
+            snprintf(buf, len, "%.*s", (int)vl, h);
+            return buf;
+        }
+    }
+    return NULL;
 }
 
 bool net_binary_sanitized(const char *path)

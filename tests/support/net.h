@@ -16,6 +16,10 @@ bool net_send_all(int fd, const char *data, size_t len);
  * heap) and their number in *len; NULL when out of memory. */
 char *net_read_all(int fd, size_t *len, int timeout_ms);
 
+/* The value of a header (case-insensitive name) in an answer's status line and headers,
+ * copied into buf; NULL when absent. */
+const char *net_header(const char *head, const char *name, char *buf, size_t len);
+
 /* Does the program at path carry AddressSanitizer or ThreadSanitizer (its bytes name their
  * start-up)? The suites are not always built as their programs are. */
 bool net_binary_sanitized(const char *path);

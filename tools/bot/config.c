@@ -536,51 +536,6 @@ static bool apply(bot_config_t *c, gather_t *g, const char *o, const char *v, in
     return err_fail(e, "unknown option --%s (see --help)", shown(o, b, sizeof b));
 }
 
-/* The engine's command: a path with a '/', or a name searched in PATH. */
-static char *resolve_cmd(const char *cmd, const char *dir, err_t *e)
-{
-    char b[64];
-    if (!*cmd) {
-        err_fail(e, "--engine is empty");
-        return NULL;
-    }
-    char path[4096];
-    struct stat st;
-    if (strchr(cmd, '/')) {
-        int n = dir && cmd[0] != '/' ? snprintf(path, sizeof path, "%s/%s", dir, cmd)
-                                     : snprintf(path, sizeof path, "%s", cmd);
-        if (n < 0 || (size_t)n >= sizeof path) {
-            err_fail(e, "--engine path too long");
-            return NULL;
-        }
-        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || access(path, X_OK) != 0) {
-            err_fail(e, "--engine '%s' is not an executable file", shown(path, b, sizeof b));
-            return NULL;
-        }
-        char *r = xstrdup(cmd);
-        if (!r)
-            err_fail(e, "out of memory");
-        return r;
-    }
-    const char *env = getenv("PATH");
-    char *paths = xstrdup(env ? env : "/usr/local/bin:/usr/bin:/bin");
-    if (!paths) {
-        err_fail(e, "out of memory");
-        return NULL;
-    }
-    char *save = NULL, *found = NULL;
-    for (char *d = strtok_r(paths, ":", &save); d && !found && !e->failed; d = strtok_r(NULL, ":", &save)) {
-        int n = snprintf(path, sizeof path, "%s/%s", *d ? d : ".", cmd);
-        if (n > 0 && (size_t)n < sizeof path && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-            access(path, X_OK) == 0 && !(found = xstrdup(path)))
-            err_fail(e, "out of memory");
-    }
-    free(paths);
-    if (!found && !e->failed)
-        err_fail(e, "--engine '%s' not found in PATH", shown(cmd, b, sizeof b));
-    return found;
-}
-
 static bool build_engine(bot_config_t *c, gather_t *g, err_t *e)
 {
     char b[64];
@@ -589,7 +544,7 @@ static bool build_engine(bot_config_t *c, gather_t *g, err_t *e)
         if (stat(g->engine_dir, &st) != 0 || !S_ISDIR(st.st_mode))
             return err_fail(e, "--engine-dir '%s' is not a folder", shown(g->engine_dir, b, sizeof b));
     }
-    char *path = resolve_cmd(g->engine_cmd, g->engine_dir, e);
+    char *path = find_program(g->engine_cmd, g->engine_dir, "--engine", e);
     if (!path)
         return false;
     c->engine.argv = calloc((size_t)g->args_nb + 2, sizeof *c->engine.argv);

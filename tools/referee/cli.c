@@ -199,53 +199,6 @@ static bool split_args(const char *s, char ***words, int *n, err_t *e)
     return true;
 }
 
-/* The executable for cmd: as given when it has a '/' (relative to dir when dir is given,
- * since the engine starts there), else searched in PATH. */
-static char *resolve_cmd(const char *cmd, const char *dir, err_t *e)
-{
-    if (!*cmd) {
-        err_fail(e, "empty cmd=");
-        return NULL;
-    }
-    if (strchr(cmd, '/')) {
-        char path[4096];
-        int n = dir && cmd[0] != '/' ? snprintf(path, sizeof path, "%s/%s", dir, cmd)
-                                     : snprintf(path, sizeof path, "%s", cmd);
-        if (n < 0 || (size_t)n >= sizeof path) {
-            err_fail(e, "path too long: %s", cmd);
-            return NULL;
-        }
-        struct stat st;
-        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || access(path, X_OK) != 0) {
-            err_fail(e, "engine command '%s' is not an executable file", path);
-            return NULL;
-        }
-        char *r = xstrdup(cmd);
-        if (!r)
-            err_fail(e, "out of memory");
-        return r;
-    }
-    const char *env = getenv("PATH");
-    char *paths = xstrdup(env ? env : "/usr/local/bin:/usr/bin:/bin");
-    if (!paths) {
-        err_fail(e, "out of memory");
-        return NULL;
-    }
-    char *save = NULL, *found = NULL;
-    for (char *d = strtok_r(paths, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
-        char path[4096];
-        int n = snprintf(path, sizeof path, "%s/%s", *d ? d : ".", cmd);
-        struct stat st;
-        if (n > 0 && (size_t)n < sizeof path && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-            access(path, X_OK) == 0 && !(found = xstrdup(path)))
-            err_fail(e, "out of memory");
-    }
-    free(paths);
-    if (!found && !e->failed)
-        err_fail(e, "engine command '%s' not found in PATH", cmd);
-    return found;
-}
-
 static bool option_set(engine_conf_t *en, const char *name, const char *value, err_t *e)
 {
     for (int i = 0; i < en->options_nb; i++)
@@ -356,7 +309,7 @@ static bool build_engine(engine_conf_t *en, const kvlist_t *each, const kvlist_t
         if (!(en->dir = xstrdup(dir)))
             return err_fail(e, "out of memory");
     }
-    char *path = resolve_cmd(cmd, dir, e);
+    char *path = find_program(cmd, dir, "engine command", e);
     if (!path)
         return false;
     char **words = NULL;

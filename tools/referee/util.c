@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static bool sb_reserve(sbuf_t *b, size_t more)
 {
@@ -152,6 +154,49 @@ void one_line(char *msg)
     for (char *p = msg; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = '?';
+}
+
+char *find_program(const char *cmd, const char *dir, const char *what, err_t *e)
+{
+    if (!*cmd) {
+        err_fail(e, "%s is empty", what);
+        return NULL;
+    }
+    char path[4096];
+    struct stat st;
+    if (strchr(cmd, '/')) {
+        int n = dir && cmd[0] != '/' ? snprintf(path, sizeof path, "%s/%s", dir, cmd)
+                                     : snprintf(path, sizeof path, "%s", cmd);
+        if (n < 0 || (size_t)n >= sizeof path) {
+            err_fail(e, "%s: path too long: %.200s...", what, cmd);
+            return NULL;
+        }
+        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || access(path, X_OK) != 0) {
+            err_fail(e, "%s '%s' is not an executable file", what, path);
+            return NULL;
+        }
+        char *r = xstrdup(cmd);
+        if (!r)
+            err_fail(e, "out of memory");
+        return r;
+    }
+    const char *env = getenv("PATH");
+    char *paths = xstrdup(env ? env : "/usr/local/bin:/usr/bin:/bin");
+    if (!paths) {
+        err_fail(e, "out of memory");
+        return NULL;
+    }
+    char *save = NULL, *found = NULL;
+    for (char *d = strtok_r(paths, ":", &save); d && !found && !e->failed; d = strtok_r(NULL, ":", &save)) {
+        int n = snprintf(path, sizeof path, "%s/%s", *d ? d : ".", cmd);
+        if (n > 0 && (size_t)n < sizeof path && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+            access(path, X_OK) == 0 && !(found = xstrdup(path)))
+            err_fail(e, "out of memory");
+    }
+    free(paths);
+    if (!found && !e->failed)
+        err_fail(e, "%s '%s' not found in PATH", what, cmd);
+    return found;
 }
 
 bool parse_int64(const char *s, int64_t lo, int64_t hi, int64_t *out)

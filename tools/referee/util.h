@@ -71,6 +71,11 @@ bool err_fail(err_t *e, const char *fmt, ...) __attribute__((format(printf, 2, 3
 /* Control characters become '?': a reason that quotes what was given stays one line. */
 void one_line(char *msg);
 
+/* The executable for an engine's command: as given when it has a '/' (relative to dir when
+ * dir is given, since the engine starts there), else searched in PATH. NULL with the reason
+ * (naming the setting as `what`, e.g. "--engine") in e. */
+char *find_program(const char *cmd, const char *dir, const char *what, err_t *e);
+
 bool parse_int64(const char *s, int64_t lo, int64_t hi, int64_t *out);
 bool parse_double(const char *s, double *out);
 /* Seconds with decimals ("0.5", "10") to milliseconds, >= 0. */
