@@ -2329,7 +2329,9 @@
   // command on the field that shows it (an http address other than localhost has no API). When
   // neither works, the text is left selected in its field (or, for the link, the address bar)
   // for a copy by hand.
-  async function copyText(text, what, field, place) {
+  // Text onto the clipboard; where the page may not use it, selected in field (when given) and
+  // copied the old way. True when it was copied. (Also Board.copy, for the lobby and the game.)
+  async function clipboardCopy(text, field) {
     let ok = false;
     try {
       if (navigator.clipboard && navigator.clipboard.writeText) { await navigator.clipboard.writeText(text); ok = true; }
@@ -2340,6 +2342,11 @@
       field.select();
       try { ok = document.execCommand('copy') === true; } catch (e) { ok = false; }
     }
+    return ok;
+  }
+
+  async function copyText(text, what, field, place) {
+    const ok = await clipboardCopy(text, field);
     const where = field === $('game-text') ? 'record' : null;
     // The names of what is copied and where, in the page's language (OBX and PGN are names).
     const name = (w) => (w === 'Link' ? tr('Link') : w === 'Game' ? tr('Game') : w === 'OBX box' ? tr('OBX box')
@@ -2957,6 +2964,7 @@
     window.Board = window.Board || {};
     Object.assign(window.Board, {
       state, api, goTo, renderAll, save, lineOf, pathTo, plyOf, gameOf, posOf, inTree, moveLabel, prettyMove, html,
+      copy: clipboardCopy,
       // An arrow on the board from a move at a node (the hint's), until the node changes.
       showArrow(node, move) { state.hint = move ? { nodeId: node.id, move } : null; render(); },
     });

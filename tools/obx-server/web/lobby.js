@@ -466,15 +466,7 @@
 
   async function copyFriend() {
     const field = $('friend-url');
-    let ok = false;
-    try {
-      if (navigator.clipboard && navigator.clipboard.writeText) { await navigator.clipboard.writeText(field.value); ok = true; }
-    } catch (e) { ok = false; }
-    if (!ok) {
-      field.focus();
-      field.select();
-      try { ok = document.execCommand('copy') === true; } catch (e) { ok = false; }
-    }
+    const ok = await window.Board.copy(field.value, field);
     copiedUntil = ok ? Date.now() + 2000 : 0;
     render();
     setTimeout(render, 2100);

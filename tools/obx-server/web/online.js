@@ -302,15 +302,7 @@
 
   async function copyLink() {
     const field = $('online-link');
-    let ok = false;
-    try {
-      if (navigator.clipboard && navigator.clipboard.writeText) { await navigator.clipboard.writeText(field.value); ok = true; }
-    } catch (e) { ok = false; }
-    if (!ok) {
-      field.focus();
-      field.select();
-      try { ok = document.execCommand('copy') === true; } catch (e) { ok = false; }
-    }
+    const ok = await window.Board.copy(field.value, field);
     game.copied = ok ? Date.now() + 2000 : 0;
     renderCard();
     setTimeout(renderCard, 2100);
