@@ -11,6 +11,11 @@ rounds, the best round of each kept:
   C        the same loop in C over the same library (game_legal_moves, game_play), compiled
            into the extension with the same flags: libbaghchal._core._c_playouts
 
+and then the natural loop's own Python with no board behind it: random.choice(list(moves)) on
+a plain tuple of 21 moves, between two calls of C functions that do nothing. A ply of the
+natural loop costs at least that on top of C's ply, which bounds the share of C's speed that
+any package can give the natural loop on this Python ("ceiling").
+
 Times are the process's CPU time (time.process_time), so that other jobs on the machine
 weigh less on the ratio. A benchmark, not a test: the figures depend on the machine and its
 load.
@@ -41,6 +46,30 @@ def lean(count: int, repetition: str) -> None:
             if not moves:
                 break
             board.push(moves[int(rand() * len(moves))])
+
+
+def plies_per_playout(count: int, repetition: str) -> float:
+    plies = 0
+    for _ in range(count):
+        board = libbaghchal.Board(repetition=repetition)
+        while not board.is_game_over():
+            board.push(random.choice(list(board.legal_moves)))
+            plies += 1
+    return plies / count
+
+
+def floor_ns_per_ply(plies: int) -> float:
+    """The natural loop's Python alone: nanoseconds a ply with no board behind it."""
+    moves = tuple(libbaghchal.Board().legal_moves)
+    over = (0).__bool__       # a C function answering False
+    push = set().discard      # a C function doing nothing
+    choice = random.choice
+    t = time.process_time()
+    for _ in range(plies):
+        if over():
+            break
+        push(choice(list(moves)))
+    return (time.process_time() - t) / plies * 1e9
 
 
 def vectorised(envs: int, seconds: float, repetition: str) -> float:
@@ -83,6 +112,12 @@ def main() -> None:
     for name, rate in best.items():
         print(f"{name:8s} {rate:10,.0f} playouts/s  {rate / best['C']:.2f} of C's speed")
     print(f"({args.repetition}, CPU time, best of {args.rounds} rounds)")
+    plies = plies_per_playout(args.playouts, args.repetition)
+    c_ply = 1e9 / (best["C"] * plies)
+    floor = min(floor_ns_per_ply(args.playouts * 50) for _ in range(args.rounds))
+    print(f"a ply: C {c_ply:.0f} ns; the natural loop's Python alone at least {floor:.0f} ns "
+          f"({plies:.1f} plies a playout)")
+    print(f"ceiling of the natural loop on this Python: {c_ply / (c_ply + floor):.2f} of C's speed")
     if args.envs:
         rate = vectorised(args.envs, 3.0, args.repetition)
         print(f"VectorBaghchalEnv({args.envs}), both sides at random: {rate:,.0f} games/s")
