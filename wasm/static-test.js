@@ -200,7 +200,7 @@ async function main() {
   const seen = await page.evaluate(() => window.statusSeen);
   check(seen.length > 0 && !seen.some((t) => /server/.test(t)), `offline, the status never asks a server: ${JSON.stringify(seen)}`);
   // The line saying the engine runs in this browser is shown whole, in the window.
-  for (const size of [{ width: 1280, height: 800 }]) {
+  for (const size of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
     await page.setViewportSize(size);
     const info = await page.$eval('#server-info', (e) => {
       const r = e.getBoundingClientRect();

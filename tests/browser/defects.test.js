@@ -627,6 +627,25 @@ async function main() {
       }
     }
 
+    // ---- 19. the header's line on the engine, whole, at both sizes; the analysis stays in view ----
+    if (run(19)) {
+      for (const size of [DESKTOP, PHONE]) {
+        await open(size);
+        await page.waitForFunction(() => /engine \d+\.\d+\.\d+/.test(document.querySelector('#server-info').textContent), null, { timeout: STEP_MS });
+        const info = await page.$eval('#server-info', (e) => {
+          const r = e.getBoundingClientRect();
+          return { text: e.textContent, shown: getComputedStyle(e).display !== 'none' && r.width > 0 && r.height > 0,
+            whole: e.scrollWidth <= e.clientWidth + 1, x: r.x, y: r.y, width: r.width, height: r.height };
+        });
+        check(info.shown && info.whole && inside(info, size), `${size.name}: the header's engine line is shown whole (${JSON.stringify(info)})`);
+        check(await page.evaluate(() => document.documentElement.scrollWidth) <= size.width, `${size.name}: nothing overflows the window`);
+        for (const sel of ['#board', '#analysis-card', '#controls']) {
+          check(inside(await box(sel), size), `${size.name}: ${sel} is in the first screen (${JSON.stringify(await box(sel))})`);
+        }
+        await shot(`19-server-line-${size.name}`);
+      }
+    }
+
     check(problems.length === 0, `no console errors or outside requests:\n${problems.join('\n')}`);
   } catch (e) {
     // The page as it was when a check failed.
