@@ -646,6 +646,33 @@ async function main() {
       }
     }
 
+    // ---- 20. the engine's move said to a screen reader; after the game, Review in the banner ----
+    if (run(20)) {
+      for (const size of [DESKTOP, PHONE]) {
+        await open(size);
+        await setMovetime(100);
+        await page.click('[data-point="C3"]');
+        await page.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length === 2, null, { timeout: STEP_MS });
+        await ready();
+        const reply = (await page.textContent('#moves .mv[data-ply="2"]')).trim();
+        const said = await page.textContent('#announce');
+        check(said === `The engine played 1… ${reply}.` && await page.getAttribute('#announce', 'aria-live') === 'polite',
+          `${size.name}: the live region says the engine's move (${said}, the record's ${reply})`);
+        await page.click('#resign');
+        await page.click('#resign');
+        await page.waitForFunction(() => !document.querySelector('#result-banner').hidden, null, { timeout: STEP_MS });
+        check(inside(await box('#banner-review'), size) && inside(await box('#banner-new'), size),
+          `${size.name}: the banner offers Review beside New game (${JSON.stringify(await box('#banner-review'))})`);
+        await page.click('#banner-review');
+        await page.waitForFunction(() => document.querySelectorAll('#review-acc .acc-row').length === 2, null, { timeout: STEP_MS });
+        const card = await box('#review');
+        check(card && card.y >= 0 && card.y + 40 <= size.height, `${size.name}: the review opens in view (${JSON.stringify(card)})`);
+        check(await page.evaluate(() => document.activeElement.id) === 'review-close', `${size.name}: the focus is in the review`);
+        await shot(`20-banner-review-${size.name}`);
+        await page.click('#review-close');
+      }
+    }
+
     check(problems.length === 0, `no console errors or outside requests:\n${problems.join('\n')}`);
   } catch (e) {
     // The page as it was when a check failed.

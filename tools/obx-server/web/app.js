@@ -1957,6 +1957,16 @@
     state.analysis = { nodeId: node.id, score: data.score, depth: data.depth, pv: data.pv, side, nodes: data.nodes, time_ms: data.time_ms };
     const entry = node.pos.legal.find((m) => m.move === data.move) || entryOf(data.move);
     play(entry, node, { eval: data.score ? scoreForGoats(data.score, side) : null });
+    announceEngine(node.children.find((c) => c.move === entry.move));
+  }
+
+  // The engine's move for a screen reader: the live region says it once it is on the board.
+  function announceEngine(child) {
+    const region = $('announce');
+    if (!region || !child) return;
+    // Emptied first, so that the same words twice (a repeated move) are said again.
+    region.textContent = '';
+    region.textContent = tr('The engine played {move}.', { move: moveLabel(child) });
   }
 
   // ---- premoves: the person's next move, chosen while the engine thinks ----------------------

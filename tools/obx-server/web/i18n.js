@@ -206,6 +206,7 @@
       'Captured': 'समातिएका',
       'Loading…': 'खुल्दैछ…',
       'New game': 'नयाँ खेल',
+      'The engine played {move}.': 'इन्जिनले {move} चाल चाल्यो।',
       'Retry now': 'अहिले फेरि प्रयास गर्नुहोस्',
       'thinking…': 'सोच्दै…',
       'Engine lines': 'इन्जिनका क्रम',

@@ -574,6 +574,13 @@
     $('review-open').addEventListener('click', () => {
       if ($('review').hidden) { openPanel(); startReview(); } else startReview();
     });
+    // The result banner's Review: the review opens (and runs) and comes into view.
+    $('banner-review').addEventListener('click', () => {
+      if ($('review').hidden) openPanel();
+      startReview();
+      $('review').scrollIntoView({ block: 'nearest' });
+      $('review-close').focus({ preventScroll: true });
+    });
     $('review-run').addEventListener('click', startReview);
     $('review-cancel').addEventListener('click', cancelReview);
     $('review-close').addEventListener('click', closePanel);
