@@ -673,6 +673,56 @@ async function main() {
       }
     }
 
+    // ---- 21. the review's estimate: the summary counts what the marks say ----
+    if (run(21)) {
+      // The long game's first 16 plies, judged by an estimate made here: at every goats' ply
+      // another move is 1.00 better than the one played (a loss of expected score of 0.099: ?!),
+      // at every tigers' ply the move played is the best.
+      const game = (process.env.BOARD_LONGGAME || '').split(' ').slice(0, 16);
+      check(game.length === 16, 'the long game has 16 plies');
+      await page.route('**/analysis', async (route) => {
+        const res = await route.fetch();
+        const body = await res.json();
+        const req = JSON.parse(route.request().postData());
+        const f = req.obx.split(' ');
+        const ply = 2 * (20 - Number(f[2].slice(1))) + (f[1] === 't' ? 1 : 0) + (req.moves || []).length;
+        const played = game[ply];
+        let better = ply % 2 === 0;
+        body.source = 'search';
+        body.moves = body.moves.map((m) => {
+          let cp = m.text === played ? (ply % 2 ? 100 : 0) : 0;
+          if (m.text !== played && better) { cp = 100; better = false; }
+          return { ...m, wdl: null, distance: null, score: { cp } };
+        });
+        await route.fulfill({ response: res, json: body });
+      });
+      for (const size of [DESKTOP, PHONE]) {
+        await page.setViewportSize({ width: size.width, height: size.height });
+        await page.goto(`${URL_}favicon.svg`);
+        await page.evaluate(() => localStorage.clear());
+        await page.goto(`${URL_}?obx=TXXXT/XXXXX/XXXXX/XXXXX/TXXXT+g+@20+c0&moves=${game.join(',')}`);
+        await page.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length === 16, null, { timeout: STEP_MS });
+        await page.click('#mode-human');
+        await page.click('#review-open');
+        await page.waitForFunction(() => document.querySelector('#review-progress').hidden &&
+          document.querySelectorAll('#review-acc .acc-row').length === 2, null, { timeout: 60000 });
+        const got = await page.evaluate(() => ({
+          marks: [...document.querySelectorAll('#review-list .review-move')].map((b) => `${b.dataset.ply}${b.dataset.mark}`),
+          sides: [...document.querySelectorAll('#review-acc .acc-row')].map((r) => ({ side: r.dataset.side,
+            counted: Number(r.dataset.counted), kept: Number(r.dataset.kept), text: r.textContent })),
+        }));
+        const goatMarks = [1, 3, 5, 7, 9, 11, 13, 15].map((p) => `${p}?!`);
+        check(JSON.stringify(got.marks) === JSON.stringify(goatMarks), `${size.name}: every goats' move is marked ?! (${got.marks})`);
+        const [goats, tigers] = got.sides;
+        check(goats.counted === 8 && goats.kept === 0 && goats.text.includes('Goats 0%') && goats.text.includes('0 of 8 moves kept the value'),
+          `${size.name}: the goats kept the value with none of their 8 marked moves (${goats.text})`);
+        check(tigers.counted === 8 && tigers.kept === 8 && tigers.text.includes('Tigers 100%'), `${size.name}: the tigers kept it with all 8 (${tigers.text})`);
+        await shot(`21-review-estimate-${size.name}`);
+        await page.click('#review-close');
+      }
+      await page.unrouteAll({ behavior: 'wait' });
+    }
+
     check(problems.length === 0, `no console errors or outside requests:\n${problems.join('\n')}`);
   } catch (e) {
     // The page as it was when a check failed.

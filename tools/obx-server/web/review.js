@@ -20,7 +20,8 @@
   const AT_ONCE = 2;
   // Engine estimates: a move's loss of expected score for its side (the board's 1 / (1 + e^(-cp/250)),
   // a forced win 1, a forced loss 0) from 0.3 is "??", from 0.15 "?", from 0.075 "?!". A move
-  // that loses less than 0.15 keeps the value as far as the search can tell.
+  // with no mark keeps the value as far as the search can tell; a marked one, "?!" too, does not,
+  // so that the summary's count agrees with the marks.
   const EST = { '??': 0.3, '?': 0.15, '?!': 0.075 };
   const RANK = { win: 2, draw: 1, loss: 0 };
 
@@ -76,7 +77,7 @@
     const within = mark === '?!' ? EST['?!'] : EST['?'];
     return { mark, exact: false, best: mark ? scored.filter((m) => top - expected(m.score) < within).map((m) => m.move) : [],
       before: { score: scored.find((m) => expected(m.score) === top).score }, after: { score: me.score }, rule,
-      kept: drop < EST['?'], counted: true };
+      kept: !mark, counted: true };
   }
 
   // The review's value after a move, for the graph (goats up), where the graph has none.
