@@ -673,7 +673,8 @@ async function main() {
       }
     }
 
-    // ---- 21. the review's estimate: the summary counts what the marks say ----
+    // ---- 21. the review's estimate: the summary counts what the marks say; the list fills its room;
+    // the engine's lines cut with an ellipsis ----
     if (run(21)) {
       // The long game's first 16 plies, judged by an estimate made here: at every goats' ply
       // another move is 1.00 better than the one played (a loss of expected score of 0.099: ?!),
@@ -703,6 +704,15 @@ async function main() {
         await page.goto(`${URL_}?obx=TXXXT/XXXXX/XXXXX/XXXXX/TXXXT+g+@20+c0&moves=${game.join(',')}`);
         await page.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length === 16, null, { timeout: STEP_MS });
         await page.click('#mode-human');
+        // The engine's lines: one cut at the card's edge ends in an ellipsis.
+        await page.selectOption('#multipv', '3');
+        await page.check('#lines-on');
+        await page.waitForFunction(() => document.querySelectorAll('#lines li').length === 3, null, { timeout: STEP_MS });
+        const cut = await page.$$eval('#lines li', (lis) => lis.map((li) => ({ cut: li.scrollWidth > li.clientWidth,
+          ellipsis: getComputedStyle(li).textOverflow === 'ellipsis' && getComputedStyle(li).display === 'block' })));
+        check(cut.every((l) => !l.cut || l.ellipsis), `${size.name}: a line cut at the edge ends in an ellipsis (${JSON.stringify(cut)})`);
+        if (size === PHONE) check(cut.some((l) => l.cut), 'phone: the lines are longer than the card');
+        await page.uncheck('#lines-on');
         await page.click('#review-open');
         await page.waitForFunction(() => document.querySelector('#review-progress').hidden &&
           document.querySelectorAll('#review-acc .acc-row').length === 2, null, { timeout: 60000 });
@@ -717,6 +727,14 @@ async function main() {
         check(goats.counted === 8 && goats.kept === 0 && goats.text.includes('Goats 0%') && goats.text.includes('0 of 8 moves kept the value'),
           `${size.name}: the goats kept the value with none of their 8 marked moves (${goats.text})`);
         check(tigers.counted === 8 && tigers.kept === 8 && tigers.text.includes('Tigers 100%'), `${size.name}: the tigers kept it with all 8 (${tigers.text})`);
+        if (size === DESKTOP) {
+          // The list as tall as its rows, or the card down to the window's bottom: no empty room
+          // under a list that scrolls.
+          const l = await page.$eval('#review-list', (e) => ({ client: e.clientHeight, scroll: e.scrollHeight,
+            card: document.querySelector('#review').getBoundingClientRect().bottom }));
+          check(l.scroll <= l.client + 1 || l.card >= size.height - 24,
+            `${size.name}: the review's list uses the room under it (${JSON.stringify(l)})`);
+        }
         await shot(`21-review-estimate-${size.name}`);
         await page.click('#review-close');
       }
