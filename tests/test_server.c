@@ -2023,6 +2023,7 @@ Test(server, analysis_values_placement_moves_from_the_solution, .fini = remove_p
     tbp_rank_init(&rk);
     int seen[3] = {0};
     int checked = 0;
+    char won[128] = ""; /* a position whose side to move wins */
     for (uint64_t i = 5; i < 1666ull * 1330 && (checked < 20 || !(seen[0] && seen[1] && seen[2])); i += 4001, checked++) {
         position_t p = {.side = GOATS, .in_hand = 2};
         tbp_entry_points(tb_index(tb), &rk, 18, i, &p.tigers, &p.goats);
@@ -2057,6 +2058,8 @@ Test(server, analysis_values_placement_moves_from_the_solution, .fini = remove_p
                 cr_assert(cJSON_IsNull(d), "%s %s: a placement value has no distance", obx, text);
             cr_assert_eq(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "proven")), v->proved, "%s %s", obx, text);
             seen[-v->db.wdl + 1]++;
+            if (v->db.wdl == TB_LOSS && !won[0])
+                snprintf(won, sizeof won, "%s", obx);
             k++;
         }
         game_free(&gm);
@@ -2064,6 +2067,24 @@ Test(server, analysis_values_placement_moves_from_the_solution, .fini = remove_p
         resp_free(&r);
     }
     cr_assert(seen[0] && seen[1] && seen[2], "losing, drawn and winning moves were all shown");
+    /* The engine's move there, and its lines: the database's win, which has no distance, says
+     * so (wdl) beside a cp that only orders it, never a mate nor a bare 199.99. */
+    char body[512];
+    snprintf(body, sizeof body, "{\"obx\": \"%s\", \"repetition\": \"draw\", \"movetime\": 100, \"multipv\": 2}", won);
+    resp_t r = post(s->port, "/obx", body);
+    cJSON *j = expect_json(&r, 200);
+    const cJSON *lines = cJSON_GetObjectItemCaseSensitive(j, "lines");
+    cr_assert(cJSON_IsArray(lines) && cJSON_GetArraySize(lines) >= 1, "%s", r.body);
+    const cJSON *scores[] = {cJSON_GetObjectItemCaseSensitive(j, "score"),
+                             cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(lines, 0), "score")};
+    for (int k = 0; k < 2; k++) {
+        cr_assert_str_eq(str_field(scores[k], "wdl"), "win", "%s: %s", won, r.body);
+        const cJSON *cp = cJSON_GetObjectItemCaseSensitive(scores[k], "cp");
+        cr_assert(cJSON_IsNumber(cp) && cp->valueint >= 19000 && cp->valueint < 20000, "%s: %s", won, r.body);
+        cr_assert_null(cJSON_GetObjectItemCaseSensitive(scores[k], "mate"), "%s", r.body);
+    }
+    cJSON_Delete(j);
+    resp_free(&r);
     fb_prover_free(pr);
     stop(s);
     tb_close(tb);

@@ -741,6 +741,41 @@ async function main() {
       await page.unrouteAll({ behavior: 'wait' });
     }
 
+    // ---- 22. a placement-phase win from the database is a win, not "+199.99" at "depth 127" ----
+    if (run(22)) {
+      // With the placement database (BAGHCHAL_TB_DIR holding baghchal-placement.tb) the server's
+      // own answer; else the answer it gives there (test_server checks it): the search stopped on
+      // the database's win, whose distance is not stored.
+      const place = TB && fs.existsSync(path.join(process.env.BAGHCHAL_TB_DIR || '', 'baghchal-placement.tb'));
+      if (!place) {
+        await page.route('**/obx', async (route) => {
+          const res = await route.fetch();
+          const body = await res.json();
+          const score = { cp: 19999, wdl: 'win' };
+          Object.assign(body, { score, depth: 127, seldepth: 127, tbhits: 136 });
+          body.lines = [{ multipv: 1, depth: 127, score, pv: body.pv }];
+          await route.fulfill({ response: res, json: body });
+        });
+      }
+      for (const size of [DESKTOP, PHONE]) {
+        await open(size, '?obx=TGGGG/GXXGG/GGGXT/GGXXX/GTXXT+t+@4+c3+-+%23g16&rule=draw');
+        await page.selectOption('#multipv', '3');
+        await page.check('#lines-on');
+        await page.waitForFunction(() => document.querySelectorAll('#lines li').length >= 1 &&
+          document.querySelector('#lines-info').textContent !== 'searching…', null, { timeout: STEP_MS });
+        const got = await page.evaluate(() => ({ card: document.querySelector('#score').textContent.trim(),
+          info: document.querySelector('#lines-info').textContent, bar: document.querySelector('#vbar').getAttribute('aria-label'),
+          sc: [...document.querySelectorAll('#lines .sc')].map((e) => `${e.textContent}|${e.title}`) }));
+        check(got.card === 'Tigers win' && got.bar === 'Evaluation: Tigers win', `${size.name}: the card says the tigers win (${JSON.stringify(got)})`);
+        check(got.info === 'from the database', `${size.name}: the lines come from the database, no depth 127 (${got.info})`);
+        check(got.sc[0] === 'T win|Tigers win' && !got.sc.some((x) => x.includes('199')), `${size.name}: the best line is the win (${got.sc})`);
+        if (place) check(got.sc.length === 3 && got.sc.slice(1).every((x) => x.startsWith('0.00')), `${size.name}: the other two draw (${got.sc})`);
+        await shot(`22-placement-win-${size.name}`);
+        await page.uncheck('#lines-on');
+      }
+      await page.unrouteAll({ behavior: 'wait' });
+    }
+
     check(problems.length === 0, `no console errors or outside requests:\n${problems.join('\n')}`);
   } catch (e) {
     // The page as it was when a check failed.

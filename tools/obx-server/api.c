@@ -630,10 +630,15 @@ static cJSON *score_json(int score)
     if (!o)
         return NULL;
     bool ok = true;
-    if (score_is_mate(score))
+    if (score_is_mate(score)) {
         add(o, "mate", cJSON_CreateNumber(score_mate_moves(score)), &ok);
-    else
+    } else {
         add(o, "cp", cJSON_CreateNumber(score), &ok);
+        /* A placement-phase database value has no distance: its cp (20000 less the plies to
+         * the position the database answered) only orders it; wdl says what it is. */
+        if (score >= SCORE_TB_WIN_IN_MAX || score <= -SCORE_TB_WIN_IN_MAX)
+            add(o, "wdl", cJSON_CreateString(score > 0 ? "win" : "loss"), &ok);
+    }
     if (!ok) {
         cJSON_Delete(o);
         return NULL;

@@ -1077,6 +1077,9 @@
   function scoreForGoats(score, side) {
     const sign = side === 'goats' ? 1 : -1;
     if (score && typeof score.mate === 'number') return { mate: score.mate * sign, plies: matePlies(score.mate) };
+    // A win or loss from the placement database, whose distance is not stored (its cp only
+    // orders such lines): a win, no number.
+    if (score && (score.wdl === 'win' || score.wdl === 'loss')) return { mate: (score.wdl === 'win' ? 1 : -1) * sign, plies: null };
     return { cp: (score ? score.cp : 0) * sign };
   }
 
@@ -1100,7 +1103,8 @@
 
   function shortScore(s) {
     if (s.mate !== undefined) {
-      const n = typeof s.plies === 'number' ? s.plies : '';
+      if (typeof s.plies !== 'number') return s.mate > 0 ? tr('G win') : tr('T win');
+      const n = s.plies;
       return s.mate > 0 ? tr('G #{n}', { n }) : tr('T #{n}', { n });
     }
     const v = s.cp / 100;
@@ -1172,6 +1176,13 @@
     return m.data.move ? [{ score: m.data.score, pv: m.data.pv, depth: m.data.depth }] : [];
   }
 
+  // Where the lines' values come from: the search's depth, or the database when the search
+  // stopped on its values (then the iterations run to the engine's limit: no depth to speak of).
+  function linesSource(data) {
+    if (data.depth < 100) return tr('depth {d}', { d: data.depth });
+    return data.tbhits > 0 ? tr('from the database') : '';
+  }
+
   function renderLines() {
     const list = $('lines');
     const had = roveFocus(list);
@@ -1182,7 +1193,7 @@
     if (!state.linesOn) { info.textContent = ''; return; }
     if (resultAt(node)) { info.textContent = tr('game over'); return; }
     const failed = state.linesError && state.linesError.nodeId === node.id ? state.linesError.text : null;
-    info.textContent = lines.length ? tr('depth {d}', { d: state.mpv.data.depth }) : failed ? failed() : tr('searching…');
+    info.textContent = lines.length ? linesSource(state.mpv.data) : failed ? failed() : tr('searching…');
     const side0 = posOf(node).turn;
     lines.forEach((l, i) => {
       const li = html('li', null, null, list);
@@ -1262,6 +1273,7 @@
     // Under forbid no game is drawn: the database's draw is a value not known there.
     if (m.wdl === 'open' || (m.wdl === 'draw' && state.rule === 'forbid')) return { cls: 'open', text: tr('Open'), title: OPEN_TEXT() };
     if (m.wdl === 'draw') return { cls: 'draw', text: tr('Draw') };
+    if (m.score && (m.score.wdl === 'win' || m.score.wdl === 'loss')) return { cls: m.score.wdl, text: m.score.wdl === 'win' ? tr('Win') : tr('Loss') };
     if (m.score && typeof m.score.cp === 'number') {
       const v = m.score.cp / 100;
       return { cls: v > 0.3 ? 'win' : v < -0.3 ? 'loss' : 'draw', text: `${v > 0 ? '+' : ''}${v.toFixed(2)}` };
@@ -2458,7 +2470,7 @@
     }
     if (an.source !== 'database') return data;
     const shown = new Set(lines.map((l) => l.pv && l.pv[0]));
-    const score = (m) => (m.wdl === 'draw' ? { cp: 0 } : typeof m.distance !== 'number' ? null
+    const score = (m) => (m.wdl === 'draw' ? { cp: 0 } : typeof m.distance !== 'number' ? { wdl: m.wdl }
       : { mate: m.wdl === 'win' ? Math.ceil(m.distance / 2) : -Math.max(1, Math.ceil(m.distance / 2)) });
     const more = an.moves.filter((m) => !shown.has(m.move) && (m.wdl === 'win' || m.wdl === 'loss' ||
       (m.wdl === 'draw' && state.rule === 'draw')) && score(m))

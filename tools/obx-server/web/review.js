@@ -86,7 +86,8 @@
     const sign = node.side === 'goats' ? 1 : -1;
     const a = r.after;
     if (a.score) {
-      node.eval = typeof a.score.mate === 'number' ? { mate: a.score.mate * sign } : { cp: a.score.cp * sign };
+      const wdl = a.score.wdl === 'win' ? 1 : a.score.wdl === 'loss' ? -1 : 0;
+      node.eval = typeof a.score.mate === 'number' ? { mate: a.score.mate * sign } : wdl ? { mate: wdl * sign } : { cp: a.score.cp * sign };
     } else if (a.wdl === 'win' || a.wdl === 'loss') {
       node.eval = { mate: (a.wdl === 'win' ? 1 : -1) * sign };
       if (a.distance !== null) node.eval.plies = a.distance;
@@ -191,6 +192,7 @@
     if (!v) return '?';
     if (v.score) {
       if (typeof v.score.mate === 'number') return v.score.mate > 0 ? t('win') : t('loss');
+      if (v.score.wdl === 'win' || v.score.wdl === 'loss') return t(v.score.wdl);
       const p = v.score.cp / 100;
       return `${p > 0 ? '+' : p < 0 ? '−' : ''}${Math.abs(p).toFixed(2)}`;
     }
