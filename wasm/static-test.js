@@ -211,6 +211,13 @@ async function main() {
       info.right <= size.width + 0.5 && info.bottom <= size.height,
     `${size.width}x${size.height}: the header says the engine is in this browser: ${JSON.stringify(info)}`);
   }
+  // Import: a plain list of moves; a refused one named by its number, as with the server.
+  await page.fill('#game-text', '1. C3 A1B1 2. C4 B1C1 3. C3');
+  await page.click('#import-game');
+  await page.waitForFunction(() => document.querySelector('#record-error').textContent.startsWith('Import:'), null, { timeout: STEP_MS });
+  const refusedImport = await page.textContent('#record-error');
+  check(refusedImport === 'Import: move 3: C3 is not a legal move for the goats in this position',
+    `the worker's refusal names the move by its number: ${refusedImport}`);
   await play(1);
   // A game on the clock (3 s each): the engine plays on its clock.
   await page.evaluate(() => {

@@ -485,11 +485,16 @@ async function main() {
         const obx = await page.inputValue('#obx');
         const tries = [
           ['[Event "Casual game"]\n[White "A"]\n[Black "B"]\n[Result "*"]\n\n1. e4 e5 2. Nf3 Nc6 *\n',
-            'Import: "Nf3" is not a Bagh-Chal move; this looks like a chess game. Expected moves such as C3 (a placement), A1B2 (a step) or A1C3 (a capture).'],
+            'Import: move 2: "Nf3" is not a Bagh-Chal move; this looks like a chess game. Expected moves such as C3 (a placement), A1B2 (a step) or A1C3 (a capture).'],
           ['[Variant "Crazyhouse"]\n\n1. C3 *\n', 'Import: this PGN is a game of Crazyhouse, not of Bagh-Chal.'],
           ['hello world', 'Import: "hello world" is neither a PGN (tags in [brackets], then moves) nor a start OBX with its moves on the next line.'],
-          [`${obx.split(' ').slice(0, 4).join(' ')}\nC3 Z9`, 'Import: "Z9" is not a Bagh-Chal move. Expected moves such as C3 (a placement), A1B2 (a step) or A1C3 (a capture).'],
+          [`${obx.split(' ').slice(0, 4).join(' ')}\nC3 Z9`, 'Import: move 1: "Z9" is not a Bagh-Chal move. Expected moves such as C3 (a placement), A1B2 (a step) or A1C3 (a capture).'],
+          // A plain list of moves, without tags: a word, then a move the server refuses, by number.
+          ['1. C3 A1B1 2. C4 Z9', 'Import: move 2: "Z9" is not a Bagh-Chal move. Expected moves such as C3 (a placement), A1B2 (a step) or A1C3 (a capture).'],
+          ['1. C3 A1B1 2. C4 B1C1 3. C3', 'Import: move 3: C3 is not a legal move for the goats in this position'],
+          ['1. e4 e5 2. Nf3', 'Import: move 2: "Nf3" is not a Bagh-Chal move; this looks like a chess game. Expected moves such as C3 (a placement), A1B2 (a step) or A1C3 (a capture).'],
         ];
+        expectRefusal = true; // the server's 422 for a move refused
         for (const [text, want] of tries) {
           await page.fill('#game-text', text);
           await page.click('#import-game');
@@ -499,6 +504,14 @@ async function main() {
           check(await page.inputValue('#obx') === obx && await movesShown() === 2, `${size.name}: the game is left alone`);
           await page.evaluate(() => { document.querySelector('#record-error').textContent = ''; });
         }
+        expectRefusal = false;
+        // The plain list whole: three moves from the start.
+        await page.fill('#game-text', '1. C3 A1B1 2. C4');
+        await page.click('#import-game');
+        await page.waitForFunction(() => document.querySelector('#record-error').textContent.startsWith('Game imported'), null, { timeout: STEP_MS });
+        const moves = await page.$$eval('#moves .mv[data-ply]', (es) => es.map((e) => e.textContent.trim()));
+        check(JSON.stringify(moves) === JSON.stringify(['C3', 'A1–B1', 'C4']), `${size.name}: the plain list is the game (${moves})`);
+        check(await page.textContent('#record-error') === 'Game imported: 3 moves.', `${size.name}: and says so`);
         await page.fill('#game-text', 'hello world');
         await page.click('#import-game');
         await page.locator('#record-error').scrollIntoViewIfNeeded();

@@ -439,7 +439,7 @@ async function main() {
       await page.waitForFunction(() => document.querySelector('#record-error').textContent !== '', null, { timeout: STEP_MS });
       expectRefusal = false;
       const said = await page.textContent('#record-error');
-      check(said === 'आयात: "Nf3" बाघचालको चाल होइन; यो चेसको खेलजस्तो देखिन्छ। C3 (राख्ने), A1B2 (सार्ने) वा A1C3 (समात्ने) जस्ता चाल अपेक्षित छन्।',
+      check(said === 'आयात: चाल 2: "Nf3" बाघचालको चाल होइन; यो चेसको खेलजस्तो देखिन्छ। C3 (राख्ने), A1B2 (सार्ने) वा A1C3 (समात्ने) जस्ता चाल अपेक्षित छन्।',
         `${size.name}: the import refused in Nepali (${said})`);
       await noEnglish(`${size.name}, an import refused`);
       // An import taken: its count by the plural's form.

@@ -115,7 +115,10 @@
   function answer(status, body) {
     return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
   }
-  function refused(detail) {
+  // The engine names a refused move by its place in the position command ("move 3 'C3': ...");
+  // the server by its place in the request ("moves[2]: ..."), as the page expects.
+  function refused(engineDetail) {
+    const detail = engineDetail.replace(/^move (\d+) '[^']*': /, (_, n) => `moves[${Number(n) - 1}]: `);
     const code = /repeat/.test(detail) ? 'move-repetition' : /not a legal move|the game is over|move/.test(detail)
       ? 'illegal-move' : 'bad-position';
     return answer(422, { error: 'Unprocessable', code, detail });

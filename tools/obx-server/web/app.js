@@ -1558,24 +1558,34 @@
   const CHESS_WORD = /^(?:[KQRBN][a-h]?[1-8]?x?[a-h][1-8]|[a-h]x[a-h][1-8]|[a-h][1-8]=?[QRBN]|O-O(?:-O)?)[+#]?[!?]*$/;
   const OBX_LIKE = /^[TGX1-5]{1,5}(?:\/[TGX1-5]{1,5}){4}(?:\s|$)/i;
 
-  // The first word of a record that is not a move, said with what it looks like.
-  function badWord(words) {
-    const w = words.find((x) => !MOVE_WORD.test(x));
-    if (w === undefined) return null;
-    const chess = words.some((x) => CHESS_WORD.test(x));
+  // A word of a record that is not a move, said with what it looks like (chess: some word of
+  // the record is a chess move).
+  function badWordText(w, chess) {
     const vars = { word: w.length > 24 ? `${w.slice(0, 24)}…` : w,
       expected: tr('Expected moves such as C3 (a placement), A1B2 (a step) or A1C3 (a capture).') };
     return chess ? tr('"{word}" is not a Bagh-Chal move; this looks like a chess game. {expected}', vars)
       : tr('"{word}" is not a Bagh-Chal move. {expected}', vars);
   }
 
-  // PGN (tags, FEN, movetext with side lines in brackets) or the plain form: the start OBX on
+  // A move of a game named by its number, as the move list numbers it: the ply (0 for the first
+  // move) counted from a start with the given side to move.
+  function numbered(ply, startSide, text) {
+    return tr('move {n}: {reason}', { n: Math.floor((ply + (startSide === 'tigers' ? 1 : 0)) / 2) + 1, reason: text });
+  }
+
+  // PGN (tags, FEN, movetext with side lines in brackets), its movetext alone (a list of moves
+  // from the start, numbered or not: "1. C3 A1B1 2. C4"), or the plain form: the start OBX on
   // the first line, the moves after. Returns {startObx, rule, tree: [{m, c}]}, or {error} saying
-  // what the text looks like and what was expected.
+  // what the text looks like and what was expected, and which move (by its number) it is.
+  // Only the words are read here: the moves are checked by the server (or the page's engine).
   function parseGame(text) {
     const t = text.trim();
     if (!t) return null;
-    if (t.startsWith('[')) {
+    const lines = t.split('\n');
+    const first = t.replace(/^\d+\.+\s*/, '').split(/\s+/)[0];
+    const list = !t.startsWith('[') && !OBX_LIKE.test(lines[0].trim()) &&
+      (/^\d+\./.test(t) || MOVE_WORD.test(first.replace(GLYPH_SUFFIX, '')) || CHESS_WORD.test(first));
+    if (t.startsWith('[') || list) {
       const fen = /\[FEN\s+"([^"]*)"\]/i.exec(t);
       const rep = /\[Repetition\s+"(forbid|draw)"\]/i.exec(t);
       const variant = /\[Variant\s+"([^"]*)"\]/i.exec(t);
@@ -1595,8 +1605,10 @@
         .map((w) => w.replace(/^\d+\.+/, '')).filter(Boolean);
       // A move may carry its glyph (C3!?); NAGs ($2) and comments are notes, not moves.
       const bare = (w) => { const s = w.replace(GLYPH_SUFFIX, ''); return MOVE_WORD.test(s) ? s : w; };
-      const bad = badWord(words.filter((w) => w !== '(' && w !== ')' && !/^(?:\u0001|\$)\d+$/.test(w)).map(bare));
-      if (bad) return { error: bad };
+      const chess = words.some((x) => CHESS_WORD.test(x));
+      const startObx = fen ? fen[1].trim() : START;
+      const startSide = sideOf(startObx);
+      const plies = new Map(); // node -> its ply in its line (0: the first move)
       const root = { c: [] };
       let cur = root;
       let last = null;
@@ -1626,7 +1638,10 @@
           ({ cur, last } = stack.pop());
         } else {
           const s = bare(w);
+          const ply = cur === root ? 0 : plies.get(cur) + 1;
+          if (!MOVE_WORD.test(s)) return { error: numbered(ply, startSide, badWordText(s, chess)) };
           const n = { m: entryOf(s).move, c: [] };
+          plies.set(n, ply);
           if (s !== w) n.g = w.slice(s.length);
           if (before) { n.t = before; before = ''; }
           parents.set(n, cur);
@@ -1636,17 +1651,16 @@
         }
       }
       if (stack.length) return { error: tr('a "(" without its ")"') };
-      return { startObx: fen ? fen[1].trim() : START, rule: rep ? rep[1].toLowerCase() : null, tree: root.c, comment: opening };
+      return { startObx, rule: rep ? rep[1].toLowerCase() : null, tree: root.c, comment: opening };
     }
-    const lines = t.split('\n');
     if (!OBX_LIKE.test(lines[0].trim())) {
       const first = lines[0].trim();
       return { error: tr('"{first}" is neither a PGN (tags in [brackets], then moves) nor a start OBX with its moves on the next line.',
         { first: first.length > 40 ? `${first.slice(0, 40)}…` : first }) };
     }
     const moves = lines.slice(1).join(' ').split(/[\s,]+/).filter(Boolean);
-    const bad = badWord(moves);
-    if (bad) return { error: bad };
+    const bad = moves.findIndex((x) => !MOVE_WORD.test(x));
+    if (bad >= 0) return { error: numbered(bad, sideOf(lines[0].trim()), badWordText(moves[bad], moves.some((x) => CHESS_WORD.test(x)))) };
     const tree = [];
     let at = tree;
     for (const m of moves) { const n = { m: entryOf(m).move, c: [] }; at.push(n); at = n.c; }
@@ -1674,7 +1688,18 @@
       if (!leaves.length) leaves.push([]);
       let mainPos = null;
       for (let i = 0; i < leaves.length; i++) {
-        const data = await api('/legal', { obx: g.startObx, moves: leaves[i], repetition: rule });
+        let data;
+        try {
+          data = await api('/legal', { obx: g.startObx, moves: leaves[i], repetition: rule });
+        } catch (e) {
+          // The server names a move by its place in what it was sent (moves[4]): the move of
+          // the game, by its number, instead.
+          const at = /^moves\[(\d+)\]:\s*/.exec(e.message || '');
+          if (!at) throw e;
+          const reason = serverText(e).replace(/^moves\[\d+\]:\s*/, '');
+          showError(() => tr('Import: {error}', { error: numbered(Number(at[1]), sideOf(g.startObx), reason) }), false, 'record');
+          return;
+        }
         if (i === 0) mainPos = data;
       }
       const rootPos = await api('/legal', { obx: g.startObx, repetition: rule });
