@@ -1,8 +1,9 @@
 // The web board's accessibility. axe-core (from npm, pinned in package.json) runs its WCAG 2.0
-// and 2.1 A and AA rules and its best practices over the page in 13 states (the start, a game
+// and 2.1 A and AA rules and its best practices over the page in 14 states (the start, a game
 // with a piece picked up, the engine's five lines with the analysis, the editor, the shortcuts,
-// a finished game, an import refusal, the server's failure, a 40-ply game, Nepali, and the
-// review, annotation and puzzle panels where the page has them), at 1280x800 and 390x844, dark
+// "Board and pieces" on the stone slab, a finished game, an import refusal, the server's
+// failure, a 40-ply game, Nepali, and the review, annotation and puzzle panels where the page
+// has them), at 1280x800 and 390x844, dark
 // and light: no violation. Then the keyboard alone: Tab reaches every control with a visible
 // focus, a few moves are played, the lists walked and played from, and every panel opened and
 // closed. Screenshots go to SHOT_DIR as a11y-*.png.
@@ -161,6 +162,12 @@ async function main() {
       ['shortcuts', async () => {
         await page.click('#keys-open');
         await page.waitForFunction(() => document.querySelector('#keys').open);
+      }],
+      ['board and pieces', async () => {
+        await page.click('#looks-open');
+        await page.waitForFunction(() => document.querySelector('#looks').open);
+        await page.selectOption('#board-theme', 'stone');
+        await page.selectOption('#piece-theme', 'pebbles');
       }],
       ['finished', async () => {
         await page.click('#mode-goats');

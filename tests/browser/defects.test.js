@@ -789,6 +789,70 @@ async function main() {
       await page.unrouteAll({ behavior: 'wait' });
     }
 
+    // ---- 23. board and piece themes: chosen, remembered, readable in both page themes ----
+    if (run(23)) {
+      for (const size of [DESKTOP, PHONE]) {
+        await open(size);
+        check(inside(await box('#looks-open'), size) && await page.evaluate(() => document.documentElement.scrollWidth) <= size.width,
+          `${size.name}: the header's board button is in the window (${JSON.stringify(await box('#looks-open'))})`);
+        await page.click('#looks-open');
+        await page.waitForFunction(() => document.querySelector('#looks').open, null, { timeout: 3000 });
+        check(inside(await box('#looks'), size), `${size.name}: "Board and pieces" is in view`);
+        const boards = await page.$$eval('#board-theme option', (os) => os.map((o) => `${o.value}:${o.textContent}`));
+        const sets = await page.$$eval('#piece-theme option', (os) => os.map((o) => `${o.value}:${o.textContent}`));
+        check(JSON.stringify(boards) === JSON.stringify(['wood:Wood', 'stone:Stone slab', 'cloth:Green cloth']) &&
+          JSON.stringify(sets) === JSON.stringify(['faces:Faces', 'pebbles:Stones and pebbles', 'tokens:Flat tokens']),
+        `${size.name}: three boards, the stone slab among them, and three piece sets (${boards}; ${sets})`);
+        // Each board in each page theme: its labels readable on its darkest corner, its lines seen.
+        for (const theme of ['dark', 'light']) {
+          if (await page.getAttribute('html', 'data-theme') !== theme) {
+            await page.keyboard.press('Escape');
+            await page.click('#theme');
+            await page.click('#looks-open');
+          }
+          for (const board of ['wood', 'stone', 'cloth']) {
+            await page.selectOption('#board-theme', board);
+            const got = await page.evaluate((b) => {
+              const hex = document.querySelector(`#board-${b} stop:last-child`).getAttribute('stop-color');
+              const n = parseInt(hex.slice(1), 16);
+              return { surface: document.querySelector('#board .board-surface').getAttribute('fill'),
+                corner: `rgb(${n >> 16}, ${(n >> 8) & 255}, ${n & 255})`,
+                label: getComputedStyle(document.querySelector('.board-label')).fill,
+                line: getComputedStyle(document.querySelector('.board-line')).stroke,
+                grain: getComputedStyle(document.querySelector('.board-grain')).display !== 'none' };
+            }, board);
+            check(got.surface === `url(#board-${board})` && got.grain === (board === 'stone'), `${theme}, ${board}: the board's surface (${JSON.stringify(got)})`);
+            check(contrast(got.label, got.corner) >= 4.5 && contrast(got.line, got.corner) >= 3,
+              `${theme}, ${board}: labels ${contrast(got.label, got.corner).toFixed(2)}:1 and lines ${contrast(got.line, got.corner).toFixed(2)}:1 on ${got.corner}`);
+            if (size === DESKTOP) await shot(`23-board-${board}-${theme}`);
+          }
+        }
+        await page.keyboard.press('Escape');
+        await page.click('#theme');
+        await page.click('#looks-open');
+        await page.selectOption('#board-theme', 'stone');
+        for (const set of ['tokens', 'pebbles']) {
+          await page.selectOption('#piece-theme', set);
+          check(await page.getAttribute('#tiger', 'data-set') === set && await page.locator('#tiger > *').count() > 2 &&
+            await page.locator('#goat > *').count() > 1, `${size.name}: the pieces are drawn as ${set}`);
+        }
+        await page.click('#looks-close');
+        await page.reload();
+        await ready();
+        check(await page.getAttribute('html', 'data-board') === 'stone' && await page.getAttribute('#tiger', 'data-set') === 'pebbles' &&
+          await page.inputValue('#board-theme') === 'stone' && await page.inputValue('#piece-theme') === 'pebbles',
+        `${size.name}: the stone slab and the pebbles are kept over a reload`);
+        await shot(`23-stone-pebbles-${size.name}`);
+        // In Nepali.
+        await page.selectOption('#lang', 'ne');
+        await page.click('#looks-open');
+        check((await page.textContent('#looks-title')) === 'बोर्ड र गोटी' && (await page.textContent('#board-theme option[value="stone"]')) === 'ढुङ्गाको पाटी',
+          `${size.name}: said in Nepali (${await page.textContent('#looks-title')})`);
+        await page.keyboard.press('Escape');
+        await page.selectOption('#lang', 'en');
+      }
+    }
+
     check(problems.length === 0, `no console errors or outside requests:\n${problems.join('\n')}`);
   } catch (e) {
     // The page as it was when a check failed.

@@ -95,6 +95,7 @@
     obxEdited: false,
     sound: true,
     theme: 'dark',
+    looks: { board: 'wood', pieces: 'faces' }, // the board's and the pieces' theme
     editor: null,    // {cells, tool}
     rebuilding: null,
     premove: null,   // the person's move chosen while the engine thinks: {nodeId, gen, sel, entry}
@@ -529,10 +530,14 @@
     svg.setAttribute('viewBox', `0 0 ${SIZE} ${SIZE}`);
     const defs = el('defs', {}, svg);
 
-    const wood = el('linearGradient', { id: 'wood', x1: '0', y1: '0', x2: '1', y2: '1' }, defs);
-    el('stop', { offset: '0', 'stop-color': '#ecd3a0' }, wood);
-    el('stop', { offset: '0.55', 'stop-color': '#deb877' }, wood);
-    el('stop', { offset: '1', 'stop-color': '#c99a57' }, wood);
+    // The boards (BOARD_THEMES): each a diagonal gradient; the stone's grain is a filter of its own.
+    for (const [id, stops] of Object.entries(BOARD_THEMES)) {
+      const g = el('linearGradient', { id: `board-${id}`, x1: '0', y1: '0', x2: '1', y2: '1' }, defs);
+      stops.forEach((c, i) => el('stop', { offset: String(i / (stops.length - 1)), 'stop-color': c }, g));
+    }
+    const grain = el('filter', { id: 'grain', x: '0', y: '0', width: '100%', height: '100%' }, defs);
+    el('feTurbulence', { type: 'fractalNoise', baseFrequency: '0.8', numOctaves: '2', seed: '7', stitchTiles: 'stitch' }, grain);
+    el('feColorMatrix', { type: 'matrix', values: '0 0 0 0 0.2  0 0 0 0 0.19  0 0 0 0 0.17  0 0 0 0.55 -0.22' }, grain);
 
     const tigerFill = el('radialGradient', { id: 'tigerFill', cx: '0.38', cy: '0.32', r: '0.75' }, defs);
     el('stop', { offset: '0', 'stop-color': '#ffc163' }, tigerFill);
@@ -544,51 +549,25 @@
     el('stop', { offset: '0.7', 'stop-color': '#efe9da' }, goatFill);
     el('stop', { offset: '1', 'stop-color': '#c9c0aa' }, goatFill);
 
+    const pebbleDark = el('radialGradient', { id: 'pebbleDark', cx: '0.35', cy: '0.3', r: '0.8' }, defs);
+    el('stop', { offset: '0', 'stop-color': '#6e5d4b' }, pebbleDark);
+    el('stop', { offset: '1', 'stop-color': '#2b231b' }, pebbleDark);
+    const pebbleLight = el('radialGradient', { id: 'pebbleLight', cx: '0.35', cy: '0.3', r: '0.8' }, defs);
+    el('stop', { offset: '0', 'stop-color': '#fbf9f4' }, pebbleLight);
+    el('stop', { offset: '1', 'stop-color': '#d3cbbb' }, pebbleLight);
+
     const shadow = el('filter', { id: 'shadow', x: '-30%', y: '-30%', width: '160%', height: '160%' }, defs);
     el('feDropShadow', { dx: '0', dy: '4', stdDeviation: '3.5', 'flood-color': '#2b1a08', 'flood-opacity': '0.55' },
       shadow);
 
-    // A tiger token: orange face, black stripes, ears and eyes.
-    const tiger = el('symbol', { id: 'tiger', viewBox: '-50 -50 100 100', overflow: 'visible' }, defs);
-    el('circle', { cx: -27, cy: -28, r: 11, fill: '#c2410c', stroke: '#3b1d06', 'stroke-width': 3 }, tiger);
-    el('circle', { cx: 27, cy: -28, r: 11, fill: '#c2410c', stroke: '#3b1d06', 'stroke-width': 3 }, tiger);
-    el('circle', { r: 40, fill: 'url(#tigerFill)', stroke: '#3b1d06', 'stroke-width': 3.5 }, tiger);
-    const stripes = [
-      'M-38,-8 q12,2 18,10', 'M-37,10 q10,-2 16,4', 'M38,-8 q-12,2 -18,10', 'M37,10 q-10,-2 -16,4',
-      'M-8,-39 q3,9 0,16', 'M8,-39 q-3,9 0,16', 'M0,-40 l0,12',
-    ];
-    for (const d of stripes) {
-      el('path', { d, fill: 'none', stroke: '#23140a', 'stroke-width': 5, 'stroke-linecap': 'round' }, tiger);
-    }
-    el('ellipse', { cx: 0, cy: 14, rx: 17, ry: 13, fill: '#fff1dc', opacity: 0.9 }, tiger);
-    el('ellipse', { cx: -13, cy: -6, rx: 5, ry: 6.5, fill: '#1d1208' }, tiger);
-    el('ellipse', { cx: 13, cy: -6, rx: 5, ry: 6.5, fill: '#1d1208' }, tiger);
-    el('circle', { cx: -11.5, cy: -8, r: 1.8, fill: '#fff' }, tiger);
-    el('circle', { cx: 14.5, cy: -8, r: 1.8, fill: '#fff' }, tiger);
-    el('path', { d: 'M-6,7 L6,7 L0,14 Z', fill: '#3b1d06' }, tiger);
-    el('path', { d: 'M0,14 q-6,8 -12,4 M0,14 q6,8 12,4', fill: 'none', stroke: '#3b1d06', 'stroke-width': 2.5,
-      'stroke-linecap': 'round' }, tiger);
+    // The pieces: two symbols every piece uses, drawn by the set chosen (applyLooks).
+    el('symbol', { id: 'tiger', viewBox: '-50 -50 100 100', overflow: 'visible' }, defs);
+    el('symbol', { id: 'goat', viewBox: '-50 -50 100 100', overflow: 'visible' }, defs);
 
-    // A goat token: cream face, curved horns, floppy ears.
-    const goat = el('symbol', { id: 'goat', viewBox: '-50 -50 100 100', overflow: 'visible' }, defs);
-    el('path', { d: 'M-12,-26 q-14,-12 -5,-23 q-1,11 9,19', fill: '#a8916a', stroke: '#4a3b24', 'stroke-width': 2.5 },
-      goat);
-    el('path', { d: 'M12,-26 q14,-12 5,-23 q1,11 -9,19', fill: '#a8916a', stroke: '#4a3b24', 'stroke-width': 2.5 },
-      goat);
-    el('ellipse', { cx: -33, cy: -6, rx: 12, ry: 6, transform: 'rotate(25 -33 -6)', fill: '#e7dfcc',
-      stroke: '#57503f', 'stroke-width': 2.5 }, goat);
-    el('ellipse', { cx: 33, cy: -6, rx: 12, ry: 6, transform: 'rotate(-25 33 -6)', fill: '#e7dfcc',
-      stroke: '#57503f', 'stroke-width': 2.5 }, goat);
-    el('circle', { r: 33, fill: 'url(#goatFill)', stroke: '#57503f', 'stroke-width': 3.5 }, goat);
-    el('ellipse', { cx: -11, cy: -5, rx: 4, ry: 5, fill: '#2a2418' }, goat);
-    el('ellipse', { cx: 11, cy: -5, rx: 4, ry: 5, fill: '#2a2418' }, goat);
-    el('ellipse', { cx: 0, cy: 14, rx: 10, ry: 7, fill: '#d9cdb4' }, goat);
-    el('circle', { cx: -3.5, cy: 13, r: 1.8, fill: '#5b4f3a' }, goat);
-    el('circle', { cx: 3.5, cy: 13, r: 1.8, fill: '#5b4f3a' }, goat);
-
-    // The board: wood, frame, lines.
-    el('rect', { x: 0, y: 0, width: SIZE, height: SIZE, rx: 18, fill: 'url(#wood)' }, svg);
-    el('rect', { x: 8, y: 8, width: SIZE - 16, height: SIZE - 16, rx: 12, fill: 'none', stroke: '#a77a3f',
+    // The board: its surface (the theme's), the stone's grain, frame, lines.
+    el('rect', { x: 0, y: 0, width: SIZE, height: SIZE, rx: 18, class: 'board-surface' }, svg);
+    el('rect', { x: 0, y: 0, width: SIZE, height: SIZE, rx: 18, filter: 'url(#grain)', class: 'board-grain' }, svg);
+    el('rect', { x: 8, y: 8, width: SIZE - 16, height: SIZE - 16, rx: 12, fill: 'none', class: 'board-edge',
       'stroke-width': 2, opacity: 0.6 }, svg);
     const lines = el('g', {}, svg);
     const lo = MARGIN;
@@ -633,6 +612,113 @@
       }
     }
     placeStatic();
+    applyLooks();
+  }
+
+  // ---- board and piece themes -----------------------------------------------------------------
+  // Chosen in "Board and pieces" (the header's board button) and kept in the browser apart from
+  // the game. The boards' colours are their gradients here; their lines and labels, style.css's
+  // (by the root's data-board). Each piece set draws the two symbols every piece uses.
+  const LOOKS_STORE = 'baghchal-looks';
+  const BOARD_THEMES = {
+    wood: ['#ecd3a0', '#deb877', '#c99a57'],
+    stone: ['#d2cfc7', '#b7b3a9', '#9c988e'], // the traditional slab, its lines carved dark
+    cloth: ['#356f47', '#2b5f3c', '#214b30'],
+  };
+  const PIECE_SETS = {
+    faces(tiger, goat) {
+      // A tiger token: orange face, black stripes, ears and eyes.
+      el('circle', { cx: -27, cy: -28, r: 11, fill: '#c2410c', stroke: '#3b1d06', 'stroke-width': 3 }, tiger);
+      el('circle', { cx: 27, cy: -28, r: 11, fill: '#c2410c', stroke: '#3b1d06', 'stroke-width': 3 }, tiger);
+      el('circle', { r: 40, fill: 'url(#tigerFill)', stroke: '#3b1d06', 'stroke-width': 3.5 }, tiger);
+      const stripes = [
+        'M-38,-8 q12,2 18,10', 'M-37,10 q10,-2 16,4', 'M38,-8 q-12,2 -18,10', 'M37,10 q-10,-2 -16,4',
+        'M-8,-39 q3,9 0,16', 'M8,-39 q-3,9 0,16', 'M0,-40 l0,12',
+      ];
+      for (const d of stripes) {
+        el('path', { d, fill: 'none', stroke: '#23140a', 'stroke-width': 5, 'stroke-linecap': 'round' }, tiger);
+      }
+      el('ellipse', { cx: 0, cy: 14, rx: 17, ry: 13, fill: '#fff1dc', opacity: 0.9 }, tiger);
+      el('ellipse', { cx: -13, cy: -6, rx: 5, ry: 6.5, fill: '#1d1208' }, tiger);
+      el('ellipse', { cx: 13, cy: -6, rx: 5, ry: 6.5, fill: '#1d1208' }, tiger);
+      el('circle', { cx: -11.5, cy: -8, r: 1.8, fill: '#fff' }, tiger);
+      el('circle', { cx: 14.5, cy: -8, r: 1.8, fill: '#fff' }, tiger);
+      el('path', { d: 'M-6,7 L6,7 L0,14 Z', fill: '#3b1d06' }, tiger);
+      el('path', { d: 'M0,14 q-6,8 -12,4 M0,14 q6,8 12,4', fill: 'none', stroke: '#3b1d06', 'stroke-width': 2.5,
+        'stroke-linecap': 'round' }, tiger);
+
+      // A goat token: cream face, curved horns, floppy ears.
+      el('path', { d: 'M-12,-26 q-14,-12 -5,-23 q-1,11 9,19', fill: '#a8916a', stroke: '#4a3b24', 'stroke-width': 2.5 },
+        goat);
+      el('path', { d: 'M12,-26 q14,-12 5,-23 q1,11 -9,19', fill: '#a8916a', stroke: '#4a3b24', 'stroke-width': 2.5 },
+        goat);
+      el('ellipse', { cx: -33, cy: -6, rx: 12, ry: 6, transform: 'rotate(25 -33 -6)', fill: '#e7dfcc',
+        stroke: '#57503f', 'stroke-width': 2.5 }, goat);
+      el('ellipse', { cx: 33, cy: -6, rx: 12, ry: 6, transform: 'rotate(-25 33 -6)', fill: '#e7dfcc',
+        stroke: '#57503f', 'stroke-width': 2.5 }, goat);
+      el('circle', { r: 33, fill: 'url(#goatFill)', stroke: '#57503f', 'stroke-width': 3.5 }, goat);
+      el('ellipse', { cx: -11, cy: -5, rx: 4, ry: 5, fill: '#2a2418' }, goat);
+      el('ellipse', { cx: 11, cy: -5, rx: 4, ry: 5, fill: '#2a2418' }, goat);
+      el('ellipse', { cx: 0, cy: 14, rx: 10, ry: 7, fill: '#d9cdb4' }, goat);
+      el('circle', { cx: -3.5, cy: 13, r: 1.8, fill: '#5b4f3a' }, goat);
+      el('circle', { cx: 3.5, cy: 13, r: 1.8, fill: '#5b4f3a' }, goat);
+    },
+    // Stones as the game is played on a slab: dark river stones with three carved stripes for the
+    // tigers, pale pebbles for the goats.
+    pebbles(tiger, goat) {
+      el('path', { d: 'M-38,-6 C-40,-30 -16,-41 4,-40 C28,-39 41,-22 39,2 C37,27 17,39 -4,38 C-27,37 -36,18 -38,-6 Z',
+        fill: 'url(#pebbleDark)', stroke: '#1a140e', 'stroke-width': 3 }, tiger);
+      for (const d of ['M-22,-22 q10,6 6,18', 'M-2,-28 q9,10 3,26', 'M18,-20 q8,10 2,24']) {
+        el('path', { d, fill: 'none', stroke: '#e0a14a', 'stroke-width': 5, 'stroke-linecap': 'round' }, tiger);
+      }
+      el('path', { d: 'M-31,-4 C-32,-22 -14,-31 3,-30 C22,-29 32,-16 31,2 C30,21 14,30 -3,29 C-21,28 -30,14 -31,-4 Z',
+        fill: 'url(#pebbleLight)', stroke: '#6f6759', 'stroke-width': 3 }, goat);
+      el('ellipse', { cx: -9, cy: -12, rx: 9, ry: 5, fill: '#ffffff', opacity: 0.55 }, goat);
+    },
+    // Flat tokens: an orange disc with a dark ring and stripes, a white disc with a grey ring.
+    tokens(tiger, goat) {
+      el('circle', { r: 40, fill: '#e8801c', stroke: '#2a1606', 'stroke-width': 4 }, tiger);
+      el('circle', { r: 29, fill: 'none', stroke: '#2a1606', 'stroke-width': 3 }, tiger);
+      for (const a of [0, 60, 120, 180, 240, 300]) {
+        el('path', { d: 'M0,-38 L0,-30', stroke: '#2a1606', 'stroke-width': 6, 'stroke-linecap': 'round', transform: `rotate(${a})` }, tiger);
+      }
+      el('circle', { r: 12, fill: '#2a1606' }, tiger);
+      el('circle', { r: 33, fill: '#fbf8f1', stroke: '#5d574c', 'stroke-width': 4 }, goat);
+      el('circle', { r: 22, fill: 'none', stroke: '#8d8678', 'stroke-width': 3 }, goat);
+      el('circle', { r: 7, fill: '#8d8678' }, goat);
+    },
+  };
+
+  function loadLooks() {
+    try {
+      const l = JSON.parse(localStorage.getItem(LOOKS_STORE) || 'null') || {};
+      if (l.board in BOARD_THEMES) state.looks.board = l.board;
+      if (l.pieces in PIECE_SETS) state.looks.pieces = l.pieces;
+    } catch (e) { /* storage disabled or damaged: the default look */ }
+  }
+
+  function applyLooks() {
+    const root = document.documentElement;
+    root.setAttribute('data-board', state.looks.board);
+    root.setAttribute('data-pieces', state.looks.pieces);
+    const surface = $('board').querySelector('.board-surface');
+    if (surface) surface.setAttribute('fill', `url(#board-${state.looks.board})`);
+    const tiger = $('tiger');
+    const goat = $('goat');
+    if (tiger && goat && tiger.getAttribute('data-set') !== state.looks.pieces) {
+      clear(tiger);
+      clear(goat);
+      PIECE_SETS[state.looks.pieces](tiger, goat);
+      tiger.setAttribute('data-set', state.looks.pieces);
+    }
+    $('board-theme').value = state.looks.board;
+    $('piece-theme').value = state.looks.pieces;
+  }
+
+  function setLooks(change) {
+    Object.assign(state.looks, change);
+    applyLooks();
+    try { localStorage.setItem(LOOKS_STORE, JSON.stringify(state.looks)); } catch (e) { /* not kept */ }
   }
 
   // Labels sit in the frame's corners of each line, clear of the pieces; they and the click
@@ -2616,7 +2702,7 @@
       (t.tagName === 'INPUT' && !['checkbox', 'radio', 'button'].includes(t.type)))) return;
     // "?" opens the list of shortcuts (and closes it); while it is open the keys are its own.
     if (e.key === '?' && !e.ctrlKey && !e.metaKey && !e.altKey) { e.preventDefault(); toggleKeys(); return; }
-    if ($('keys').open) return;
+    if ($('keys').open || $('looks').open) return;
     // Esc leaves the editor as its Cancel does.
     if (state.editor) { if (e.key === 'Escape') $('ed-cancel').click(); return; }
     if (e.key === 'Escape' && cancelPremove()) { e.preventDefault(); return; }
@@ -2927,6 +3013,7 @@
     trays.goats = $('tray-goats');
     trays.tigers = $('tray-tigers');
     applyTheme();
+    loadLooks();
     state.root = newNode(null, null, null);
     state.cur = state.root;
     drawBoard();
@@ -2939,6 +3026,9 @@
     $('hint').addEventListener('click', hint);
     $('resign').addEventListener('click', resign);
     $('keys-open').addEventListener('click', toggleKeys);
+    $('looks-open').addEventListener('click', () => { const d = $('looks'); if (d.showModal) d.showModal(); else d.setAttribute('open', ''); });
+    $('board-theme').addEventListener('change', (e) => setLooks({ board: e.target.value }));
+    $('piece-theme').addEventListener('change', (e) => setLooks({ pieces: e.target.value }));
     $('pause').addEventListener('click', togglePause);
     $('flip').addEventListener('click', flip);
     $('retry').addEventListener('click', retryFailed);
