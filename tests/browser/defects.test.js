@@ -1,6 +1,9 @@
 // The web board's defects a player hit (issue 27, "Every defect found"), each reproduced at
 // 1280x800 and at a 390x844 phone where it applies: element boxes against the window, the
 // exact text of each refusal, and a screenshot of each, written to SHOT_DIR as defect-*.png.
+// Points 19 to 23 are the next round's (the phone's engine line, the live region and Review in the
+// banner, the review's estimate and list, a placement-phase database win, themes), each page load
+// checking several.
 // BOARD_ONLY=1,5,14 runs only those points, BOARD_SOFT=1 reports every failed check and goes on
 // (while working on them).
 'use strict';
@@ -641,7 +644,8 @@ async function main() {
     }
 
     // ---- 19. the header's line on the engine, whole, at both sizes; the analysis stays in view ----
-    if (run(19)) {
+    // ---- 20. the engine's move said to a screen reader; after the game, Review in the banner ----
+    if (run(19) || run(20)) {
       for (const size of [DESKTOP, PHONE]) {
         await open(size);
         await page.waitForFunction(() => /engine \d+\.\d+\.\d+/.test(document.querySelector('#server-info').textContent), null, { timeout: STEP_MS });
@@ -656,13 +660,6 @@ async function main() {
           check(inside(await box(sel), size), `${size.name}: ${sel} is in the first screen (${JSON.stringify(await box(sel))})`);
         }
         await shot(`19-server-line-${size.name}`);
-      }
-    }
-
-    // ---- 20. the engine's move said to a screen reader; after the game, Review in the banner ----
-    if (run(20)) {
-      for (const size of [DESKTOP, PHONE]) {
-        await open(size);
         await setMovetime(100);
         await page.click('[data-point="C3"]');
         await page.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length === 2, null, { timeout: STEP_MS });
