@@ -210,6 +210,23 @@
       'thinking…': 'सोच्दै…',
       'Engine lines': 'इन्जिनका क्रम',
       'top': 'माथिका',
+      // the engine lines and the analysis that search on
+      'for': 'अवधि',
+      'until stopped': 'नरोकेसम्म',
+      'How long the lines and the analysis search': 'क्रम र विश्लेषणले कति बेर खोज्ने',
+      'Go deeper': 'अझ गहिरो',
+      'Search the lines on for twice as long': 'क्रमहरू दोब्बर समय खोज्ने',
+      '{n} kn/s': '{n} हजार स्थिति/से',
+      '{n} Mn/s': '{n} मिलियन स्थिति/से',
+      "the server's longest search": 'सर्भरको सबैभन्दा लामो खोज',
+      'Engine memory': 'इन्जिनको मेमोरी',
+      'Engine threads': 'इन्जिनका थ्रेड',
+      '1: the browser engine is built for one thread': '1: ब्राउजरको इन्जिन एउटै थ्रेडका लागि बनेको छ',
+      '1: this page is not cross-origin isolated': '1: यो पेज cross-origin isolated छैन',
+      'the engine lines on or off': 'इन्जिनका क्रम खोल्ने वा बन्द गर्ने',
+      'right-drag on the board': 'बोर्डमा दायाँ बटन थिचेर तान्ने',
+      'an arrow; a right click: a circle (Shift red, Alt blue; the same again takes it off)':
+        'एउटा तीर; दायाँ क्लिक: एउटा घेरा (Shift रातो, Alt निलो; फेरि उही गर्दा हट्छ)',
       'Lines shown': 'देखाइने क्रम',
       "The engine's best lines: click a move to play the line up to it":
         'इन्जिनका उत्तम क्रम: त्यहाँसम्मको क्रम खेल्न कुनै चालमा क्लिक गर्नुहोस्',
