@@ -108,7 +108,7 @@ function sourceKeys() {
 
 // Words that are the same in both languages: names, keys of the keyboard, notations.
 const NAMES = new Set(['OBX', 'PGN', 'FEN', 'HTTP', 'Elo', 'UCI_Elo', 'baghchal', 'baghchal-server', 'WebAssembly',
-  'Tab', 'Enter', 'Space', 'Esc', 'Home', 'End', 'Ctrl', 'Ctrl+C', 'English', 'NAG']);
+  'Tab', 'Enter', 'Space', 'Esc', 'Home', 'End', 'Ctrl', 'Ctrl+C', 'Shift', 'Alt', 'English', 'NAG']);
 
 // The Latin words of a text that are not moves, points, OBX, numbers or names.
 function englishWords(text) {

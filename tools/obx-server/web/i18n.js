@@ -222,8 +222,15 @@
       'Engine memory': 'इन्जिनको मेमोरी',
       'Engine threads': 'इन्जिनका थ्रेड',
       '1: the browser engine is built for one thread': '1: ब्राउजरको इन्जिन एउटै थ्रेडका लागि बनेको छ',
-      '1: this page is not cross-origin isolated': '1: यो पेज cross-origin isolated छैन',
+      '1: this page is not cross-origin isolated': '1: यो पेज अरू साइटबाट अलग्याइएको (क्रस-ओरिजिन आइसोलेटेड) छैन',
       'the engine lines on or off': 'इन्जिनका क्रम खोल्ने वा बन्द गर्ने',
+      'Server for exact values': 'सही मूल्यका लागि सर्भर',
+      'A baghchal-server started with --cors: the analysis, the review and hints ask it first':
+        '--cors सहित चलाइएको baghchal-server: विश्लेषण, समीक्षा र सङ्केतले पहिले यसैलाई सोध्छन्',
+      'it answers': 'यसले जवाफ दिन्छ',
+      'it did not answer: the engine in this browser searches': 'यसले जवाफ दिएन: यही ब्राउजरको इन्जिनले खोज्छ',
+      'server {host}': 'सर्भर {host}',
+      'this browser': 'यही ब्राउजर',
       'right-drag on the board': 'बोर्डमा दायाँ बटन थिचेर तान्ने',
       'an arrow; a right click: a circle (Shift red, Alt blue; the same again takes it off)':
         'एउटा तीर; दायाँ क्लिक: एउटा घेरा (Shift रातो, Alt निलो; फेरि उही गर्दा हट्छ)',
