@@ -7,7 +7,9 @@
 // it is an engine estimate. Then the
 // same files with baghchal-server behind the same origin (as a host proxying the API to it):
 // the page uses the server, never loads the worker, and /analysis answers (from the database
-// when BOARD_TB names one).
+// when BOARD_TB names one). Between the two, the static board with a baghchal-server on
+// another origin (--cors) named in its settings: the analysis, a hint and the review answered
+// by it, then, once it is gone, by the worker, each saying which.
 // Usage: BOARD_DIR=build/board-static BOARD_SERVER=build/bin/baghchal-server [BOARD_TB=dir]
 //        node wasm/static-test.js   (playwright-core on NODE_PATH; CHROMIUM, default /usr/bin/chromium)
 'use strict';
@@ -49,9 +51,9 @@ function staticServer(api) {
   return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve(srv)));
 }
 
-function startServer() {
+function startServer(extra) {
   return new Promise((resolve, reject) => {
-    const args = ['--port', '0', '--workers', '2', '--hash', '8', '--movetime', '100', '--max-movetime', '3000'];
+    const args = ['--port', '0', '--workers', '2', '--hash', '8', '--movetime', '100', '--max-movetime', '3000', ...(extra || [])];
     if (TB) args.push('--tablebase', TB);
     const p = spawn(SERVER_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -169,6 +171,43 @@ async function main() {
   await page.waitForFunction((w) => window.toWorkers.some((x) => x.w === w && x.line === 'stop'), ceval.w, { timeout: STEP_MS });
   check((await page.locator('#lines li').count()) === 0, 'l stopped the lines: stop sent to their worker');
   await page.selectOption('#ceval-time', '10000');
+
+  // ---- a baghchal-server on another origin for exact values ---------------------------------
+  // Started with --cors, named in the settings: the analysis, a hint and the review ask it and
+  // say so; once it is gone the worker answers, and the page says that too.
+  const far = await startServer(['--cors', '*']);
+  await page.fill('#engine-server', `http://127.0.0.1:${far.port}`);
+  await page.dispatchEvent('#engine-server', 'change');
+  await page.click('#analyse');
+  await page.waitForFunction(() => document.querySelector('#analysis-source').dataset.via === 'server', null, { timeout: STEP_MS });
+  const farText = await page.textContent('#analysis-source');
+  check(farText.endsWith(`server 127.0.0.1:${far.port}`) && (await page.textContent('#engine-server-state')) === 'it answers',
+    `the analysis says the server answered: ${farText}`);
+  const exact = await page.evaluate(async () => (await fetch('/analysis', { method: 'POST',
+    body: JSON.stringify({ obx: 'GTGGG/TGXGT/GXGXG/GGTGG/GGXGG g @0 c3 - -', repetition: 'draw' }) })).json());
+  check(exact.via === 'server' && exact.source === (TB ? 'database' : 'search') && exact.moves.length > 0,
+    `a movement position's values come from the server (${TB ? 'its database' : 'its search'}): ${JSON.stringify(exact).slice(0, 200)}`);
+  await page.click('#hint');
+  await page.waitForFunction(() => document.querySelector('#engine-meta').dataset.via === 'server', null, { timeout: STEP_MS });
+  check(/^hint: .* · server 127\.0\.0\.1:\d+$/.test(await page.textContent('#engine-meta')), `the hint says the server gave it: ${await page.textContent('#engine-meta')}`);
+  await page.click('#review-open');
+  await page.waitForFunction(() => document.querySelector('#review-progress').hidden && document.querySelector('#review-note .review-via'),
+    null, { timeout: 60000 });
+  const via = await page.evaluate(() => ({ n: document.querySelectorAll('#moves .mv[data-ply]').length,
+    server: Number(document.querySelector('#review-note .review-via').dataset.server), text: document.querySelector('#review-note .review-via').textContent }));
+  check(via.server === via.n && via.text === `Every ply answered by the server 127.0.0.1:${far.port}.`, `the review was the server's: ${JSON.stringify(via)}`);
+  await page.click('#review-close');
+  // The review is kept with the game: the one below (the worker's) starts again.
+  await page.evaluate(() => { for (const n of window.Board.lineOf(window.Board.state.cur)) delete n.review; window.Board.save(); });
+  far.proc.kill('SIGTERM');
+  await new Promise((r) => far.proc.once('exit', r));
+  await page.click('#analyse');
+  await page.waitForFunction(() => document.querySelector('#analysis-source').dataset.via === 'browser', null, { timeout: STEP_MS });
+  check((await page.textContent('#analysis-source')).endsWith('this browser') &&
+    (await page.textContent('#engine-server-state')) === 'it did not answer: the engine in this browser searches',
+  `without the server the worker answers, and the page says so: ${await page.textContent('#analysis-source')}`);
+  await page.fill('#engine-server', '');
+  await page.dispatchEvent('#engine-server', 'change');
 
   // What the page asks of its engine (app.js calls the fetch of the moment: this one, then local.js's).
   await page.evaluate(() => {

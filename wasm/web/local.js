@@ -343,6 +343,53 @@
       threads: 1, movetime: 1000, max_movetime: 10000, repetition: 'forbid', tablebase: false, mode: 'local' });
   }
 
+  // ---- a baghchal-server on another origin, for exact values ----------------------------------
+  // The page's settings may name one (<html data-engine-server>, app.js's "Server for exact
+  // values"; it must send CORS headers: baghchal-server --cors). The analysis, the review and the
+  // hints ask it first, with its databases; when it does not answer (unreachable, busy, an
+  // error, 5 s) the worker searches instead. Every answer says which one answered: "via"
+  // "server" (with "server", its host) or "browser". <html data-remote> says how the last
+  // request to it went: "ok" or "failed".
+  function remoteBase() {
+    const u = (document.documentElement.getAttribute('data-engine-server') || '').trim();
+    try {
+      const url = new URL(u);
+      return /^https?:$/.test(url.protocol) ? url.href.replace(/\/+$/, '') : null;
+    } catch (e) {
+      return null;
+    }
+  }
+  async function remote(path, b, signal) {
+    const base = remoteBase();
+    if (!base) return null;
+    if (signal && signal.aborted) throw aborted();
+    const ctrl = new AbortController();
+    const timer = setTimeout(() => ctrl.abort(), 5000);
+    const onAbort = () => ctrl.abort();
+    if (signal) signal.addEventListener('abort', onAbort);
+    const root = document.documentElement;
+    try {
+      const res = await realFetch(`${base}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(b), signal: ctrl.signal, cache: 'no-store' });
+      const data = await res.json();
+      if (!res.ok || !data || typeof data !== 'object') throw new Error(`HTTP ${res.status}`);
+      root.setAttribute('data-remote', 'ok');
+      return { ...data, via: 'server', server: new URL(base).host };
+    } catch (e) {
+      if (signal && signal.aborted) throw aborted();
+      root.setAttribute('data-remote', 'failed');
+      return null;
+    } finally {
+      clearTimeout(timer);
+      if (signal) signal.removeEventListener('abort', onAbort);
+    }
+  }
+  // An answer of the worker, said to be the browser's.
+  async function browser(res) {
+    if (!res.ok) return res;
+    return answer(res.status, { ...(await res.json()), via: 'browser' });
+  }
+
   async function local(path, init) {
     if (path === '/health') return health();
     let b;
@@ -352,8 +399,18 @@
       const pos = await legal(b);
       return pos.err ? refused(pos.err) : answer(200, pos);
     }
-    if (path === '/analysis') return analysis(b, init && init.signal);
-    return search(b, init && init.signal);
+    const signal = init && init.signal;
+    if (path === '/analysis') {
+      const r = await remote('/analysis', b, signal);
+      return r ? answer(200, r) : browser(await analysis(b, signal));
+    }
+    // A hint (app.js names it so) asks the server first; the game's own moves stay the worker's.
+    if (b.purpose === 'hint') {
+      const r = await remote('/obx', b, signal);
+      if (r) return answer(200, r);
+      return browser(await search(b, signal));
+    }
+    return search(b, signal);
   }
 
   window.fetch = async (input, init) => {
@@ -378,8 +435,14 @@
   window.LocalEngine = {
     async stream(path, body, time, onData, signal) {
       // Not counted in <html data-pending>: a search until stopped would hold it for ever.
+      // The analysis of every move: the server's database value when it has one (exact, no
+      // deeper to go), else the worker's search.
+      if (path === '/analysis') {
+        const r = await remote('/analysis', { ...body, movetime: 1000 }, signal);
+        if (r && r.source !== 'search') return answer(200, r);
+      }
       const fn = path === '/analysis' ? analysis : search;
-      return fn(body, signal, { stream: onData, time: num(time, 0, 3600000) || 0 });
+      return browser(await fn(body, signal, { stream: (d) => onData({ ...d, via: 'browser' }), time: num(time, 0, 3600000) || 0 }));
     },
   };
 

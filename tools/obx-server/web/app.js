@@ -97,6 +97,7 @@
     multipv: 3,
     cevalTime: 10000, // how long the engine lines and the analysis search on (ms; 0: until stopped)
     engineHash: 64,   // the browser engine's memory (Hash, MB; the static board's local.js)
+    engineServer: '', // a baghchal-server elsewhere for exact values (the static board's local.js)
     ceval: null,      // the lines' search: {nodeId, running, limit, time}
     anRun: null,      // the analysis's search: {nodeId, ctrl, running, limit, time}
     mpv: null,       // the engine lines of a node: {nodeId, n, data}
@@ -1231,7 +1232,10 @@
     const nodesText = a.nodes >= 1e6 ? `${(a.nodes / 1e6).toFixed(1)}M` : a.nodes >= 1e3 ? `${Math.round(a.nodes / 1e3)}k` : String(a.nodes || 0);
     // A forced result found early runs the iterations up to the engine's limit: no depth to speak of.
     const depth = a.depth < 100 ? `${tr('depth {d}', { d: a.depth })} · ` : '';
-    $('engine-meta').textContent = `${a.kind === 'hint' ? tr('hint') : tr('last engine move')}: ${depth}${tr('{n} nodes', { n: nodesText })} · ${tr('{s} s', { s: ((a.time_ms || 0) / 1000).toFixed(2) })}`;
+    const via = viaText(a);
+    $('engine-meta').textContent = `${a.kind === 'hint' ? tr('hint') : tr('last engine move')}: ${depth}${tr('{n} nodes', { n: nodesText })} · ${tr('{s} s', { s: ((a.time_ms || 0) / 1000).toFixed(2) })}${via ? ` · ${via}` : ''}`;
+    $('engine-meta').setAttribute('data-via', a.via || '');
+    renderRemote();
     let side = a.side;
     for (const m of a.pv || []) {
       html('span', side === 'goats' ? 'g' : 't', prettyMove(m), pv);
@@ -1377,7 +1381,10 @@
       ? tr("the server's longest search") : ''].filter(Boolean).map((x) => ` · ${x}`).join('') : '';
     $('analysis-source').textContent = d.source === 'database' ? (distances ? tr('from the database, plies to the end') : tr('from the database'))
       : d.source === 'search' ? tr('engine search, depth {d}', { d: d.depth }) + live : tr('game over');
+    if (viaText(d)) $('analysis-source').textContent += ` · ${viaText(d)}`;
     $('analysis-source').setAttribute('data-depth', String(d.depth));
+    $('analysis-source').setAttribute('data-via', d.via || '');
+    renderRemote();
     let open = false;
     for (const m of d.moves) {
       const li = html('li', null, null, list);
@@ -1512,22 +1519,29 @@
     return n;
   }
 
-  function save() {
-    if (online()) { saveSettings(); return; }
-    try {
-      const c = state.clock;
-      const clock = c ? { base: c.base, inc: c.inc, left: { goats: timeLeft('goats'), tigers: timeLeft('tigers') },
-        running: c.running, flag: c.flag } : null;
-      localStorage.setItem(STORE, JSON.stringify({
+  // The game and the settings as they are kept (save) and given back (fromSaved).
+  function record() {
+    const c = state.clock;
+    const clock = c ? { base: c.base, inc: c.inc, left: { goats: timeLeft('goats'), tigers: timeLeft('tigers') },
+      running: c.running, flag: c.flag } : null;
+    return {
         startObx: state.startObx, rule: state.rule, tree: state.root.children.map(serialise),
         rootEval: state.root.eval, rootComment: state.root.comment, rootShapes: state.root.shapes, path: pathTo(state.cur).map((n) => n.parent.children.indexOf(n)),
         mode: state.mode, movetime: state.movetime, flipped: state.flipped, skill: state.skill, elo: state.elo,
         tc: state.tc, tcMin: state.tcMin, tcInc: state.tcInc, clock, resigned: state.resigned, sound: state.sound, theme: state.theme,
         linesOn: state.linesOn, multipv: state.multipv, cevalTime: state.cevalTime, engineHash: state.engineHash,
-      }));
+        engineServer: state.engineServer,
+    };
+  }
+
+  function save() {
+    if (online()) { saveSettings(); return; }
+    try {
+      localStorage.setItem(STORE, JSON.stringify(record()));
     } catch (e) { /* storage full or disabled: the game just is not kept */ }
     updateUrl();
   }
+
 
   // While an online game is shown the page's own game stays stored as it was: only the sound and
   // the theme chosen meanwhile are kept.
@@ -2475,11 +2489,13 @@
     state.thinking = node;
     renderAll();
     try {
+      // "purpose": the static board's local.js asks a server elsewhere for it first (the
+      // server ignores the field).
       const data = await api('/obx', strengthParams({ ...gameOf(node), movetime: state.movetime,
-        repetition: state.rule }));
+        repetition: state.rule, purpose: 'hint' }));
       if (gen !== state.gen) return;
       state.analysis = { nodeId: node.id, score: data.score, depth: data.depth, pv: data.pv, side, nodes: data.nodes,
-        time_ms: data.time_ms, kind: 'hint' };
+        time_ms: data.time_ms, kind: 'hint', via: data.via, server: data.server };
       state.hint = data.move ? { nodeId: node.id, move: data.move } : null;
     } catch (e) {
       if (gen === state.gen) showError(() => tr('Engine: {error}', { error: serverText(e) }));
@@ -2988,6 +3004,7 @@
       if (typeof saved.linesOn === 'boolean') state.linesOn = saved.linesOn;
       if (CEVAL_TIMES.includes(saved.cevalTime)) state.cevalTime = saved.cevalTime;
       if (ENGINE_HASH.includes(saved.engineHash)) state.engineHash = saved.engineHash;
+      if (typeof saved.engineServer === 'string') state.engineServer = saved.engineServer.slice(0, 300);
       if (Number.isInteger(saved.multipv) && saved.multipv >= 1 && saved.multipv <= 5) state.multipv = saved.multipv;
       state.flipped = Boolean(saved.flipped);
       return saved;
@@ -3079,8 +3096,27 @@
   // them from <html>): its memory (Hash). Its threads: one, said beside it with the reason.
   function applyEngineSettings() {
     document.documentElement.setAttribute('data-engine-hash', String(state.engineHash));
+    document.documentElement.setAttribute('data-engine-server', state.engineServer);
+    if (document.activeElement !== $('engine-server')) $('engine-server').value = state.engineServer;
+    renderRemote();
     $('engine-threads').textContent = window.crossOriginIsolated ? tr('1: the browser engine is built for one thread')
       : tr('1: this page is not cross-origin isolated');
+  }
+
+  // Whether the server for exact values answered the last time it was asked (local.js's
+  // <html data-remote>).
+  function renderRemote() {
+    const r = document.documentElement.getAttribute('data-remote');
+    const out = $('engine-server-state');
+    out.textContent = !state.engineServer ? '' : r === 'ok' ? tr('it answers') : r === 'failed'
+      ? tr('it did not answer: the engine in this browser searches') : '';
+    out.setAttribute('data-state', state.engineServer ? r || '' : '');
+  }
+  // Who answered: a server elsewhere (its host) or the engine in this browser (the static
+  // board's local.js says so in "via"); nothing when the page has its own server.
+  function viaText(d) {
+    if (!d || !d.via) return '';
+    return d.via === 'server' ? tr('server {host}', { host: d.server || '' }) : tr('this browser');
   }
 
   function applyTheme() {
@@ -3130,6 +3166,12 @@
     $('ceval-time').addEventListener('change', (e) => { state.cevalTime = Number(e.target.value); save(); state.mpv = null; requestLines(); });
     $('ceval-deeper').addEventListener('click', () => requestLines(true));
     $('engine-hash').addEventListener('change', (e) => { state.engineHash = Number(e.target.value); applyEngineSettings(); save(); });
+    $('engine-server').addEventListener('change', (e) => {
+      state.engineServer = e.target.value.trim().slice(0, 300);
+      document.documentElement.removeAttribute('data-remote');
+      applyEngineSettings();
+      save();
+    });
     $('multipv').addEventListener('change', (e) => { state.multipv = Number(e.target.value); save(); requestLines(); });
     $('sound').addEventListener('click', () => { state.sound = !state.sound; save(); renderControls(); });
     $('theme').addEventListener('click', () => { state.theme = state.theme === 'light' ? 'dark' : 'light'; applyTheme(); save(); renderControls(); });
