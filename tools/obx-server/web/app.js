@@ -111,6 +111,7 @@
     editor: null,    // {cells, tool}
     rebuilding: null,
     premove: null,   // the person's move chosen while the engine thinks: {nodeId, gen, sel, entry}
+    locked: false,   // a puzzle is being solved (puzzles.js, Board.lock): no engine help
   };
 
   // ---- small helpers ----------------------------------------------------------------------
@@ -1246,7 +1247,7 @@
   // The engine's lines for a node, best first: [{score, pv}] (scores for the side to move).
   function mpvLines(node) {
     const m = state.mpv;
-    if (!state.linesOn || !m || m.nodeId !== node.id || !m.data) return [];
+    if (!state.linesOn || state.locked || !m || m.nodeId !== node.id || !m.data) return [];
     if (m.data.lines && m.data.lines.length) return m.data.lines;
     return m.data.move ? [{ score: m.data.score, pv: m.data.pv, depth: m.data.depth }] : [];
   }
@@ -1421,7 +1422,10 @@
     $('resign').hidden = !resigningSide();
     $('pause').textContent = state.paused ? tr('Resume') : tr('Pause');
     $('resign').textContent = $('resign').classList.contains('confirm') ? tr('Confirm?') : tr('Resign');
-    $('hint').disabled = !node.pos || Boolean(resultAt(node)) || Boolean(state.thinking) || Boolean(state.editor);
+    $('hint').disabled = !node.pos || Boolean(resultAt(node)) || Boolean(state.thinking) || Boolean(state.editor) || Boolean(state.locked);
+    // While a puzzle is solved (Board.lock): no hint, no engine lines, no analysis.
+    $('lines-on').disabled = Boolean(state.locked);
+    $('analyse').disabled = Boolean(state.locked);
     $('flip').setAttribute('aria-pressed', String(state.flipped));
     $('nav-back').disabled = node === state.root;
     $('nav-first').disabled = node === state.root;
@@ -1542,6 +1546,26 @@
     updateUrl();
   }
 
+  // A game kept aside (puzzles.js keeps the game in progress while puzzles are played) and
+  // given back as it was: its moves, the move shown, its rule, clock and mode.
+  function snapshot() { return JSON.parse(JSON.stringify(record())); }
+  async function restoreGame(saved) {
+    if (!saved || typeof saved.startObx !== 'string' || !Array.isArray(saved.tree)) return false;
+    abortEngine();
+    state.gen++;
+    if (['goats', 'tigers', 'watch', 'human'].includes(saved.mode)) state.mode = saved.mode;
+    if (saved.tc === 'move' || /^\d+\+\d+$/.test(saved.tc) || saved.tc === 'custom') state.tc = saved.tc;
+    if (state.tc !== 'move') state.clock = newClock();
+    fromSaved(saved);
+    renderAll();
+    const ok = await fetchPos(lineEnd(state.cur));
+    if (ok) await ensurePos(state.cur);
+    save();
+    renderAll();
+    schedule();
+    requestLines();
+    return ok;
+  }
 
   // While an online game is shown the page's own game stays stored as it was: only the sound and
   // the theme chosen meanwhile are kept.
@@ -2483,6 +2507,7 @@
 
   async function hint() {
     const node = state.cur;
+    if (state.locked) return;
     if (!node.pos || resultAt(node) || state.thinking) return;
     const gen = state.gen;
     const side = node.pos.turn;
@@ -2511,6 +2536,7 @@
   // and "Stop" beside the button stops it; else one search of the engine's time per move. The
   // database answers at once either way; the button asks again from the start.
   async function analyse() {
+    if (state.locked) return;
     if (state.anRun) state.anRun.ctrl.abort();
     const node = state.cur;
     const ctrl = new AbortController();
@@ -2592,7 +2618,7 @@
     if (state.ceval) state.ceval.running = false;
     // The analysis of every move searches the position it was asked for: stopped on leaving it.
     if (state.anRun && state.anRun.running && state.anRun.nodeId !== state.cur.id) stopAnalysis();
-    if (!state.linesOn || online()) { if (state.ceval) { state.ceval = null; renderLines(); } return; }
+    if (!state.linesOn || online() || state.locked) { if (state.ceval) { state.ceval = null; renderLines(); } return; }
     if (state.ceval) renderLines();
     linesTimer = setTimeout(async () => {
       const node = state.cur;
@@ -2795,7 +2821,7 @@
     else if (e.key === 'End') { e.preventDefault(); goTo(lineEnd(n)); }
     else if (e.key === 'f' && !e.ctrlKey && !e.metaKey && !e.altKey) flip();
     // l: the engine lines (searching on) on or off, as on lichess.
-    else if (e.key === 'l' && !e.ctrlKey && !e.metaKey && !e.altKey && !online()) setLinesOn(!state.linesOn);
+    else if (e.key === 'l' && !e.ctrlKey && !e.metaKey && !e.altKey && !online() && !state.locked) setLinesOn(!state.linesOn);
   }
 
   // ---- the position editor ---------------------------------------------------------------------
@@ -3234,6 +3260,21 @@
     // the board's reply from the puzzle's line), who plays (setMode: 'human' while a puzzle runs,
     // so the engine answers nothing) and a node's position asked for (ensurePos).
     Object.assign(window.Board, { start, play, setMode, ensurePos });
+    // For puzzles.js: the game in progress kept aside and given back (snapshot, restoreGame),
+    // and the engine's help locked while a puzzle is solved (lock(true): no hint, no engine
+    // lines, no analysis; the analysis shown is dropped).
+    Object.assign(window.Board, { snapshot, restoreGame, lock(on) {
+      state.locked = Boolean(on);
+      if (on) {
+        if (state.anRun) stopAnalysis();
+        state.an = null;
+        state.hint = null;
+        if (state.mpvCtrl) { state.mpvCtrl.abort(); state.mpvCtrl = null; }
+        state.ceval = null;
+      }
+      renderAll();
+      if (!on) requestLines();
+    } });
     // For online.js: the board turned (the person's side at the bottom), a move's text as the
     // tree keeps it, and a result in words.
     Object.assign(window.Board, { flip, entryOf, resultWords });
