@@ -7,7 +7,9 @@
 // it is an engine estimate. Then the
 // same files with baghchal-server behind the same origin (as a host proxying the API to it):
 // the page uses the server, never loads the worker, and /analysis answers (from the database
-// when BOARD_TB names one).
+// when BOARD_TB names one). Between the two, the static board with a baghchal-server on
+// another origin (--cors) named in its settings: the analysis, a hint and the review answered
+// by it, then, once it is gone, by the worker, each saying which.
 // Usage: BOARD_DIR=build/board-static BOARD_SERVER=build/bin/baghchal-server [BOARD_TB=dir]
 //        node wasm/static-test.js   (playwright-core on NODE_PATH; CHROMIUM, default /usr/bin/chromium)
 'use strict';
@@ -49,9 +51,9 @@ function staticServer(api) {
   return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve(srv)));
 }
 
-function startServer() {
+function startServer(extra) {
   return new Promise((resolve, reject) => {
-    const args = ['--port', '0', '--workers', '2', '--hash', '8', '--movetime', '100', '--max-movetime', '3000'];
+    const args = ['--port', '0', '--workers', '2', '--hash', '8', '--movetime', '100', '--max-movetime', '3000', ...(extra || [])];
     if (TB) args.push('--tablebase', TB);
     const p = spawn(SERVER_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -108,6 +110,105 @@ async function main() {
     }
   };
   await play(3);
+  // ---- the engine lines searching on until stopped, in a worker of their own ----------------
+  // Every line the page sends its workers, with the worker's number (in the order of their
+  // first line since now).
+  await page.evaluate(() => {
+    const post = Worker.prototype.postMessage, ids = new WeakMap();
+    let n = 0;
+    window.toWorkers = [];
+    Worker.prototype.postMessage = function (m) {
+      if (!ids.has(this)) ids.set(this, n++);
+      window.toWorkers.push({ w: ids.get(this), line: String(m) });
+      return post.call(this, m);
+    };
+  });
+  const local = await page.evaluate(() => ({ shown: getComputedStyle(document.querySelector('#engine-local')).display !== 'none',
+    threads: document.querySelector('#engine-threads').textContent }));
+  check(local.shown && local.threads === '1: this page is not cross-origin isolated',
+    `the browser engine's settings are shown, one thread and why: ${JSON.stringify(local)}`);
+  await page.selectOption('#engine-hash', '32');
+  await page.selectOption('#ceval-time', '0');
+  await page.evaluate(() => document.activeElement.blur());
+  await page.keyboard.press('l');
+  const linesAt = () => page.evaluate(() => ({ depth: Number(document.querySelector('#lines-info').dataset.depth || 0),
+    running: document.querySelector('#lines-info').dataset.running === 'true', n: document.querySelectorAll('#lines li').length,
+    text: document.querySelector('#lines-info').textContent }));
+  await page.waitForFunction(() => document.querySelectorAll('#lines li').length === 3 &&
+    Number(document.querySelector('#lines-info').dataset.depth) > 0, null, { timeout: STEP_MS });
+  const l1 = await linesAt();
+  await page.waitForFunction((d) => Number(document.querySelector('#lines-info').dataset.depth) > d, l1.depth, { timeout: STEP_MS });
+  const l2 = await linesAt();
+  check(l1.running && l2.running && l2.depth > l1.depth && /kn\/s|Mn\/s/.test(l2.text) && /searching…/.test(l2.text),
+    `the browser's lines deepen live while they search on: ${JSON.stringify([l1, l2])}`);
+  const sentTo = await page.evaluate(() => window.toWorkers);
+  const ceval = sentTo.find((x) => x.line === 'go infinite');
+  check(ceval && sentTo.some((x) => x.w === ceval.w && x.line === 'setoption name Hash value 32'),
+    `the lines search until stopped, with the memory chosen: ${JSON.stringify(sentTo.filter((x) => x.w === (ceval || {}).w).slice(0, 12))}`);
+  // The game's reply does not wait for them (one worker would queue it behind "go infinite"
+  // for ever): a move, the engine's reply, and the lines of the new position searching on.
+  await play(1);
+  const sent2 = await page.evaluate(() => window.toWorkers);
+  const gameGo = sent2.filter((x) => x.w !== ceval.w && /^go /.test(x.line));
+  check(gameGo.length > 0 && sent2.some((x) => x.w !== ceval.w && x.line === 'setoption name Hash value 32'),
+    `the engine's reply came from the game's own worker, with the memory chosen: ${JSON.stringify(gameGo)}`);
+  await page.waitForFunction(() => document.querySelectorAll('#lines li').length === 3 &&
+    document.querySelector('#lines-info').dataset.running === 'true', null, { timeout: STEP_MS });
+  check(page.workers().length === 2, `two workers: the game's and the lines' (${page.workers().length})`);
+  // The analysis of every move deepens too, in a worker of its own, until its Stop.
+  await page.click('#analyse');
+  await page.waitForFunction(() => Number(document.querySelector('#analysis-source').dataset.depth) > 0 &&
+    document.querySelector('#analysis-source').dataset.running === 'true', null, { timeout: STEP_MS });
+  const a1 = Number(await page.getAttribute('#analysis-source', 'data-depth'));
+  await page.waitForFunction((d) => Number(document.querySelector('#analysis-source').dataset.depth) > d, a1, { timeout: STEP_MS });
+  check(page.workers().length === 3 && (await linesAt()).running,
+    `a third worker for the analysis, the lines searching on meanwhile (${page.workers().length})`);
+  await page.click('#analysis-stop');
+  check((await page.getAttribute('#analysis-source', 'data-running')) === 'false' &&
+    (await page.locator('#analysis-list li').count()) > 0, 'the analysis deepened live and stopped at the click');
+  await page.evaluate(() => document.activeElement && document.activeElement.blur());
+  await page.keyboard.press('l');
+  await page.waitForFunction((w) => window.toWorkers.some((x) => x.w === w && x.line === 'stop'), ceval.w, { timeout: STEP_MS });
+  check((await page.locator('#lines li').count()) === 0, 'l stopped the lines: stop sent to their worker');
+  await page.selectOption('#ceval-time', '10000');
+
+  // ---- a baghchal-server on another origin for exact values ---------------------------------
+  // Started with --cors, named in the settings: the analysis, a hint and the review ask it and
+  // say so; once it is gone the worker answers, and the page says that too.
+  const far = await startServer(['--cors', '*']);
+  await page.fill('#engine-server', `http://127.0.0.1:${far.port}`);
+  await page.dispatchEvent('#engine-server', 'change');
+  await page.click('#analyse');
+  await page.waitForFunction(() => document.querySelector('#analysis-source').dataset.via === 'server', null, { timeout: STEP_MS });
+  const farText = await page.textContent('#analysis-source');
+  check(farText.endsWith(`server 127.0.0.1:${far.port}`) && (await page.textContent('#engine-server-state')) === 'it answers',
+    `the analysis says the server answered: ${farText}`);
+  const exact = await page.evaluate(async () => (await fetch('/analysis', { method: 'POST',
+    body: JSON.stringify({ obx: 'GTGGG/TGXGT/GXGXG/GGTGG/GGXGG g @0 c3 - -', repetition: 'draw' }) })).json());
+  check(exact.via === 'server' && exact.source === (TB ? 'database' : 'search') && exact.moves.length > 0,
+    `a movement position's values come from the server (${TB ? 'its database' : 'its search'}): ${JSON.stringify(exact).slice(0, 200)}`);
+  await page.click('#hint');
+  await page.waitForFunction(() => document.querySelector('#engine-meta').dataset.via === 'server', null, { timeout: STEP_MS });
+  check(/^hint: .* · server 127\.0\.0\.1:\d+$/.test(await page.textContent('#engine-meta')), `the hint says the server gave it: ${await page.textContent('#engine-meta')}`);
+  await page.click('#review-open');
+  await page.waitForFunction(() => document.querySelector('#review-progress').hidden && document.querySelector('#review-note .review-via'),
+    null, { timeout: 60000 });
+  const via = await page.evaluate(() => ({ n: document.querySelectorAll('#moves .mv[data-ply]').length,
+    server: Number(document.querySelector('#review-note .review-via').dataset.server), text: document.querySelector('#review-note .review-via').textContent }));
+  check(via.server === via.n && via.text === `Every ply answered by the server 127.0.0.1:${far.port}.`, `the review was the server's: ${JSON.stringify(via)}`);
+  await page.click('#review-close');
+  // The review is kept with the game: the one below (the worker's) starts again.
+  await page.evaluate(() => { for (const n of window.Board.lineOf(window.Board.state.cur)) delete n.review; window.Board.save(); });
+  far.proc.kill('SIGTERM');
+  await new Promise((r) => far.proc.once('exit', r));
+  await page.click('#analyse');
+  await page.waitForFunction(() => document.querySelector('#analysis-source').dataset.via === 'browser', null, { timeout: STEP_MS });
+  check((await page.textContent('#analysis-source')).endsWith('this browser') &&
+    (await page.textContent('#engine-server-state')) === 'it did not answer: the engine in this browser searches',
+  `without the server the worker answers, and the page says so: ${await page.textContent('#analysis-source')}`);
+  await page.fill('#engine-server', '');
+  await page.dispatchEvent('#engine-server', 'change');
+
   // What the page asks of its engine (app.js calls the fetch of the moment: this one, then local.js's).
   await page.evaluate(() => {
     const f = window.fetch;
@@ -195,8 +296,8 @@ async function main() {
   await page.waitForFunction(() => document.documentElement.dataset.engine === 'local', null, { timeout: STEP_MS });
   await page.waitForFunction(() => /engine \d+\.\d+\.\d+ in this browser/.test(document.querySelector('#server-info')?.textContent),
     null, { timeout: STEP_MS });
-  check(await page.locator('#moves .mv[data-ply]').count() === 8, 'the game is back after the reload');
-  await settled(8);
+  check(await page.locator('#moves .mv[data-ply]').count() === 10, 'the game is back after the reload');
+  await settled(10);
   const seen = await page.evaluate(() => window.statusSeen);
   check(seen.length > 0 && !seen.some((t) => /server/.test(t)), `offline, the status never asks a server: ${JSON.stringify(seen)}`);
   // The line saying the engine runs in this browser is shown whole, in the window.

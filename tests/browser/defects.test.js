@@ -609,7 +609,9 @@ async function main() {
         check(inside(await box('#keys'), size), `${size.name}: the list is in view (${JSON.stringify(await box('#keys'))})`);
         const rows = await page.$$eval('#keys-list tr', (trs) => trs.map((tr) => `${tr.cells[0].textContent}: ${tr.cells[1].textContent}`));
         check(JSON.stringify(rows) === JSON.stringify(['← →: previous / next move', 'Home End: first position / end of the line',
-          'f: flip the board', 'Tab: to the board and every control', 'arrows on the board: to the next point',
+          'f: flip the board', 'l: the engine lines on or off',
+          'right-drag on the board: an arrow; a right click: a circle (Shift red, Alt blue; the same again takes it off)',
+          'Tab: to the board and every control', 'arrows on the board: to the next point',
           'Enter Space: on a point: place, pick up or put down',
           "↑ ↓ Enter: in the moves, the engine's lines or the analysis: walk, play", '?: this list',
           'Esc: close it, leave the editor, cancel a premove']), `${size.name}: every shortcut (${rows})`);

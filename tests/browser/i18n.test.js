@@ -108,7 +108,7 @@ function sourceKeys() {
 
 // Words that are the same in both languages: names, keys of the keyboard, notations.
 const NAMES = new Set(['OBX', 'PGN', 'FEN', 'HTTP', 'Elo', 'UCI_Elo', 'baghchal', 'baghchal-server', 'WebAssembly',
-  'Tab', 'Enter', 'Space', 'Esc', 'Home', 'End', 'Ctrl', 'Ctrl+C', 'English', 'NAG']);
+  'Tab', 'Enter', 'Space', 'Esc', 'Home', 'End', 'Ctrl', 'Ctrl+C', 'Shift', 'Alt', 'English', 'NAG']);
 
 // The Latin words of a text that are not moves, points, OBX, numbers or names.
 function englishWords(text) {
@@ -341,7 +341,8 @@ async function main() {
       await page.waitForFunction(() => document.querySelectorAll('#lines li').length === 3, null, { timeout: STEP_MS });
       await page.click('#analyse');
       await page.waitForFunction(() => document.querySelectorAll('#analysis-list li').length > 0, null, { timeout: STEP_MS });
-      check(/^गहिराइ \d+$/.test((await page.textContent('#lines-info')).trim()), `${size.name}: the lines' depth (${await page.textContent('#lines-info')})`);
+      check(/^गहिराइ \d+ · \d+(\.\d)? (हजार|मिलियन) स्थिति\/से( · (खोज्दै…|सर्भरको सबैभन्दा लामो खोज))?$/.test((await page.textContent('#lines-info')).trim()),
+        `${size.name}: the lines' depth, speed and search (${await page.textContent('#lines-info')})`);
       await noEnglish(`${size.name}, a game with the engine's lines and the analysis`);
       await layoutHolds(size, 'a game with lines and analysis');
       await shot(`game-${size.name}`);

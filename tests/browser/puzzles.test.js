@@ -3,7 +3,11 @@
 // wrong move (the puzzle failed, the solution said and drawn, the streak back to 0, the best
 // kept), the difficulty filter, and a reload that keeps the streak and the best. The card must
 // not push the board, the move list or the controls out of the window (at 1280x800), and opens
-// under the board on the phone. Screenshots in SHOT_DIR as puzzle-*.png.
+// under the board on the phone. Also: the game in progress given back as it was when the card
+// closes; no hint, engine lines or analysis while solving; the card's hint costing the streak;
+// the Glicko-2 ratings (Glickman's worked example, then the player's and the puzzle's after a
+// puzzle solved); the daily puzzle; the moves written as the board writes them. Screenshots in
+// SHOT_DIR as puzzle-*.png.
 'use strict';
 
 const assert = require('node:assert/strict');
@@ -26,6 +30,14 @@ function check(cond, msg) {
 function inside(box, vp) {
   return Boolean(box) && box.x >= 0 && box.y >= 0 && box.x + box.width <= vp.width + 0.5 && box.y + box.height <= vp.height + 0.5;
 }
+
+// A move of a line as the board writes it: C3, C2–D2, A1×C3.
+function pretty(m) {
+  if (m.length === 2) return m;
+  const jump = Math.abs(m.charCodeAt(0) - m.charCodeAt(2)) === 2 || Math.abs(Number(m[1]) - Number(m[3])) === 2;
+  return `${m.slice(0, 2)}${jump ? '×' : '–'}${m.slice(2, 4)}`;
+}
+const lineText = (moves) => moves.map(pretty).join(', ');
 
 const TASK = { goats: { win: 'Goats to play and win', draw: 'Goats to play and draw' },
   tigers: { win: 'Tigers to play and win', draw: 'Tigers to play and draw' } };
@@ -97,10 +109,30 @@ async function main() {
       await page.goto(URL_);
       await page.waitForFunction(() => /to move/.test(document.querySelector('#status')?.textContent || ''), null, { timeout: STEP_MS });
       check(await page.locator('#puzzles').isHidden(), 'the card is closed at first');
+      // A game in progress against the engine: the puzzles must leave it as it is.
+      await page.click('[data-point="C3"]');
+      await page.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length === 2 &&
+        document.querySelector('#thinking').hidden && /Goats to move/.test(document.querySelector('#status').textContent), null, { timeout: STEP_MS });
+      const game = { obx: await page.inputValue('#obx'), moves: await page.locator('#moves .mv[data-ply]').allTextContents() };
       await page.click('#puzzles-open');
       check(await page.getAttribute('#puzzles-open', 'aria-expanded') === 'true', 'the open button says the card is open');
       let p = await started(0);
       check(p !== undefined, 'a shipped puzzle is shown');
+      // No engine help while solving: the board's hint, lines and analysis are off, l does nothing.
+      check(await page.isDisabled('#hint') && await page.isDisabled('#lines-on') && await page.isDisabled('#analyse'),
+        'the hint, the engine lines and the analysis are off during a puzzle');
+      await page.evaluate(() => document.activeElement && document.activeElement.blur());
+      await page.keyboard.press('l');
+      check(!(await page.isChecked('#lines-on')) && (await page.locator('#lines li').count()) === 0, 'l gives no lines during a puzzle');
+      check(await page.getAttribute('#puzzle-rating', 'data-rating') === '1500' && await page.getAttribute('#puzzle-rating', 'data-rd') === '350',
+        `a new player's puzzle rating: ${await text('#puzzle-rating')}`);
+      if (size.name === 'desktop') {
+        // Glicko-2 as Glickman's worked example has it (tau 0.5): 1464.06, 151.52, 0.05999.
+        const g = await page.evaluate(() => PuzzleRating.glicko2({ rating: 1500, rd: 200, vol: 0.06 },
+          [{ rating: 1400, rd: 30, score: 1 }, { rating: 1550, rd: 100, score: 0 }, { rating: 1700, rd: 300, score: 0 }], 0.5));
+        check(Math.abs(g.rating - 1464.06) < 0.02 && Math.abs(g.rd - 151.52) < 0.02 && Math.abs(g.vol - 0.05999) < 0.00001,
+          `Glicko-2 gives Glickman's example: ${JSON.stringify(g)}`);
+      }
 
       // The filter: easy, then the first puzzle solved.
       // (a puzzle of the level chosen under way is kept, another one is replaced at once).
@@ -122,9 +154,18 @@ async function main() {
         check(c.y >= b.y + b.height, 'on the phone the card is under the board');
       }
       await page.screenshot({ path: path.join(SHOTS, `puzzle-start-${size.name}.png`) });
+      const puzzleBefore = Number(await page.getAttribute('#puzzle-meta', 'data-rating'));
       await solve(p);
       check(await text('#puzzle-streak') === 'Streak: 1 · best: 1', await text('#puzzle-streak'));
-      check(await text('#puzzle-feedback') === `Solved! The line: ${p.line.join(', ')}.`, await text('#puzzle-feedback'));
+      check(await text('#puzzle-feedback') === `Solved! The line: ${lineText(p.line)}.`, await text('#puzzle-feedback'));
+      // Solved: a game won against the puzzle: the player's rating up, the puzzle's down.
+      const r1 = Number(await page.getAttribute('#puzzle-rating', 'data-rating'));
+      const want1 = await page.evaluate(([pr]) => PuzzleRating.rate({ rating: 1500, rd: 350, vol: 0.06 }, { rating: pr, rd: 200, vol: 0.06 }, 1), [puzzleBefore]);
+      check(r1 === Math.round(want1[0].rating) && r1 > 1500 && Number(await page.getAttribute('#puzzle-meta', 'data-rating')) === Math.round(want1[1].rating),
+        `the ratings after a puzzle solved: ${await text('#puzzle-rating')}, the puzzle ${await page.getAttribute('#puzzle-meta', 'data-rating')}`);
+      if (typeof p.distance === 'number') {
+        check((await text('#puzzle-meta')).endsWith(`the end in ${p.distance} ${p.distance === 1 ? 'ply' : 'plies'}`), `one wording: ${await text('#puzzle-meta')}`);
+      }
       await page.screenshot({ path: path.join(SHOTS, `puzzle-solved-${size.name}.png`) });
 
       // Another level chosen after a puzzle ends starts the next one at once.
@@ -144,7 +185,7 @@ async function main() {
       check(Boolean(wrong), `puzzle ${p.id} has a wrong move`);
       await click(wrong);
       await at('failed');
-      check(await text('#puzzle-feedback') === `${wrong} lets the ${p.goal} go. The solution: ${p.line.join(', ')}.`,
+      check(await text('#puzzle-feedback') === `${pretty(wrong)} lets the ${p.goal} go. The solution: ${lineText(p.line)}.`,
         await text('#puzzle-feedback'));
       check(await text('#puzzle-streak') === 'Streak: 0 · best: 2', await text('#puzzle-streak'));
       check(await page.locator('#board .arrow').count() >= 1, 'the solution drawn as an arrow');
@@ -164,10 +205,43 @@ async function main() {
       await solve(p);
       check(await text('#puzzle-streak') === 'Streak: 1 · best: 2', await text('#puzzle-streak'));
 
+      // The card's hint shows the piece (or the point) of the move, and costs the streak.
+      await page.click('#puzzle-next');
+      p = await started(p.id);
+      const ratingBefore = Number(await page.getAttribute('#puzzle-rating', 'data-rating'));
+      await page.click('#puzzle-hint');
+      const from = p.line[0].slice(0, 2);
+      check(await page.locator(`#board [data-arrow="hint"][data-move="m${from}"]`).count() === 1 &&
+        await text('#puzzle-streak') === 'Streak: 0 · best: 2', `the hint shows ${from} and the streak is gone: ${await text('#puzzle-feedback')}`);
+      await solve(p);
+      check((await text('#puzzle-feedback')).startsWith('Solved with a hint: the streak starts again.') &&
+        await text('#puzzle-streak') === 'Streak: 0 · best: 2' && Number(await page.getAttribute('#puzzle-rating', 'data-rating')) < ratingBefore,
+      `solved with a hint counts as failed: ${await text('#puzzle-feedback')} ${await text('#puzzle-rating')}`);
+
+      // The daily puzzle: the same for everyone on the day (UTC).
+      await page.click('#puzzle-daily');
+      const day = new Date().toISOString().slice(0, 10);
+      const daily = file.puzzles[(Math.floor(Date.parse(`${day}T00:00:00Z`) / 86400000) * 7919) % file.puzzles.length];
+      await page.waitForFunction((id) => document.querySelector('#puzzles').dataset.puzzleId === String(id) &&
+        document.querySelector('#puzzles').dataset.phase === 'try', daily.id, { timeout: STEP_MS });
+      check((await text('#puzzle-meta')).startsWith(`Daily puzzle ${day} · `), `the daily puzzle: ${await text('#puzzle-meta')}`);
+      await solve(daily);
+      p = daily;
+
+      // Closing the card gives back the game in progress as it was; opening it again goes on.
+      await page.click('#puzzles-close');
+      await page.waitForFunction((n) => document.querySelectorAll('#moves .mv[data-ply]').length === n, game.moves.length, { timeout: STEP_MS });
+      const board4 = (o) => o.trim().split(/\s+/).slice(0, 4).join(' ');
+      check(board4(await page.inputValue('#obx')) === board4(game.obx) && JSON.stringify(await page.locator('#moves .mv[data-ply]').allTextContents()) === JSON.stringify(game.moves) &&
+        await page.isEnabled('#hint') && await page.isEnabled('#analyse'), `the game in progress is back as it was: ${await page.inputValue('#obx')}`);
+      await page.click('#puzzles-open');
+      p = await started(p.id);
+      await solve(p);
+
       // A reload keeps the streak, the best and the level, and opens the card again.
       await page.reload();
       await page.waitForFunction(() => document.querySelector('#puzzles')?.dataset.phase === 'try', null, { timeout: STEP_MS });
-      check(await text('#puzzle-streak') === 'Streak: 1 · best: 2', `after the reload: ${await text('#puzzle-streak')}`);
+      check(await text('#puzzle-streak') === 'Streak: 2 · best: 2', `after the reload: ${await text('#puzzle-streak')}`);
       check(await page.inputValue('#puzzle-level') === 'medium', 'the level kept');
       p = await current();
       check(p.level === 'medium', `after the reload a medium puzzle, not ${p.level}`);
@@ -184,7 +258,7 @@ async function main() {
       // Closing gives the board back.
       await page.click('#puzzles-open');
       await page.waitForFunction(() => document.querySelector('#puzzles')?.dataset.phase === 'try', null, { timeout: STEP_MS });
-      check(await text('#puzzle-streak') === 'Streak: 1 · best: 2', 'the streak is still there');
+      check(await text('#puzzle-streak') === 'Streak: 2 · best: 2', 'the streak is still there');
       await page.click('#puzzles-close');
       check(await page.locator('#puzzles').isHidden(), 'the card closes');
       check(await page.locator('#controls').isVisible(), 'the controls are back');

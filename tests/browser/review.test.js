@@ -2,9 +2,11 @@
 // 390x844 phone. The marks the page must show are worked out here, apart from the page, from the
 // server's /analysis of the position before every move (the database's values, under the
 // game's rule and history): a movement-phase game with known mistakes under the draw rule gets
-// exactly those plies marked, the better moves named and each side's accuracy as it follows; a
-// game of best moves gets no mark and 100%; under forbid an open value never becomes a mark;
-// without a database the panel says "engine estimate". Learning: a wrong try refused, a right
+// exactly those plies marked, the better moves named, each side's count of moves that kept the
+// value and its accuracy as lichess computes it from the win chances; a game of best moves gets
+// no mark and 100%; under forbid an open value is judged by the engine's estimate, said so, and
+// a proven win given up is ??; a win in one missed is ?? under either rule; without a database
+// the panel says "engine estimate". Learning: a wrong try refused, a right
 // one accepted, "Show solution", and the summary. Screenshots review-*.png in SHOT_DIR.
 // Needs BOARD_TB=1 (the server started with the movement database) for the exact parts.
 'use strict';
@@ -40,7 +42,10 @@ async function analysis(obx, moves, rule) {
 async function expected(obx, moves, rule) {
   const RANK = { win: 2, draw: 1, loss: 0 };
   const cls = (m) => (m.wdl === 'win' || m.wdl === 'loss' || (m.wdl === 'draw' && rule === 'draw') ? m.wdl : 'open');
-  const out = { marks: [], open: 0, sides: { goats: { counted: 0, kept: 0 }, tigers: { counted: 0, kept: 0 } } };
+  const out = { marks: [], open: 0, openPlies: [], chances: [],
+    sides: { goats: { counted: 0, kept: 0 }, tigers: { counted: 0, kept: 0 } } };
+  const WC = { win: 1, draw: 0.5, loss: 0 };
+  const atOnce = (m) => m.wdl === 'win' && m.distance === 1;
   for (let i = 0; i < moves.length; i++) {
     const d = await analysis(obx, moves.slice(0, i), rule);
     assert.equal(d.source, 'database', `ply ${i + 1} is in the database`);
@@ -48,7 +53,17 @@ async function expected(obx, moves, rule) {
     assert.ok(me, `ply ${i + 1}: ${moves[i]} is legal`);
     const before = cls(d.moves[0]);
     const after = cls(me);
-    if (before === 'open' || after === 'open') { out.open++; continue; }
+    // A win in one missed, and (under forbid) a proven win given up for an open value: ??.
+    const missed = atOnce(d.moves[0]) && !atOnce(me);
+    if (missed || (before === 'win' && after === 'open')) {
+      const keep = d.moves.filter((m) => (missed ? atOnce(m) : cls(m) === 'win')).map((m) => m.move);
+      out.marks.push({ ply: i + 1, mark: '??', why: missed ? 'win-in-1' : 'thrown-win', best: [...keep].sort(), shown: keep.slice(0, 4).map(pretty) });
+      out.sides[d.turn].counted++;
+      if (after === 'open') { out.open++; out.openPlies.push(i + 1); } else out.chances.push({ side: d.turn, before: WC[before], after: WC[after] });
+      continue;
+    }
+    if (before === 'open' || after === 'open') { out.open++; out.openPlies.push(i + 1); continue; }
+    out.chances.push({ side: d.turn, before: WC[before], after: WC[after] });
     const drop = RANK[before] - RANK[after];
     if (drop > 0) {
       const keep = d.moves.filter((m) => cls(m) === before).map((m) => m.move);
@@ -59,6 +74,29 @@ async function expected(obx, moves, rule) {
       s.counted++;
       if (!drop) s.kept++;
     }
+  }
+  return out;
+}
+
+// lichess's accuracy (lila's AccuracyPercent) of each side from the win chances (0..1) before
+// and after each move for the side that made it, in the order of the game.
+function lichessAccuracy(plies) {
+  const move = (b, a) => (a >= b ? 100 : Math.min(100, Math.max(0, 103.1668100711649 * Math.exp(-0.04354415386753951 * (b - a)) - 3.166924740191411 + 1)));
+  const g = (p, v) => 100 * (p.side === 'goats' ? v : 1 - v);
+  const series = plies.length ? [g(plies[0], plies[0].before), ...plies.map((p) => g(p, p.after))] : [];
+  const size = Math.min(8, Math.max(2, Math.floor(plies.length / 10)));
+  const wins = [];
+  for (let i = 0; i < Math.min(size, series.length) - 2; i++) wins.push(series.slice(0, size));
+  for (let i = 0; i + size <= series.length; i++) wins.push(series.slice(i, i + size));
+  const weights = wins.map((w) => {
+    const m = w.reduce((a, b) => a + b, 0) / w.length;
+    return Math.min(12, Math.max(0.5, Math.sqrt(w.reduce((a, b) => a + (b - m) ** 2, 0) / w.length)));
+  });
+  const out = {};
+  for (const side of ['goats', 'tigers']) {
+    const xs = plies.map((p, i) => [p, weights[i]]).filter(([p]) => p.side === side).map(([p, w]) => [move(100 * p.before, 100 * p.after), w]);
+    out[side] = xs.length ? String(Math.round(((xs.reduce((a, [v, w]) => a + v * w, 0) / xs.reduce((a, [, w]) => a + w, 0)) +
+      xs.length / xs.reduce((a, [v]) => a + 1 / Math.max(1, v), 0)) / 2)) : '';
   }
   return out;
 }
@@ -95,15 +133,22 @@ async function review(page, obx, moves, rule) {
     note: document.querySelector('#review-note').textContent,
     estimated: document.querySelector('#review-note .review-estimate')?.getAttribute('data-plies') || '',
     marks: [...document.querySelectorAll('#review-list .review-move')].map((b) => ({ ply: Number(b.dataset.ply), mark: b.dataset.mark,
-      best: b.dataset.best.split(',').filter(Boolean).sort(), text: b.textContent })),
+      best: b.dataset.best.split(',').filter(Boolean).sort(), text: b.textContent, estimate: b.dataset.estimate === 'true',
+      why: b.querySelector('.review-change').dataset.why })),
     graph: [...document.querySelectorAll('#evalgraph .review-marker')].map((c) => `${c.dataset.ply}${c.dataset.mark}`),
     sides: Object.fromEntries([...document.querySelectorAll('#review-acc .acc-row')].map((r) => [r.dataset.side,
       { accuracy: r.dataset.accuracy, counted: Number(r.dataset.counted), kept: Number(r.dataset.kept), text: r.textContent }])),
     none: document.querySelector('#review-list .review-none')?.textContent || '',
+    // The plies whose open value the engine's estimate judged, with their side and mark.
+    estimatedPlies: JSON.parse(document.querySelector('#review-note .review-open-estimate')?.dataset.plies || '[]'),
   }));
 }
 
-function checkAgainst(got, want, what) {
+// The page's marks, less those the engine's estimate gave to plies whose exact value is open
+// (a search's, not the database's: checked apart, in checkEstimated).
+function checkAgainst(gotAll, want, what) {
+  const exactMark = (m) => !want.openPlies.includes(m.ply) || want.marks.some((w) => w.ply === m.ply);
+  const got = { ...gotAll, marks: gotAll.marks.filter(exactMark), graph: gotAll.graph.filter((g) => exactMark({ ply: parseInt(g, 10) })) };
   check(JSON.stringify(got.marks.map((m) => [m.ply, m.mark])) === JSON.stringify(want.marks.map((m) => [m.ply, m.mark])),
     `${what}: the marked plies ${JSON.stringify(got.marks.map((m) => [m.ply, m.mark]))}, expected ${JSON.stringify(want.marks.map((m) => [m.ply, m.mark]))}`);
   want.marks.forEach((m, i) => check(JSON.stringify(got.marks[i].best) === JSON.stringify(m.best),
@@ -115,12 +160,19 @@ function checkAgainst(got, want, what) {
   });
   check(JSON.stringify(got.graph) === JSON.stringify(want.marks.map((m) => `${m.ply}${m.mark}`)),
     `${what}: the graph marks those plies: ${JSON.stringify(got.graph)}`);
+  // The count beside the accuracy: the exact moves as worked out here, and each estimated one
+  // (counted; kept when it has no mark). The accuracy: lichess's, from the win chances, where
+  // every value is exact; with estimates, a figure within 0..100.
+  const acc = lichessAccuracy(want.chances);
   for (const side of ['goats', 'tigers']) {
     const w = want.sides[side];
     const g = got.sides[side];
-    const pct = w.counted ? String(Math.round((100 * w.kept) / w.counted)) : '';
-    check(g.counted === w.counted && g.kept === w.kept && g.accuracy === pct,
-      `${what}: ${side}' accuracy ${g.accuracy}% (${g.kept} of ${g.counted}), expected ${pct}% (${w.kept} of ${w.counted})`);
+    const est = gotAll.estimatedPlies.filter((e) => e.side === side && !want.marks.some((m) => m.ply === e.ply));
+    const counted = w.counted + est.length;
+    const kept = w.kept + est.filter((e) => !e.mark).length;
+    const pct = want.openPlies.length ? g.accuracy : acc[side];
+    check(g.counted === counted && g.kept === kept && g.accuracy === pct && (pct === '' || (Number(pct) >= 0 && Number(pct) <= 100)),
+      `${what}: ${side}' accuracy ${g.accuracy}% (${g.kept} of ${g.counted}), expected ${pct}% (${kept} of ${counted})`);
   }
 }
 
@@ -237,10 +289,28 @@ async function main() {
     check(wantForbid.open > 0 && wantForbid.marks.some((m) => m.mark === '??'), `the forbid game has open plies and a ??: ${JSON.stringify(wantForbid)}`);
     const gotForbid = await review(page, START, FORBID_GAME, 'forbid');
     checkAgainst(gotForbid, wantForbid, 'forbid');
-    check(!gotForbid.marks.some((m) => m.ply === 4), 'under forbid, open to a loss is no mark');
+    // The open plies are judged by the engine's estimate, each said to be one.
+    check(wantForbid.openPlies.includes(4) && gotForbid.estimatedPlies.map((e) => e.ply).join() === wantForbid.openPlies.join(),
+      `under forbid every open ply is judged by the engine's estimate: ${JSON.stringify(gotForbid.estimatedPlies)}`);
+    check(gotForbid.marks.filter((m) => wantForbid.openPlies.includes(m.ply) && !wantForbid.marks.some((w) => w.ply === m.ply))
+      .every((m) => m.estimate && /\(estimate: \d+% → \d+%\)/.test(m.text)), `the estimated marks say so: ${JSON.stringify(gotForbid.marks)}`);
     check(/database draw is open: its value is not known/.test(gotForbid.note), `under forbid the panel says what open means: ${gotForbid.note}`);
     await page.screenshot({ path: path.join(SHOTS, 'review-forbid.png') });
     await page.click('#review-close');
+
+    // A win in one missed is ?? (as on lichess), even when the move played still wins: the tigers
+    // could capture a fifth goat (A1×C1, C3×C1 or E1×C1) and stepped A5–B5 instead.
+    const FIVE = 'TGXGT/GGGGG/GGTGG/XGGGX/TXGXG t @0 c4 - -';
+    for (const rule of ['draw', 'forbid']) {
+      const wantOne = await expected(FIVE, ['A5B5'], rule);
+      const gotOne = await review(page, FIVE, ['A5B5'], rule);
+      check(JSON.stringify(wantOne.marks.map((m) => [m.ply, m.mark, m.why, m.best.join()])) === JSON.stringify([[1, '??', 'win-in-1', 'mA1C1(B1),mC3C1(C2),mE1C1(D1)']]) &&
+        gotOne.marks.length === 1 && gotOne.marks[0].mark === '??' && gotOne.marks[0].why === 'win-in-1' && /a win in 1 missed/.test(gotOne.marks[0].text),
+      `${rule}: the win in one missed is ??: ${JSON.stringify(gotOne.marks)}`);
+      checkAgainst(gotOne, wantOne, `${rule}, a win in one missed`);
+      check(gotOne.sides.tigers.kept === 0 && gotOne.sides.tigers.counted === 1, `${rule}: it kept nothing: ${JSON.stringify(gotOne.sides.tigers)}`);
+      await page.click('#review-close');
+    }
 
     // Placement positions (the server has no placement file here): an engine estimate, said so.
     const placement = ['C3', 'A1B1', 'A1'];

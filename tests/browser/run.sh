@@ -11,6 +11,7 @@
 #   review.test.js   the game review and learning from mistakes
 #   a11y.test.js     axe-core's WCAG A/AA rules in many states, sizes and themes; the keyboard
 #   annot.test.js    premoves, move glyphs and comments, PGN with NAGs and comments
+#   analysis.test.js the engine lines and the analysis searching on until stopped
 #   lobby.test.js    playing online: the lobby, two players and a spectator, a game to its end
 #                    (a server of its own with a temporary database)
 # Usage: tests/browser/run.sh <baghchal-server binary> <work dir> <longgame binary> [<file>...]
@@ -23,7 +24,7 @@ work=${2:?usage: run.sh <baghchal-server> <work dir>}
 longgame=${3:?usage: run.sh <baghchal-server> <work dir> <longgame>}
 shift 3
 files=("$@")
-((${#files[@]})) || files=(board.test.js defects.test.js i18n.test.js puzzles.test.js review.test.js a11y.test.js annot.test.js lobby.test.js)
+((${#files[@]})) || files=(board.test.js defects.test.js i18n.test.js puzzles.test.js review.test.js a11y.test.js annot.test.js lobby.test.js analysis.test.js)
 for f in "${files[@]}"; do
   [ -r "$here/$f" ] || { echo "FAIL: no test file $here/$f" >&2; exit 1; }
 done

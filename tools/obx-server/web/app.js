@@ -24,6 +24,14 @@
   const GLYPHS = ['!', '?', '!!', '??', '!?', '?!'];
   const COMMENT_MAX = 2000;
   const GLYPH_SUFFIX = /(?:!!|\?\?|!\?|\?!|!|\?)$/;
+  // The engine lines' and the analysis's search time (ms; 0: until stopped), the browser
+  // engine's memories (MB): the settings' choices.
+  const CEVAL_TIMES = [2000, 5000, 10000, 30000, 60000, 0];
+  // A drawn shape: its colour (G green, R red, B blue, Y yellow, as lichess's) and a point (a
+  // circle) or two (an arrow); at most SHAPES_MAX on a position.
+  const SHAPE = /^[GRBY][A-E][1-5](?:[A-E][1-5])?$/;
+  const SHAPES_MAX = 64;
+  const ENGINE_HASH = [16, 32, 64, 128, 256];
 
   const $ = (id) => document.getElementById(id);
   // Every text a person sees or hears goes through tr (i18n.js's I18N.t): the English is the key,
@@ -87,6 +95,11 @@
     analysing: false,
     linesOn: false,
     multipv: 3,
+    cevalTime: 10000, // how long the engine lines and the analysis search on (ms; 0: until stopped)
+    engineHash: 64,   // the browser engine's memory (Hash, MB; the static board's local.js)
+    engineServer: '', // a baghchal-server elsewhere for exact values (the static board's local.js)
+    ceval: null,      // the lines' search: {nodeId, running, limit, time}
+    anRun: null,      // the analysis's search: {nodeId, ctrl, running, limit, time}
     mpv: null,       // the engine lines of a node: {nodeId, n, data}
     mpvCtrl: null,
     selected: null,
@@ -99,6 +112,7 @@
     editor: null,    // {cells, tool}
     rebuilding: null,
     premove: null,   // the person's move chosen while the engine thinks: {nodeId, gen, sel, entry}
+    locked: false,   // a puzzle is being solved (puzzles.js, Board.lock): no engine help
   };
 
   // ---- small helpers ----------------------------------------------------------------------
@@ -134,10 +148,12 @@
   // A failure of the connection (or a busy server), as opposed to an answer refusing the request.
   function unreachable(e) { return !e.status || e.status >= 500; }
 
-  async function api(path, body, signal) {
+  async function api(path, body, signal, stream) {
     let res;
     try {
-      res = await fetch(path, {
+      // The browser's engine searching on (local.js), each deeper answer to stream.onData.
+      if (stream) res = await window.LocalEngine.stream(path, body, stream.time, stream.onData, signal);
+      else res = await fetch(path, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify(body),
@@ -806,6 +822,65 @@
     el('path', { d: `M${hx},${hy} L${bx + px},${by + py} L${bx - px},${by - py} Z` }, g);
   }
 
+  // ---- arrows and circles the player draws (right-drag, as on lichess) -----------------------
+  // A right-drag from a point to another draws an arrow, a right click on a point a circle;
+  // the same again takes it off. Green; with Shift red, with Alt blue, with both yellow. They
+  // are the position's (node.shapes), kept with the game and written to PGN as lichess does, a
+  // comment {[%csl GC3] [%cal GA1B2]}.
+  let drawFrom = null;
+  function shapeColour(e) { return e.shiftKey && e.altKey ? 'Y' : e.shiftKey ? 'R' : e.altKey ? 'B' : 'G'; }
+  function onShapeDown(e) {
+    if (e.button !== 2 || state.editor) return;
+    // A right click cancels a premove (the contextmenu's work), and draws nothing.
+    if (state.premove) { drawFrom = null; return; }
+    drawFrom = pointAt(e.clientX, e.clientY);
+  }
+  function onShapeUp(e) {
+    if (e.button !== 2 || !drawFrom) return;
+    const to = pointAt(e.clientX, e.clientY);
+    const from = drawFrom;
+    drawFrom = null;
+    if (!to) return;
+    toggleShape(state.cur, shapeColour(e) + from + (to === from ? '' : to));
+  }
+  function toggleShape(node, shape) {
+    if (!SHAPE.test(shape)) return;
+    const list = node.shapes || [];
+    const same = list.findIndex((x) => x.slice(1) === shape.slice(1));
+    // The same shape again takes it off; in another colour it takes that colour.
+    if (same >= 0 && list[same] === shape) list.splice(same, 1);
+    else if (same >= 0) list[same] = shape;
+    else if (list.length < SHAPES_MAX) list.push(shape);
+    node.shapes = list;
+    save();
+    render();
+  }
+  function drawShapes(node) {
+    for (const x of node.shapes || []) arrow(`m${x.slice(1)}`, `drawn drawn-${x[0]}`, 'drawn');
+  }
+  // The PGN comment of a position's shapes, lichess's form; '' when it has none.
+  function shapesComment(node) {
+    const list = node.shapes || [];
+    const csl = list.filter((x) => x.length === 3);
+    const cal = list.filter((x) => x.length === 5);
+    const parts = [];
+    if (csl.length) parts.push(`[%csl ${csl.join(',')}]`);
+    if (cal.length) parts.push(`[%cal ${cal.join(',')}]`);
+    return parts.length ? `{${parts.join(' ')}}` : '';
+  }
+  // A comment's shapes (any case: Ga1b2 too) and the rest of its text.
+  function shapesOf(comment) {
+    const shapes = [];
+    const text = comment.replace(/\[%(cal|csl)\s+([^\]]*)\]/gi, (_, kind, list) => {
+      for (const w of list.split(/[\s,]+/)) {
+        const x = w.toUpperCase();
+        if (SHAPE.test(x) && (kind.toLowerCase() === 'cal') === (x.length === 5)) shapes.push(x);
+      }
+      return ' ';
+    }).replace(/\s+/g, ' ').trim();
+    return { text, shapes };
+  }
+
   function render() {
     const node = state.cur;
     const svg = $('board');
@@ -897,6 +972,8 @@
       lines.slice(0, 2).forEach((l, i) => { if (l.pv && l.pv[0]) arrow(l.pv[0], i ? 'best line2' : 'best', i ? 'line2' : 'best'); });
       if (state.hint && state.hint.nodeId === node.id) arrow(state.hint.move, 'hint', 'hint');
     }
+    // The player's own arrows and circles, at the end of a game too.
+    drawShapes(node);
     drawPremove(node);
   }
 
@@ -1246,7 +1323,10 @@
     const nodesText = a.nodes >= 1e6 ? `${(a.nodes / 1e6).toFixed(1)}M` : a.nodes >= 1e3 ? `${Math.round(a.nodes / 1e3)}k` : String(a.nodes || 0);
     // A forced result found early runs the iterations up to the engine's limit: no depth to speak of.
     const depth = a.depth < 100 ? `${tr('depth {d}', { d: a.depth })} · ` : '';
-    $('engine-meta').textContent = `${a.kind === 'hint' ? tr('hint') : tr('last engine move')}: ${depth}${tr('{n} nodes', { n: nodesText })} · ${tr('{s} s', { s: ((a.time_ms || 0) / 1000).toFixed(2) })}`;
+    const via = viaText(a);
+    $('engine-meta').textContent = `${a.kind === 'hint' ? tr('hint') : tr('last engine move')}: ${depth}${tr('{n} nodes', { n: nodesText })} · ${tr('{s} s', { s: ((a.time_ms || 0) / 1000).toFixed(2) })}${via ? ` · ${via}` : ''}`;
+    $('engine-meta').setAttribute('data-via', a.via || '');
+    renderRemote();
     let side = a.side;
     for (const m of a.pv || []) {
       html('span', side === 'goats' ? 'g' : 't', prettyMove(m), pv);
@@ -1257,7 +1337,7 @@
   // The engine's lines for a node, best first: [{score, pv}] (scores for the side to move).
   function mpvLines(node) {
     const m = state.mpv;
-    if (!state.linesOn || !m || m.nodeId !== node.id || !m.data) return [];
+    if (!state.linesOn || state.locked || !m || m.nodeId !== node.id || !m.data) return [];
     if (m.data.lines && m.data.lines.length) return m.data.lines;
     return m.data.move ? [{ score: m.data.score, pv: m.data.pv, depth: m.data.depth }] : [];
   }
@@ -1276,10 +1356,25 @@
     const node = state.cur;
     const lines = mpvLines(node);
     const info = $('lines-info');
+    const c = state.ceval && state.ceval.nodeId === node.id ? state.ceval : null;
+    $('ceval-deeper').hidden = !(state.linesOn && c && !c.running && !c.limit && lines.length && !resultAt(node));
+    info.removeAttribute('data-depth');
+    info.setAttribute('data-running', String(!!(state.linesOn && c && c.running)));
     if (!state.linesOn) { info.textContent = ''; return; }
     if (resultAt(node)) { info.textContent = tr('game over'); return; }
     const failed = state.linesError && state.linesError.nodeId === node.id ? state.linesError.text : null;
-    info.textContent = lines.length ? linesSource(state.mpv.data) : failed ? failed() : tr('searching…');
+    if (lines.length) {
+      // Depth, nodes a second and whether it still searches, live as the lines deepen; a win
+      // from the database says so instead of a depth.
+      const d = state.mpv.data;
+      const parts = [];
+      if (typeof d.depth === 'number' && d.depth < 100) { parts.push(tr('depth {d}', { d: d.depth })); info.setAttribute('data-depth', String(d.depth)); }
+      else if (linesSource(d)) parts.push(linesSource(d));
+      if (npsText(d)) parts.push(npsText(d));
+      if (c && c.running) parts.push(tr('searching…'));
+      else if (c && c.limit) parts.push(tr("the server's longest search"));
+      info.textContent = parts.join(' · ');
+    } else info.textContent = failed ? failed() : tr('searching…');
     const side0 = posOf(node).turn;
     lines.forEach((l, i) => {
       const li = html('li', null, null, list);
@@ -1374,14 +1469,23 @@
     const a = state.an;
     const fresh = a && a.nodeId === state.cur.id;
     $('analysis-legend').hidden = true;
+    const run = state.anRun && state.anRun.nodeId === state.cur.id ? state.anRun : null;
+    $('analysis-stop').hidden = !(state.anRun && state.anRun.running);
+    $('analysis-source').setAttribute('data-running', String(!!(run && run.running)));
     if (!fresh) {
       $('analysis-source').textContent = state.analysing ? tr('analysing…') : '';
       return;
     }
     const d = a.data;
     const distances = d.moves.some((m) => typeof m.distance === 'number' && (m.wdl === 'win' || m.wdl === 'loss'));
+    const live = d.source === 'search' ? [npsText(d), run && run.running ? tr('searching…') : run && run.limit
+      ? tr("the server's longest search") : ''].filter(Boolean).map((x) => ` · ${x}`).join('') : '';
     $('analysis-source').textContent = d.source === 'database' ? (distances ? tr('from the database, plies to the end') : tr('from the database'))
-      : d.source === 'search' ? tr('engine search, depth {d}', { d: d.depth }) : tr('game over');
+      : d.source === 'search' ? tr('engine search, depth {d}', { d: d.depth }) + live : tr('game over');
+    if (viaText(d)) $('analysis-source').textContent += ` · ${viaText(d)}`;
+    $('analysis-source').setAttribute('data-depth', String(d.depth));
+    $('analysis-source').setAttribute('data-via', d.via || '');
+    renderRemote();
     let open = false;
     for (const m of d.moves) {
       const li = html('li', null, null, list);
@@ -1418,7 +1522,10 @@
     $('resign').hidden = !resigningSide();
     $('pause').textContent = state.paused ? tr('Resume') : tr('Pause');
     $('resign').textContent = $('resign').classList.contains('confirm') ? tr('Confirm?') : tr('Resign');
-    $('hint').disabled = !node.pos || Boolean(resultAt(node)) || Boolean(state.thinking) || Boolean(state.editor);
+    $('hint').disabled = !node.pos || Boolean(resultAt(node)) || Boolean(state.thinking) || Boolean(state.editor) || Boolean(state.locked);
+    // While a puzzle is solved (Board.lock): no hint, no engine lines, no analysis.
+    $('lines-on').disabled = Boolean(state.locked);
+    $('analyse').disabled = Boolean(state.locked);
     $('flip').setAttribute('aria-pressed', String(state.flipped));
     $('nav-back').disabled = node === state.root;
     $('nav-first').disabled = node === state.root;
@@ -1436,6 +1543,8 @@
     $('rule').value = state.rule;
     $('lines-on').checked = state.linesOn;
     $('multipv').value = String(state.multipv);
+    $('ceval-time').value = String(state.cevalTime);
+    $('engine-hash').value = String(state.engineHash);
     $('sound').setAttribute('aria-pressed', String(state.sound));
     $('theme').setAttribute('aria-pressed', String(state.theme === 'light'));
     $('edit').disabled = Boolean(state.editor);
@@ -1496,12 +1605,14 @@
     if (node.clk) o.k = node.clk;
     if (node.glyph) o.g = node.glyph;
     if (node.comment) o.t = node.comment;
+    if (node.shapes && node.shapes.length) o.s = node.shapes;
     if (node.review) o.r = node.review; // review.js's marks, kept with the game
     return o;
   }
 
   function build(parent, o, side) {
     const n = newNode(parent, entryOf(o.m), side);
+    if (Array.isArray(o.s)) n.shapes = o.s.filter((x) => typeof x === 'string' && SHAPE.test(x)).slice(0, SHAPES_MAX);
     if (o.e && typeof o.e === 'object') n.eval = o.e;
     if (typeof o.o === 'string' && n.entry.kind !== 'step') n.obx = o.o;
     if (o.k && typeof o.k.goats === 'number' && typeof o.k.tigers === 'number') n.clk = { goats: o.k.goats, tigers: o.k.tigers };
@@ -1512,21 +1623,48 @@
     return n;
   }
 
+  // The game and the settings as they are kept (save) and given back (fromSaved).
+  function record() {
+    const c = state.clock;
+    const clock = c ? { base: c.base, inc: c.inc, left: { goats: timeLeft('goats'), tigers: timeLeft('tigers') },
+      running: c.running, flag: c.flag } : null;
+    return {
+        startObx: state.startObx, rule: state.rule, tree: state.root.children.map(serialise),
+        rootEval: state.root.eval, rootComment: state.root.comment, rootShapes: state.root.shapes, path: pathTo(state.cur).map((n) => n.parent.children.indexOf(n)),
+        mode: state.mode, movetime: state.movetime, flipped: state.flipped, skill: state.skill, elo: state.elo,
+        tc: state.tc, tcMin: state.tcMin, tcInc: state.tcInc, clock, resigned: state.resigned, sound: state.sound, theme: state.theme,
+        linesOn: state.linesOn, multipv: state.multipv, cevalTime: state.cevalTime, engineHash: state.engineHash,
+        engineServer: state.engineServer,
+    };
+  }
+
   function save() {
     if (online()) { saveSettings(); return; }
     try {
-      const c = state.clock;
-      const clock = c ? { base: c.base, inc: c.inc, left: { goats: timeLeft('goats'), tigers: timeLeft('tigers') },
-        running: c.running, flag: c.flag } : null;
-      localStorage.setItem(STORE, JSON.stringify({
-        startObx: state.startObx, rule: state.rule, tree: state.root.children.map(serialise),
-        rootEval: state.root.eval, rootComment: state.root.comment, path: pathTo(state.cur).map((n) => n.parent.children.indexOf(n)),
-        mode: state.mode, movetime: state.movetime, flipped: state.flipped, skill: state.skill, elo: state.elo,
-        tc: state.tc, tcMin: state.tcMin, tcInc: state.tcInc, clock, resigned: state.resigned, sound: state.sound, theme: state.theme,
-        linesOn: state.linesOn, multipv: state.multipv,
-      }));
+      localStorage.setItem(STORE, JSON.stringify(record()));
     } catch (e) { /* storage full or disabled: the game just is not kept */ }
     updateUrl();
+  }
+
+  // A game kept aside (puzzles.js keeps the game in progress while puzzles are played) and
+  // given back as it was: its moves, the move shown, its rule, clock and mode.
+  function snapshot() { return JSON.parse(JSON.stringify(record())); }
+  async function restoreGame(saved) {
+    if (!saved || typeof saved.startObx !== 'string' || !Array.isArray(saved.tree)) return false;
+    abortEngine();
+    state.gen++;
+    if (['goats', 'tigers', 'watch', 'human'].includes(saved.mode)) state.mode = saved.mode;
+    if (saved.tc === 'move' || /^\d+\+\d+$/.test(saved.tc) || saved.tc === 'custom') state.tc = saved.tc;
+    if (state.tc !== 'move') state.clock = newClock();
+    fromSaved(saved);
+    renderAll();
+    const ok = await fetchPos(lineEnd(state.cur));
+    if (ok) await ensurePos(state.cur);
+    save();
+    renderAll();
+    schedule();
+    requestLines();
+    return ok;
   }
 
   // While an online game is shown the page's own game stays stored as it was: only the sound and
@@ -1598,6 +1736,7 @@
       }
     };
     if (state.root.comment) words.push(pgnComment(state.root.comment));
+    if (shapesComment(state.root)) words.push(shapesComment(state.root));
     if (state.root.children[0]) line(state.root.children[0], true);
     words.push(result);
     // "(" joins the word after it and ")" the word before: here, not by a replace over the text,
@@ -1628,6 +1767,7 @@
     const g = glyphOf(n);
     if (GLYPHS.includes(g)) out.push(`$${GLYPHS.indexOf(g) + 1}`);
     if (n.comment) out.push(pgnComment(n.comment));
+    if (shapesComment(n)) out.push(shapesComment(n));
     const best = !n.glyph && n.review && n.review.mark && Array.isArray(n.review.best) ? n.review.best.filter((m) => typeof m === 'string') : [];
     if (best.length) out.push(pgnComment(`better: ${best.map(plain).join(', ')}`));
     return out;
@@ -1705,7 +1845,14 @@
       const parents = new Map();
       for (const w of words) {
         if (w[0] === '\u0001') {
-          const c = comments[Number(w.slice(1))];
+          const whole = comments[Number(w.slice(1))];
+          if (!whole) continue;
+          // Drawn arrows and circles ([%cal ...] [%csl ...]) go to the move (or the start).
+          const { text: c, shapes } = shapesOf(whole);
+          if (shapes.length) {
+            const at = last || (!stack.length && !root.c.length ? root : null);
+            if (at) at.s = [...(at.s || []), ...shapes].slice(0, SHAPES_MAX);
+          }
           if (!c) continue;
           if (last) last.t = note(last.t, c);
           else if (!stack.length && !root.c.length) opening = note(opening, c);
@@ -1737,7 +1884,7 @@
         }
       }
       if (stack.length) return { error: tr('a "(" without its ")"') };
-      return { startObx, rule: rep ? rep[1].toLowerCase() : null, tree: root.c, comment: opening };
+      return { startObx, rule: rep ? rep[1].toLowerCase() : null, tree: root.c, comment: opening, shapes: root.s || [] };
     }
     if (!OBX_LIKE.test(lines[0].trim())) {
       const first = lines[0].trim();
@@ -1793,6 +1940,7 @@
       const side = sideOf(g.startObx);
       for (const o of g.tree) state.root.children.push(build(state.root, o, side));
       if (g.comment) state.root.comment = g.comment;
+      if (g.shapes && g.shapes.length) state.root.shapes = g.shapes;
       const leaf = mainLeaf();
       leaf.pos = mainPos;
       leaf.obx = mainPos.obx;
@@ -2493,17 +2641,20 @@
 
   async function hint() {
     const node = state.cur;
+    if (state.locked) return;
     if (!node.pos || resultAt(node) || state.thinking) return;
     const gen = state.gen;
     const side = node.pos.turn;
     state.thinking = node;
     renderAll();
     try {
+      // "purpose": the static board's local.js asks a server elsewhere for it first (the
+      // server ignores the field).
       const data = await api('/obx', strengthParams({ ...gameOf(node), movetime: state.movetime,
-        repetition: state.rule }));
+        repetition: state.rule, purpose: 'hint' }));
       if (gen !== state.gen) return;
       state.analysis = { nodeId: node.id, score: data.score, depth: data.depth, pv: data.pv, side, nodes: data.nodes,
-        time_ms: data.time_ms, kind: 'hint' };
+        time_ms: data.time_ms, kind: 'hint', via: data.via, server: data.server };
       state.hint = data.move ? { nodeId: node.id, move: data.move } : null;
     } catch (e) {
       if (gen === state.gen) showError(() => tr('Engine: {error}', { error: serverText(e) }));
@@ -2514,54 +2665,145 @@
     schedule();
   }
 
+  // Every move's value (/analysis). While the engine lines are on (the toggle, the key l) a
+  // search searches on as they do (state.cevalTime, 0: until stopped), the list deepening live,
+  // and "Stop" beside the button stops it; else one search of the engine's time per move. The
+  // database answers at once either way; the button asks again from the start.
   async function analyse() {
+    if (state.locked) return;
+    if (state.anRun) state.anRun.ctrl.abort();
     const node = state.cur;
+    const ctrl = new AbortController();
+    const on = state.linesOn && !online();
+    state.anRun = { nodeId: node.id, ctrl, running: on, limit: false, time: state.cevalTime };
     state.analysing = true;
     renderAnalysis();
+    const take = (data) => {
+      if (ctrl.signal.aborted || !inTree(node)) return;
+      const old = state.an && state.an.nodeId === node.id ? state.an.data : null;
+      if (on && old && old.source === data.source && (data.depth || 0) < (old.depth || 0)) return;
+      state.an = { nodeId: node.id, data };
+      renderAnalysis();
+    };
+    const body = { ...gameOf(node), repetition: state.rule };
     try {
-      const data = await api('/analysis', { ...gameOf(node), movetime: state.movetime,
-        repetition: state.rule });
-      if (inTree(node)) state.an = { nodeId: node.id, data };
+      if (on) state.anRun.limit = (await deepen('/analysis', body, state.cevalTime, take, ctrl.signal)).limit;
+      else take(await api('/analysis', { ...body, movetime: state.movetime }, ctrl.signal));
     } catch (e) {
-      showError(() => tr('Analysis: {error}', { error: serverText(e) }));
+      if (!ctrl.signal.aborted) showError(() => tr('Analysis: {error}', { error: serverText(e) }));
     }
+    if (state.anRun && state.anRun.ctrl === ctrl) {
+      state.anRun.running = false;
+      state.analysing = false;
+    }
+    renderAnalysis();
+  }
+
+  function stopAnalysis() {
+    if (!state.anRun) return;
+    state.anRun.running = false;
+    state.anRun.ctrl.abort();
     state.analysing = false;
     renderAnalysis();
   }
 
-  // The engine's top lines of the position shown, asked again whenever it changes.
+
+  // A search that goes on (lichess's "ceval"): the engine lines' and the analysis's. With the
+  // browser's engine (the static board, local.js) one search of `time` ms (0: until the signal
+  // stops it) on an engine of its own, each deeper iteration to onData as it ends; with a
+  // server, searches of growing length (0.25 s, 0.5 s, 1 s, ...: each answer deeper than the
+  // last) until the time is spent or the server's longest search (its max_movetime) was made.
+  // Resolves with {limit: true} when it stopped at that limit before the time was spent.
+  async function deepen(path, body, time, onData, signal) {
+    if (window.LocalEngine && localEngine()) {
+      const data = await api(path, body, signal, { time, onData });
+      await onData(data);
+      return { limit: false };
+    }
+    const max = (state.health && state.health.max_movetime) || 10000;
+    const t0 = performance.now();
+    for (let mt = 250; ; mt *= 2) {
+      const left = time ? time - (performance.now() - t0) : Infinity;
+      const ask = Math.round(Math.min(mt, max, Math.max(100, left)));
+      const data = await api(path, { ...body, movetime: ask }, signal);
+      await onData(data);
+      // The database's value, a forced result or the end of the game: no deeper to go.
+      if (data.source === 'database' || data.source === 'none' || data.result || !data.move && path === '/obx' ||
+        (typeof data.depth === 'number' && data.depth >= 100)) return { limit: false };
+      if (time && performance.now() - t0 >= time - 50) return { limit: false };
+      if (ask >= max) return { limit: true };
+    }
+  }
+
+  // Nodes a second of an answer, as the lines and the analysis show it ("850 kn/s").
+  function npsText(d) {
+    const nps = d.nps || (d.time_ms ? Math.round((d.nodes || 0) * 1000 / d.time_ms) : 0);
+    if (!nps) return '';
+    return nps >= 1e6 ? tr('{n} Mn/s', { n: (nps / 1e6).toFixed(1) }) : tr('{n} kn/s', { n: Math.max(1, Math.round(nps / 1e3)) });
+  }
+
+  // The engine's top lines of the position shown, asked again whenever it changes; they search
+  // on for state.cevalTime (0: until stopped: the toggle, or the key l). deeper: the lines of the
+  // position shown, searched on for twice as long as the last time (Go deeper).
   let linesTimer = null;
-  function requestLines() {
+  function requestLines(deeper) {
     clearTimeout(linesTimer);
     if (state.mpvCtrl) { state.mpvCtrl.abort(); state.mpvCtrl = null; }
-    if (!state.linesOn || online()) return;
+    if (state.ceval) state.ceval.running = false;
+    // The analysis of every move searches the position it was asked for: stopped on leaving it.
+    if (state.anRun && state.anRun.running && state.anRun.nodeId !== state.cur.id) stopAnalysis();
+    if (!state.linesOn || online() || state.locked) { if (state.ceval) { state.ceval = null; renderLines(); } return; }
+    if (state.ceval) renderLines();
     linesTimer = setTimeout(async () => {
       const node = state.cur;
       if (!node.pos || resultAt(node) || state.editor) return;
-      if (state.mpv && state.mpv.nodeId === node.id && state.mpv.n === state.multipv && state.mpv.rule === state.rule) return;
+      const have = state.mpv && state.mpv.nodeId === node.id && state.mpv.n === state.multipv && state.mpv.rule === state.rule;
+      if (have && deeper !== true) return;
       const ctrl = new AbortController();
       state.mpvCtrl = ctrl;
-      state.mpv = null;
+      if (!have) state.mpv = null;
       state.linesError = null;
+      const last = state.ceval && state.ceval.nodeId === node.id ? state.ceval.time : state.cevalTime;
+      const time = deeper === true ? (last ? Math.min(last * 2, 600000) : 0) : state.cevalTime;
+      state.ceval = { nodeId: node.id, running: true, limit: false, time };
       renderLines();
-      try {
-        let data = await api('/obx', { ...gameOf(node), multipv: state.multipv,
-          movetime: Math.max(state.movetime, 300), repetition: state.rule }, ctrl.signal);
+      const local = window.LocalEngine && localEngine();
+      const take = async (raw) => {
         if (ctrl.signal.aborted || state.cur !== node) return;
-        data = await padLines(node, data, ctrl.signal);
+        const data = local ? raw : await padLines(node, raw, ctrl.signal);
         if (ctrl.signal.aborted || state.cur !== node) return;
+        // A deeper search started again (Go deeper) shows the lines it had until it passes them.
+        const old = state.mpv && state.mpv.nodeId === node.id ? state.mpv.data : null;
+        if (old && (data.depth || 0) < (old.depth || 0)) return;
         state.mpv = { nodeId: node.id, n: state.multipv, rule: state.rule, data };
-        state.mpvCtrl = null;
         render();
         renderEngine();
         renderLines();
+      };
+      try {
+        const r = await deepen('/obx', { ...gameOf(node), multipv: state.multipv, repetition: state.rule }, time, take, ctrl.signal);
+        if (ctrl.signal.aborted) return;
+        state.mpvCtrl = null;
+        state.ceval = { ...state.ceval, running: false, limit: r.limit };
+        renderLines();
       } catch (e) {
         if (!ctrl.signal.aborted) {
+          state.mpvCtrl = null;
+          state.ceval = { ...state.ceval, running: false };
           state.linesError = { nodeId: node.id, text: () => tr('lines: {error}', { error: serverText(e) }) };
-          $('lines-info').textContent = state.linesError.text();
+          renderLines();
         }
       }
     }, 150);
+  }
+
+  // The engine lines on or off (the checkbox, the key l).
+  function setLinesOn(on) {
+    state.linesOn = on;
+    state.mpv = null;
+    save();
+    renderAll();
+    requestLines();
   }
 
   // At a database position the engine searches only the moves it would play (under the draw
@@ -2712,6 +2954,8 @@
     else if (e.key === 'Home') { e.preventDefault(); goTo(state.root); }
     else if (e.key === 'End') { e.preventDefault(); goTo(lineEnd(n)); }
     else if (e.key === 'f' && !e.ctrlKey && !e.metaKey && !e.altKey) flip();
+    // l: the engine lines (searching on) on or off, as on lichess.
+    else if (e.key === 'l' && !e.ctrlKey && !e.metaKey && !e.altKey && !online() && !state.locked) setLinesOn(!state.linesOn);
   }
 
   // ---- the position editor ---------------------------------------------------------------------
@@ -2918,6 +3162,9 @@
       if (typeof saved.sound === 'boolean') state.sound = saved.sound;
       if (saved.theme === 'light' || saved.theme === 'dark') state.theme = saved.theme;
       if (typeof saved.linesOn === 'boolean') state.linesOn = saved.linesOn;
+      if (CEVAL_TIMES.includes(saved.cevalTime)) state.cevalTime = saved.cevalTime;
+      if (ENGINE_HASH.includes(saved.engineHash)) state.engineHash = saved.engineHash;
+      if (typeof saved.engineServer === 'string') state.engineServer = saved.engineServer.slice(0, 300);
       if (Number.isInteger(saved.multipv) && saved.multipv >= 1 && saved.multipv <= 5) state.multipv = saved.multipv;
       state.flipped = Boolean(saved.flipped);
       return saved;
@@ -2933,6 +3180,7 @@
     for (const o of saved.tree) state.root.children.push(build(state.root, o, side));
     if (saved.rootEval) state.root.eval = saved.rootEval;
     if (typeof saved.rootComment === 'string' && saved.rootComment.trim()) state.root.comment = saved.rootComment.trim().slice(0, COMMENT_MAX);
+    if (Array.isArray(saved.rootShapes)) state.root.shapes = saved.rootShapes.filter((x) => typeof x === 'string' && SHAPE.test(x)).slice(0, SHAPES_MAX);
     let at = state.root;
     for (const i of saved.path || []) { if (!at.children[i]) break; at = at.children[i]; }
     state.cur = at;
@@ -3004,6 +3252,33 @@
     return true;
   }
 
+  // The browser engine's settings, where the page has one (the static board's local.js reads
+  // them from <html>): its memory (Hash). Its threads: one, said beside it with the reason.
+  function applyEngineSettings() {
+    document.documentElement.setAttribute('data-engine-hash', String(state.engineHash));
+    document.documentElement.setAttribute('data-engine-server', state.engineServer);
+    if (document.activeElement !== $('engine-server')) $('engine-server').value = state.engineServer;
+    renderRemote();
+    $('engine-threads').textContent = window.crossOriginIsolated ? tr('1: the browser engine is built for one thread')
+      : tr('1: this page is not cross-origin isolated');
+  }
+
+  // Whether the server for exact values answered the last time it was asked (local.js's
+  // <html data-remote>).
+  function renderRemote() {
+    const r = document.documentElement.getAttribute('data-remote');
+    const out = $('engine-server-state');
+    out.textContent = !state.engineServer ? '' : r === 'ok' ? tr('it answers') : r === 'failed'
+      ? tr('it did not answer: the engine in this browser searches') : '';
+    out.setAttribute('data-state', state.engineServer ? r || '' : '');
+  }
+  // Who answered: a server elsewhere (its host) or the engine in this browser (the static
+  // board's local.js says so in "via"); nothing when the page has its own server.
+  function viaText(d) {
+    if (!d || !d.via) return '';
+    return d.via === 'server' ? tr('server {host}', { host: d.server || '' }) : tr('this browser');
+  }
+
   function applyTheme() {
     document.documentElement.setAttribute('data-theme', state.theme);
   }
@@ -3039,6 +3314,7 @@
     $('promote').addEventListener('click', promote);
     $('delete-line').addEventListener('click', deleteLine);
     $('analyse').addEventListener('click', analyse);
+    $('analysis-stop').addEventListener('click', stopAnalysis);
     $('skill').addEventListener('change', (e) => {
       state.skill = e.target.value === 'elo' ? 'elo' : Number(e.target.value);
       save();
@@ -3050,7 +3326,16 @@
     $('tc-inc').addEventListener('change', setTimeControl);
     $('rule').addEventListener('change', (e) => setRule(e.target.value));
     $('movetime').addEventListener('input', (e) => { setMovetime(Number(e.target.value)); save(); });
-    $('lines-on').addEventListener('change', (e) => { state.linesOn = e.target.checked; state.mpv = null; save(); renderAll(); requestLines(); });
+    $('lines-on').addEventListener('change', (e) => setLinesOn(e.target.checked));
+    $('ceval-time').addEventListener('change', (e) => { state.cevalTime = Number(e.target.value); save(); state.mpv = null; requestLines(); });
+    $('ceval-deeper').addEventListener('click', () => requestLines(true));
+    $('engine-hash').addEventListener('change', (e) => { state.engineHash = Number(e.target.value); applyEngineSettings(); save(); });
+    $('engine-server').addEventListener('change', (e) => {
+      state.engineServer = e.target.value.trim().slice(0, 300);
+      document.documentElement.removeAttribute('data-remote');
+      applyEngineSettings();
+      save();
+    });
     $('multipv').addEventListener('change', (e) => { state.multipv = Number(e.target.value); save(); requestLines(); });
     $('sound').addEventListener('click', () => { state.sound = !state.sound; save(); renderControls(); });
     $('theme').addEventListener('click', () => { state.theme = state.theme === 'light' ? 'dark' : 'light'; applyTheme(); save(); renderControls(); });
@@ -3076,7 +3361,10 @@
     });
     $('evalgraph').addEventListener('click', onGraphClick);
     for (const id of Object.keys(ROVE)) $(id).addEventListener('keydown', onRoveKey);
-    $('board').addEventListener('contextmenu', (e) => { if (cancelPremove()) e.preventDefault(); });
+    // The board's right button draws (and cancels a premove): no menu there.
+    $('board').addEventListener('contextmenu', (e) => { cancelPremove(); if (!state.editor) e.preventDefault(); });
+    $('board').addEventListener('pointerdown', onShapeDown);
+    $('board').addEventListener('pointerup', onShapeUp);
     $('premove-cancel').addEventListener('click', cancelPremove);
     $('edit').addEventListener('click', openEditor);
     $('ed-cancel').addEventListener('click', () => { closeEditor(); renderAll(); schedule(); });
@@ -3094,6 +3382,7 @@
     // A new layout (a phone turned, a window resized) keeps the move shown in the list's view.
     if (window.ResizeObserver) new ResizeObserver(keepCurrentInView).observe($('moves-scroll'));
     setMovetime(Number($('movetime').value));
+    applyEngineSettings();
     // The board as other files of web/ see it (review.js, ...): its state (read it; change it
     // only through these functions) and the functions they need. Arrays of callbacks they push
     // to: playGuards (entry, node) -> false takes a move before it is played; onRender () after
@@ -3109,6 +3398,21 @@
     // the board's reply from the puzzle's line), who plays (setMode: 'human' while a puzzle runs,
     // so the engine answers nothing) and a node's position asked for (ensurePos).
     Object.assign(window.Board, { start, play, setMode, ensurePos });
+    // For puzzles.js: the game in progress kept aside and given back (snapshot, restoreGame),
+    // and the engine's help locked while a puzzle is solved (lock(true): no hint, no engine
+    // lines, no analysis; the analysis shown is dropped).
+    Object.assign(window.Board, { snapshot, restoreGame, lock(on) {
+      state.locked = Boolean(on);
+      if (on) {
+        if (state.anRun) stopAnalysis();
+        state.an = null;
+        state.hint = null;
+        if (state.mpvCtrl) { state.mpvCtrl.abort(); state.mpvCtrl = null; }
+        state.ceval = null;
+      }
+      renderAll();
+      if (!on) requestLines();
+    } });
     // For online.js: the board turned (the person's side at the bottom), a move's text as the
     // tree keeps it, and a result in words.
     Object.assign(window.Board, { flip, entryOf, resultWords });
@@ -3121,6 +3425,7 @@
         renderAll();
         renderServerInfo();
         setMovetime(state.movetime);
+        applyEngineSettings();
         const m = state.message;
         if (m) showError(m.msg, m.ok, m.where);
       });

@@ -50,6 +50,21 @@
     return typeof score.cp === 'number' ? 1 / (1 + Math.exp(-score.cp / 250)) : null;
   }
 
+  // A move that ends the game at once, won: a database win in 1 ply, a search's mate in 1.
+  function winsAtOnce(m, exact) {
+    if (exact) return m.wdl === 'win' && m.distance === 1;
+    return Boolean(m.score) && m.score.mate === 1;
+  }
+  // A value's win chance for its side (0..1): exact win 1, draw 0.5 (draw rule), loss 0.
+  const WIN_CHANCE = { win: 1, draw: 0.5, loss: 0 };
+
+  // One move judged from the /analysis answer of the position before it. mark: '??', '?',
+  // '?!' or null; why: 'win-in-1' (the game could have been won with this move: '??' as on
+  // lichess), 'thrown-win' (a proven win given up for a value not known: '??' whatever that
+  // value is), else the change of value; exact: from the database (or its prover, `proven`);
+  // open: an exact value before or after the move is not known (under forbid), so it waits
+  // for the engine's estimate (estimateOpen); wc: the win chances before and after for the
+  // accuracy, where known.
   function judge(data, played, rule) {
     const moves = (data && data.moves) || [];
     const me = moves.find((m) => m.move === played);
@@ -61,10 +76,22 @@
       const after = v(me);
       const known = before !== 'open' && after !== 'open';
       const drop = known ? RANK[before] - RANK[after] : 0;
-      const mark = drop >= 2 ? '??' : drop === 1 ? '?' : null;
-      return { mark, exact: true, best: mark ? moves.filter((m) => v(m) === before).map((m) => m.move) : [],
-        before: val(moves[0]), after: val(me), rule, kept: known ? drop === 0 : null,
-        counted: known && moves.some((m) => v(m) !== before) };
+      let mark = drop >= 2 ? '??' : drop === 1 ? '?' : null;
+      let why = mark ? 'value' : null;
+      let best = mark ? moves.filter((m) => v(m) === before).map((m) => m.move) : [];
+      if (winsAtOnce(moves[0], true) && !winsAtOnce(me, true)) {
+        mark = '??';
+        why = 'win-in-1';
+        best = moves.filter((m) => winsAtOnce(m, true)).map((m) => m.move);
+      } else if (before === 'win' && after === 'open') {
+        mark = '??';
+        why = 'thrown-win';
+        best = moves.filter((m) => v(m) === 'win').map((m) => m.move);
+      }
+      return { mark, why, exact: true, best, before: val(moves[0]), after: val(me), rule,
+        kept: known || mark ? !mark : null, open: !known,
+        counted: Boolean(mark) || (known && moves.some((m) => v(m) !== before)),
+        wc: known ? { before: WIN_CHANCE[before], after: WIN_CHANCE[after] } : null };
     }
     const scored = moves.filter((m) => expected(m.score) !== null);
     const top = scored.length ? Math.max(...scored.map((m) => expected(m.score))) : null;
@@ -73,11 +100,74 @@
       return { mark: null, exact: false, best: [], before: null, after: null, rule, kept: null, counted: false };
     }
     const drop = top - mine;
-    const mark = drop >= EST['??'] ? '??' : drop >= EST['?'] ? '?' : drop >= EST['?!'] ? '?!' : null;
+    let mark = drop >= EST['??'] ? '??' : drop >= EST['?'] ? '?' : drop >= EST['?!'] ? '?!' : null;
+    let why = mark ? 'value' : null;
     const within = mark === '?!' ? EST['?!'] : EST['?'];
-    return { mark, exact: false, best: mark ? scored.filter((m) => top - expected(m.score) < within).map((m) => m.move) : [],
-      before: { score: scored.find((m) => expected(m.score) === top).score }, after: { score: me.score }, rule,
-      kept: !mark, counted: true };
+    let best = mark ? scored.filter((m) => top - expected(m.score) < within).map((m) => m.move) : [];
+    if (scored.some((m) => winsAtOnce(m, false)) && !winsAtOnce(me, false)) {
+      mark = '??';
+      why = 'win-in-1';
+      best = scored.filter((m) => winsAtOnce(m, false)).map((m) => m.move);
+    }
+    // A marked move never kept the value: the count beside the accuracy agrees with the marks.
+    return { mark, why, exact: false, best, before: { score: scored.find((m) => expected(m.score) === top).score },
+      after: { score: me.score }, rule, kept: !mark, counted: true, wc: { before: top, after: mine } };
+  }
+
+  // ---- the engine's estimate where the exact value is open ---------------------------------------
+  // Under forbid a database draw is open. Such a move is judged by the engine: a search of the
+  // position before it and of the one after it (/obx, SEARCH_MS each, with the game's history
+  // and rule), their win chances for the side that moved against each other, as an estimate
+  // (marked so): a loss from 0.3 is ??, from 0.15 ?, from 0.075 ?!. A mark the exact values
+  // gave (a proven win thrown away) stays.
+  function positionChance(data, side) {
+    if (data.result) return data.result.winner === side ? 1 : data.result.winner ? 0 : 0.5;
+    const e = expected(data.score);
+    return e === null ? null : e;
+  }
+  async function estimateOpen(nodes, rule, signal) {
+    const want = [];
+    const seen = new Set();
+    for (const n of nodes) {
+      for (const x of [n.parent, n]) if (!seen.has(x.id)) { seen.add(x.id); want.push(x); }
+    }
+    const values = new Map();
+    let k = 0;
+    const one = async () => {
+      while (k < want.length && !signal.aborted) {
+        const x = want[k++];
+        let data = null;
+        for (let attempt = 0; attempt < 4 && !data; attempt++) {
+          try {
+            data = await B().api('/obx', { ...B().gameOf(x), movetime: SEARCH_MS, repetition: rule }, signal);
+          } catch (e) {
+            if (e.name === 'AbortError' || e.status !== 503) throw e;
+            await new Promise((r) => setTimeout(r, 1000));
+          }
+        }
+        if (data) values.set(x.id, data);
+      }
+    };
+    await Promise.all(Array.from({ length: AT_ONCE }, one));
+    for (const n of nodes) {
+      const b = values.get(n.parent.id);
+      const a = values.get(n.id);
+      if (!b || !a || !n.review) continue;
+      const before = positionChance(b, n.side);
+      const opp = positionChance(a, n.side === 'goats' ? 'tigers' : 'goats');
+      if (before === null || opp === null) continue;
+      const after = 1 - opp;
+      const r = n.review;
+      const drop = before - after;
+      if (!r.mark) {
+        r.mark = drop >= EST['??'] ? '??' : drop >= EST['?'] ? '?' : drop >= EST['?!'] ? '?!' : null;
+        if (r.mark) r.why = 'estimate';
+      }
+      r.est = { before, after };
+      r.wc = { before, after };
+      r.kept = !r.mark;
+      r.counted = true;
+    }
   }
 
   // The review's value after a move, for the graph (goats up), where the graph has none.
@@ -133,6 +223,8 @@
         if (ctrl.signal.aborted || S().root !== run.root || !B().inTree(n)) return;
         if (!data) throw new Error(t('the server stayed busy'));
         const r = judge(data, n.move, run.rule);
+        // Who answered (the static board: a server elsewhere, or the engine in this browser).
+        if (r && data.via) r.via = data.via === 'server' ? data.server || '?' : 'browser';
         if (r) { n.review = r; answers.set(n.id, data); fillEval(n, r); }
         run.done++;
         render();
@@ -141,6 +233,13 @@
     let error = null;
     try {
       await Promise.all(Array.from({ length: AT_ONCE }, one));
+      // The moves whose exact value is open: the engine's estimate.
+      const open = line.slice(1).filter((n) => n.review && n.review.exact && n.review.open && !n.review.est);
+      if (open.length && !ctrl.signal.aborted) {
+        run.estimating = open.length;
+        render();
+        await estimateOpen(open, run.rule, ctrl.signal);
+      }
     } catch (e) {
       if (e.name !== 'AbortError') { error = e.message; ctrl.abort(); }
     }
@@ -168,8 +267,46 @@
     return out.map(([a, b]) => (a === b ? String(a) : `${a}–${b}`)).join(', ');
   }
 
+  // Accuracy as lichess computes it (lila's AccuracyPercent): a move's from the win chance its
+  // side lost, in % (before − after): 103.1668 · e^(−0.04354 · loss) − 3.1669, +1 for the
+  // analysis's uncertainty, within 0..100 (100 when nothing was lost); a side's is the mean of
+  // the volatility-weighted mean of its moves' (each weighted by the standard deviation of the
+  // goats' win chance over a window of the game around it, within 0.5..12) and their harmonic
+  // mean. plies: [{side, before, after}] in order, win chances (0..1) of the side that moved.
+  function moveAccuracy(before, after) {
+    if (after >= before) return 100;
+    const raw = 103.1668100711649 * Math.exp(-0.04354415386753951 * (before - after)) - 3.166924740191411 + 1;
+    return Math.min(100, Math.max(0, raw));
+  }
+  function accuracy(plies) {
+    const out = { goats: null, tigers: null };
+    if (!plies.length) return out;
+    const goatsPct = (p, v) => 100 * (p.side === 'goats' ? v : 1 - v);
+    const series = [goatsPct(plies[0], plies[0].before), ...plies.map((p) => goatsPct(p, p.after))];
+    const size = Math.min(8, Math.max(2, Math.floor(plies.length / 10)));
+    const windows = [];
+    for (let i = 0; i < Math.min(size, series.length) - 2; i++) windows.push(series.slice(0, size));
+    for (let i = 0; i + size <= series.length; i++) windows.push(series.slice(i, i + size));
+    const sd = (xs) => {
+      const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+      return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / xs.length);
+    };
+    const weights = windows.map((w) => Math.min(12, Math.max(0.5, sd(w))));
+    for (const side of ['goats', 'tigers']) {
+      const mine = [];
+      plies.forEach((p, i) => { if (p.side === side) mine.push([moveAccuracy(100 * p.before, 100 * p.after), weights[i] || 0.5]); });
+      if (!mine.length) continue;
+      const weighted = mine.reduce((a, [v, w]) => a + v * w, 0) / mine.reduce((a, [, w]) => a + w, 0);
+      const harmonic = mine.length / mine.reduce((a, [v]) => a + 1 / Math.max(1, v), 0);
+      out[side] = (weighted + harmonic) / 2;
+    }
+    return out;
+  }
+
   function summarise(line) {
     const sides = { goats: { counted: 0, kept: 0 }, tigers: { counted: 0, kept: 0 } };
+    const chances = [];
+    const openEstimated = [];
     const marks = [];
     const exact = [];
     const estimated = [];
@@ -181,11 +318,15 @@
       if (!r) return;
       reviewed++;
       (r.exact ? exact : estimated).push(i);
-      if (r.exact && r.kept === null) open++;
+      if (r.exact && r.open) { open++; if (r.est) openEstimated.push({ ply: i, side: n.side, mark: r.mark }); }
+      if (r.wc) chances.push({ side: n.side, before: r.wc.before, after: r.wc.after });
       if (r.counted) { sides[n.side].counted++; if (r.kept) sides[n.side].kept++; }
       if (r.mark) marks.push({ node: n, ply: i, r });
     });
-    return { sides, marks, exact, estimated, open, reviewed, plies: line.length - 1 };
+    const acc = accuracy(chances);
+    sides.goats.accuracy = acc.goats;
+    sides.tigers.accuracy = acc.tigers;
+    return { sides, marks, exact, estimated, open, openEstimated, reviewed, plies: line.length - 1 };
   }
 
   function valueText(v) {
@@ -197,7 +338,9 @@
       return `${p > 0 ? '+' : p < 0 ? '−' : ''}${Math.abs(p).toFixed(2)}`;
     }
     const word = { win: t('win'), draw: t('draw'), loss: t('loss'), open: t('open') }[v.wdl] || '?';
-    return typeof v.distance === 'number' && v.wdl !== 'draw' ? t('{value} in {n}', { value: word, n: v.distance }) : word;
+    const text = typeof v.distance === 'number' && v.wdl !== 'draw' ? t('{value} in {n}', { value: word, n: v.distance }) : word;
+    // A value the prover settled (the database alone did not): said so.
+    return v.proven && v.distance === null ? `${text} (${t('proven')})` : text;
   }
 
   function sideName(side) { return side === 'goats' ? t('Goats') : t('Tigers'); }
@@ -249,7 +392,8 @@
     if (run) {
       $('review-bar').max = Math.max(1, run.total);
       $('review-bar').value = run.done;
-      $('review-count').textContent = t('analysing {done} / {total}…', { done: run.done, total: run.total });
+      $('review-count').textContent = run.estimating ? t(['estimating {n} open move…', 'estimating {n} open moves…'], { n: run.estimating })
+        : t('analysing {done} / {total}…', { done: run.done, total: run.total });
     }
 
     // Where the values come from.
@@ -272,9 +416,25 @@
         html('p', 'review-exact', t('Exact for plies {plies}, from the database.', { plies: ranges(sum.exact) }), note)
           .setAttribute('data-plies', sum.exact.join(','));
       }
-      if (s.rule === 'forbid' && sum.open) {
+      if (s.rule === 'forbid' && sum.open > sum.openEstimated.length) {
         html('p', 'review-open-note', t(['Under the no-repetition rule a database draw is open: its value is not known, so {n} move with an open value before or after it is not judged (no mark).',
-          'Under the no-repetition rule a database draw is open: its value is not known, so {n} moves with an open value before or after them are not judged (no mark).'], { n: sum.open }), note);
+          'Under the no-repetition rule a database draw is open: its value is not known, so {n} moves with an open value before or after them are not judged (no mark).'], { n: sum.open - sum.openEstimated.length }), note);
+      }
+      if (sum.openEstimated.length) {
+        html('p', 'review-open-estimate', t(['Under the no-repetition rule a database draw is open: its value is not known, so {n} move with an open value before or after it is judged by the engine\'s estimate ({ms} ms searches of the position before and after it), marked "estimate". A proven win given up is ?? all the same.',
+          'Under the no-repetition rule a database draw is open: its value is not known, so {n} moves with an open value before or after them are judged by the engine\'s estimate ({ms} ms searches of the positions before and after them), marked "estimate". A proven win given up is ?? all the same.'],
+        { n: sum.openEstimated.length, ms: SEARCH_MS }), note).setAttribute('data-plies', JSON.stringify(sum.openEstimated));
+      }
+      // The static board says who answered: the server named in its settings, or its own engine.
+      const vias = line.slice(1).map((n) => reviewOf(n) && reviewOf(n).via).filter(Boolean);
+      if (vias.length) {
+        const served = vias.filter((v) => v !== 'browser');
+        const host = served[0] || '';
+        const p = html('p', 'review-via', served.length === vias.length ? t('Every ply answered by the server {host}.', { host })
+          : served.length ? t('{n} plies answered by the server {host}, {m} by the engine in this browser.', { n: served.length, host, m: vias.length - served.length })
+            : t('Every ply answered by the engine in this browser.'), note);
+        p.setAttribute('data-server', String(served.length));
+        p.setAttribute('data-browser', String(vias.length - served.length));
       }
       if (sum.reviewed < sum.plies && !run) {
         html('p', 'review-partial', t('{done} of {total} plies reviewed: Review goes on with the rest.', { done: sum.reviewed, total: sum.plies }), note);
@@ -292,7 +452,8 @@
     if (sum && sum.reviewed) {
       for (const side of ['goats', 'tigers']) {
         const a = sum.sides[side];
-        const pct = a.counted ? Math.round((100 * a.kept) / a.counted) : null;
+        // lichess's accuracy, from the win chance lost per move; the exact count beside it.
+        const pct = a.accuracy === null ? null : Math.round(a.accuracy);
         const row = html('div', 'acc-row', null, acc);
         row.setAttribute('data-side', side);
         row.setAttribute('data-accuracy', pct === null ? '' : String(pct));
@@ -319,7 +480,14 @@
         b.setAttribute('data-best', r.best.join(','));
         if (node === s.cur) b.classList.add('current');
         html('span', 'review-label', `${B().moveLabel(node)}${r.mark}`, b);
-        html('span', 'review-change', `${valueText(r.before)} → ${valueText(r.after)}${r.exact ? '' : ` (${t('estimate')})`}`, b);
+        // Each value with where it comes from: the database (as it is), the prover ("proven"),
+        // the engine's estimate (the win chances it gives, for an open value); why a ?? is one.
+        const pctOf = (x) => `${Math.round(100 * x)}%`;
+        const est = r.est ? ` (${t('estimate')}: ${pctOf(r.est.before)} → ${pctOf(r.est.after)})` : r.exact ? '' : ` (${t('estimate')})`;
+        const why = r.why === 'win-in-1' ? ` · ${t('a win in 1 missed')}` : r.why === 'thrown-win' ? ` · ${t('a proven win given up')}` : '';
+        const change = html('span', 'review-change', `${valueText(r.before)} → ${valueText(r.after)}${est}${why}`, b);
+        change.setAttribute('data-why', r.why || '');
+        b.setAttribute('data-estimate', String(Boolean(r.est) || !r.exact));
         const better = r.best.slice(0, 4).map((m) => B().prettyMove(m)).join(', ') + (r.best.length > 4 ? ` +${r.best.length - 4}` : '');
         html('span', 'review-better', r.best.length ? t('better: {moves}', { moves: better }) : '', b);
         b.addEventListener('click', () => B().goTo(node));
@@ -544,6 +712,18 @@
       '{kept} of {n} moves kept the value': '{n} मध्ये {kept} चालले मूल्य जोगाए',
       'no move counted': 'कुनै चाल गनिएन',
       estimate: 'अनुमान',
+      proven: 'प्रमाणित',
+      'Every ply answered by the server {host}.': 'हरेक चालको जवाफ सर्भर {host} ले दियो।',
+      '{n} plies answered by the server {host}, {m} by the engine in this browser.': '{n} चालको जवाफ सर्भर {host} ले, {m} को यही ब्राउजरको इन्जिनले दियो।',
+      'Every ply answered by the engine in this browser.': 'हरेक चालको जवाफ यही ब्राउजरको इन्जिनले दियो।',
+      'a win in 1 missed': '1 चालमा जित छुट्यो',
+      'a proven win given up': 'प्रमाणित जित गुमाइयो',
+      'estimating {n} open move…': '{n} खुला चालको अनुमान हुँदैछ…',
+      'estimating {n} open moves…': '{n} खुला चालको अनुमान हुँदैछ…',
+      'Under the no-repetition rule a database draw is open: its value is not known, so {n} move with an open value before or after it is judged by the engine\'s estimate ({ms} ms searches of the position before and after it), marked "estimate". A proven win given up is ?? all the same.':
+        'दोहोर्‍याउन नपाइने नियममा डाटाबेसको बराबरी खुला हुन्छ: यसको मूल्य थाहा छैन, त्यसैले अघि वा पछि खुला मूल्य भएको {n} चाललाई इन्जिनको अनुमानले जाँचियो (अघि र पछिको स्थितिको {ms} मिलिसेकेन्डको खोज), "अनुमान" लेखिएको। प्रमाणित जित गुमाउने चाल जे भए पनि ?? हो।',
+      'Under the no-repetition rule a database draw is open: its value is not known, so {n} moves with an open value before or after them are judged by the engine\'s estimate ({ms} ms searches of the positions before and after them), marked "estimate". A proven win given up is ?? all the same.':
+        'दोहोर्‍याउन नपाइने नियममा डाटाबेसको बराबरी खुला हुन्छ: यसको मूल्य थाहा छैन, त्यसैले अघि वा पछि खुला मूल्य भएका {n} चाललाई इन्जिनको अनुमानले जाँचियो (अघि र पछिका स्थितिहरूको {ms} मिलिसेकेन्डको खोज), "अनुमान" लेखिएको। प्रमाणित जित गुमाउने चाल जे भए पनि ?? हो।',
       'better: {moves}': 'राम्रा: {moves}',
       'No move changed the value.': 'कुनै चालले मूल्य बदलेन।',
       'Learn from the mistakes ({n})': 'गल्तीबाट सिक्नुहोस् ({n})',
