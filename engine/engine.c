@@ -33,6 +33,8 @@ struct engine {
     void (*bench_done)(void *ctx, const bench_result_t *r);
     void *bench_ctx;
     skill_state_t skill;
+    eval_params_t eval;  /* the weights the search evaluates with */
+    char eval_error[160]; /* why the built-in tuned weights were refused; empty when used */
     fb_prover_t *prover; /* go prove's, of the Hash size, made at its first use */
     size_t prover_mb;
     fb_prover_t *settler; /* engine_settle_moves's, made at its first use */
@@ -63,6 +65,9 @@ engine_t *engine_new(void)
     e->move_overhead = ENGINE_DEFAULT_OVERHEAD_MS;
     e->processors = count_processors();
     skill_init(&e->skill);
+    if (eval_params_load(&e->eval, EVAL_TUNED_DATA, EVAL_TUNED_SIZE, e->eval_error, sizeof e->eval_error))
+        e->eval_error[0] = '\0';
+    e->shared.eval = &e->eval;
     if (!search_shared_init(&e->shared)) {
         free(e);
         return NULL;
@@ -444,3 +449,7 @@ int engine_hashfull(engine_t *e)
     engine_wait(e);
     return tt_hashfull(&e->tt);
 }
+
+const eval_params_t *engine_eval(const engine_t *e) { return &e->eval; }
+
+const char *engine_eval_error(const engine_t *e) { return e->eval_error[0] ? e->eval_error : NULL; }

@@ -53,6 +53,11 @@ void engine_share_tablebase(engine_t *e, const tb_t *tb);
 /* The database in use, or NULL. */
 const tb_t *engine_tablebase(engine_t *e);
 
+/* The evaluation's weights: the tuned ones built into the library, or the hand-set ones
+ * when those were refused (then engine_eval_error says why; else it returns NULL). */
+const eval_params_t *engine_eval(const engine_t *e);
+const char *engine_eval_error(const engine_t *e);
+
 /* Copies the game to search from (its history decides repetitions). */
 bool engine_set_game(engine_t *e, const game_t *g);
 

@@ -1,6 +1,7 @@
 /* Evaluation terms on bitboards. */
 #include "eval.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "movegen.h"
@@ -18,7 +19,23 @@ const eval_weight_t EVAL_WEIGHTS[EV_TERM_NB] = {
     [EV_TIGER_SPACE] = {"tiger space", -2, -3},
     [EV_TIGER_CENTRE] = {"tiger on 8-line points", -4, -4},
     [EV_TEMPO] = {"tempo (side to move)", 5, 5},
+    [EV_CONSTANT] = {"constant", 0, 0},
+    [EV_GOATS_CORNER] = {"goats on corners", 0, 0},
+    [EV_GOATS_EDGE_SIDE] = {"goats on edges by corners", 0, 0},
+    [EV_GOATS_EDGE_MID] = {"goats on edge middles", 0, 0},
+    [EV_GOATS_INNER_DIAG] = {"goats on B2 D2 B4 D4", 0, 0},
+    [EV_GOATS_INNER_ORTH] = {"goats on C2 B3 D3 C4", 0, 0},
+    [EV_GOATS_CENTRE] = {"goats on C3", 0, 0},
+    [EV_TIGERS_CORNER] = {"tigers on corners", 0, 0},
+    [EV_TIGERS_EDGE_SIDE] = {"tigers on edges by corners", 0, 0},
+    [EV_TIGERS_EDGE_MID] = {"tigers on edge middles", 0, 0},
+    [EV_TIGERS_INNER_DIAG] = {"tigers on B2 D2 B4 D4", 0, 0},
+    [EV_TIGERS_INNER_ORTH] = {"tigers on C2 B3 D3 C4", 0, 0},
+    [EV_TIGERS_CENTRE] = {"tigers on C3", 0, 0},
 };
+
+/* The six kinds of point the 8 symmetries leave, in the order of the terms. */
+static const bb_t POINT_CLASS[6] = {0x1100011u, 0xA8822Au, 0x404404u, 0x50140u, 0x22880u, 0x1000u};
 
 #define EDGE_POINTS ((bb_t)0x1F8C63Fu)
 #define CORNER_POINTS ((bb_t)0x1100011u)
@@ -67,7 +84,7 @@ static int trapped_tigers(bb_t tigers, bb_t goats)
     return n;
 }
 
-static inline int evaluate(const position_t *p, eval_trace_t *trace)
+static inline int evaluate(const eval_params_t *w, const position_t *p, eval_trace_t *trace)
 {
     int c[EV_TERM_NB];
     bb_t empty = position_empty(p);
@@ -87,11 +104,16 @@ static inline int evaluate(const position_t *p, eval_trace_t *trace)
     c[EV_TIGER_SPACE] = bb_count(tiger_reach(p->tigers, empty));
     c[EV_TIGER_CENTRE] = bb_count(p->tigers & EIGHT_LINE_POINTS);
     c[EV_TEMPO] = p->side == GOATS ? 1 : -1;
+    c[EV_CONSTANT] = 1;
+    for (int k = 0; k < 6; k++) {
+        c[EV_GOATS_CORNER + k] = bb_count(p->goats & POINT_CLASS[k]);
+        c[EV_TIGERS_CORNER + k] = bb_count(p->tigers & POINT_CLASS[k]);
+    }
 
     int mg = 0, eg = 0;
     for (int i = 0; i < EV_TERM_NB; i++) {
-        mg += c[i] * EVAL_WEIGHTS[i].mg;
-        eg += c[i] * EVAL_WEIGHTS[i].eg;
+        mg += c[i] * w->mg[i];
+        eg += c[i] * w->eg[i];
     }
     int placed = BC_GOATS_TOTAL - p->in_hand;
     int total = (mg * p->in_hand + eg * placed) / BC_GOATS_TOTAL;
@@ -99,21 +121,119 @@ static inline int evaluate(const position_t *p, eval_trace_t *trace)
         memset(trace, 0, sizeof *trace);
         for (int i = 0; i < EV_TERM_NB; i++) {
             trace->count[i] = c[i];
-            trace->value[i] = (c[i] * EVAL_WEIGHTS[i].mg * p->in_hand + c[i] * EVAL_WEIGHTS[i].eg * placed) /
-                              BC_GOATS_TOTAL;
+            trace->value[i] = (c[i] * w->mg[i] * p->in_hand + c[i] * w->eg[i] * placed) / BC_GOATS_TOTAL;
         }
         trace->total = total;
     }
     return total;
 }
 
-int eval_position(const position_t *p)
+int eval_position(const eval_params_t *w, const position_t *p)
 {
-    int v = evaluate(p, NULL);
+    int v = evaluate(w, p, NULL);
     return p->side == GOATS ? v : -v;
 }
 
-int eval_trace(const position_t *p, eval_trace_t *trace)
+int eval_trace(const eval_params_t *w, const position_t *p, eval_trace_t *trace)
 {
-    return evaluate(p, trace);
+    return evaluate(w, p, trace);
+}
+
+/* ---- the weights file ------------------------------------------------------------ */
+
+void eval_params_hand(eval_params_t *out)
+{
+    for (int i = 0; i < EV_TERM_NB; i++) {
+        out->mg[i] = (int16_t)EVAL_WEIGHTS[i].mg;
+        out->eg[i] = (int16_t)EVAL_WEIGHTS[i].eg;
+    }
+}
+
+uint32_t eval_fnv1a(const uint8_t *data, size_t len, uint32_t h)
+{
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ data[i]) * 16777619u;
+    return h;
+}
+
+enum { FNV_START = 2166136261u };
+
+uint32_t eval_terms_id(void)
+{
+    uint32_t h = FNV_START;
+    for (int i = 0; i < EV_TERM_NB; i++) {
+        h = eval_fnv1a((const uint8_t *)EVAL_WEIGHTS[i].name, strlen(EVAL_WEIGHTS[i].name), h);
+        h = eval_fnv1a((const uint8_t *)"\n", 1, h);
+    }
+    return h;
+}
+
+static unsigned get16(const uint8_t *b) { return (unsigned)b[0] | (unsigned)b[1] << 8; }
+static uint32_t get32(const uint8_t *b) { return (uint32_t)get16(b) | (uint32_t)get16(b + 2) << 16; }
+static void put16(uint8_t *b, unsigned v)
+{
+    b[0] = (uint8_t)v;
+    b[1] = (uint8_t)(v >> 8);
+}
+static void put32(uint8_t *b, uint32_t v)
+{
+    put16(b, v & 0xFFFFu);
+    put16(b + 2, v >> 16);
+}
+
+void eval_params_write(const eval_params_t *w, uint8_t out[EVAL_FILE_SIZE])
+{
+    memcpy(out, "BCEV", 4);
+    put16(out + 4, EVAL_FILE_VERSION);
+    put16(out + 6, EV_TERM_NB);
+    put32(out + 8, eval_terms_id());
+    for (int i = 0; i < EV_TERM_NB; i++) {
+        put16(out + EVAL_FILE_HEADER + 4 * i, (uint16_t)w->mg[i]);
+        put16(out + EVAL_FILE_HEADER + 4 * i + 2, (uint16_t)w->eg[i]);
+    }
+    put32(out + EVAL_FILE_SIZE - 4, eval_fnv1a(out, EVAL_FILE_SIZE - 4, FNV_START));
+}
+
+/* Falls back to the hand-set weights. */
+static bool refuse(eval_params_t *out)
+{
+    eval_params_hand(out);
+    return false;
+}
+
+bool eval_params_load(eval_params_t *out, const uint8_t *data, size_t len, char *msg, size_t msglen)
+{
+    if (len < EVAL_FILE_HEADER || memcmp(data, "BCEV", 4) != 0) {
+        if (msglen)
+            snprintf(msg, msglen, "not an evaluation weights file (%zu bytes)", len);
+        return refuse(out);
+    }
+    unsigned version = get16(data + 4), terms = get16(data + 6);
+    if (version != EVAL_FILE_VERSION) {
+        if (msglen)
+            snprintf(msg, msglen, "weights file version %u, this program reads version %d", version,
+                     EVAL_FILE_VERSION);
+        return refuse(out);
+    }
+    if (terms != EV_TERM_NB || get32(data + 8) != eval_terms_id()) {
+        if (msglen)
+            snprintf(msg, msglen, "weights made for another list of terms (%u terms, this program has %d)", terms,
+                     EV_TERM_NB);
+        return refuse(out);
+    }
+    if (len != EVAL_FILE_SIZE) {
+        if (msglen)
+            snprintf(msg, msglen, "weights file of %zu bytes, expected %d", len, EVAL_FILE_SIZE);
+        return refuse(out);
+    }
+    if (get32(data + EVAL_FILE_SIZE - 4) != eval_fnv1a(data, EVAL_FILE_SIZE - 4, FNV_START)) {
+        if (msglen)
+            snprintf(msg, msglen, "weights file checksum mismatch");
+        return refuse(out);
+    }
+    for (int i = 0; i < EV_TERM_NB; i++) {
+        out->mg[i] = (int16_t)get16(data + EVAL_FILE_HEADER + 4 * i);
+        out->eg[i] = (int16_t)get16(data + EVAL_FILE_HEADER + 4 * i + 2);
+    }
+    return true;
 }

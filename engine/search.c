@@ -404,7 +404,7 @@ static int qsearch(worker_t *w, int alpha, int beta, int qply)
         return tb;
     if (count_moves(p) == 0)
         return -SCORE_MATE + ply;
-    int stand = eval_position(p);
+    int stand = eval_position(w->s->eval, p);
     if (w->fb_draw[ply] && !p->in_hand)
         stand += FB_SAFE_WEIGHT * (safe_moves(w, p) - safe_moves_other(w, p));
     if (ply >= MAX_PLY || stopped(w))
@@ -478,7 +478,7 @@ static int search(worker_t *w, int alpha, int beta, int depth, bool pv_node)
     if (w->s->rule == REP_DRAW && key_seen(w, p->key, w->nkeys - 3))
         return 0;
     if (ply >= MAX_PLY)
-        return eval_position(p);
+        return eval_position(w->s->eval, p);
     /* Mate distance pruning: no line from here beats a mate found nearer the root. */
     if (alpha < -SCORE_MATE + ply)
         alpha = -SCORE_MATE + ply;
@@ -505,7 +505,7 @@ static int search(worker_t *w, int alpha, int beta, int depth, bool pv_node)
     if (n == 0)
         return -SCORE_MATE + ply;
 
-    int static_eval = found && hit.eval != SCORE_NONE ? hit.eval : eval_position(p);
+    int static_eval = found && hit.eval != SCORE_NONE ? hit.eval : eval_position(w->s->eval, p);
 
     /* Reverse futility: far above beta near the leaves, a quiet position holds. */
     if (!pv_node && depth <= 3 && !score_is_mate(beta) && static_eval - 90 * depth >= beta)
@@ -1190,7 +1190,7 @@ void search_run(search_shared_t *s)
         else if (s->root_in_tb && s->root_tb.wdl != TB_DRAW)
             final.score = s->root_tb.wdl == TB_WIN ? SCORE_TB_LIKELY : -SCORE_TB_LIKELY;
         else
-            final.score = eval_position(p);
+            final.score = eval_position(s->eval, p);
         final.bound = BOUND_EXACT;
         settle_pv(s, &final, score_is_mate(final.score));
     }

@@ -10,6 +10,7 @@
 #include "forbid.h"
 #include "game.h"
 #include "tb.h"
+#include "eval.h"
 #include "tt.h"
 
 enum {
@@ -80,6 +81,7 @@ typedef struct worker worker_t;
 struct search_shared {
     tt_t *tt;
     const tb_t *tb; /* movement-phase database, NULL when none is loaded */
+    const eval_params_t *eval; /* the evaluation's weights (the engine's) */
     const game_t *game;
     rep_rule_t rule;
     search_limits_t limits;

@@ -35,6 +35,7 @@ struct uci {
     bool limit_strength;  /* UCI_LimitStrength */
     fb_prover_t *prover;  /* tbprobe's, made at its first use under forbid */
     bool tb_default;      /* the standard folder's database is still to be loaded */
+    bool eval_told;       /* the first isready has said whether the tuned weights were refused */
     /* go perft's thread: it counts a copy of the position, so the reading thread goes on. */
     pthread_t perft_thread;
     bool perft_live;            /* a perft thread exists and has not been joined */
@@ -642,12 +643,12 @@ static void cmd_display(uci_t *u)
 static void cmd_eval(uci_t *u)
 {
     const position_t *p = game_position(&u->game);
+    const eval_params_t *w = engine_eval(u->engine);
     eval_trace_t t;
-    int total = eval_trace(p, &t);
-    out(u, "%-24s %6s %6s %6s %8s", "term", "count", "mg", "eg", "value");
+    int total = eval_trace(w, p, &t);
+    out(u, "%-26s %6s %6s %6s %8s", "term", "count", "mg", "eg", "value");
     for (int i = 0; i < EV_TERM_NB; i++)
-        out(u, "%-24s %6d %6d %6d %8d", EVAL_WEIGHTS[i].name, t.count[i], EVAL_WEIGHTS[i].mg, EVAL_WEIGHTS[i].eg,
-            t.value[i]);
+        out(u, "%-26s %6d %6d %6d %8d", EVAL_WEIGHTS[i].name, t.count[i], w->mg[i], w->eg[i], t.value[i]);
     out(u, "Phase: %d of 20 goats placed", BC_GOATS_TOTAL - p->in_hand);
     out(u, "Total (goats' view): %d", total);
     out(u, "Total (side to move): %d", p->side == GOATS ? total : -total);
@@ -1163,6 +1164,12 @@ bool uci_handle_line(uci_t *u, const char *line)
         /* After stop, ready means the search has ended and printed its bestmove. */
         settle(u);
         load_default_tablebase(u);
+        if (!u->eval_told) {
+            u->eval_told = true;
+            const char *why = engine_eval_error(u->engine);
+            if (why)
+                out(u, "info string error: tuned evaluation refused: %s; the hand-set weights are used", why);
+        }
         out(u, "readyok");
     }
     else if (strcmp(cmd, "ucinewgame") == 0)

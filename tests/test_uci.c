@@ -1554,8 +1554,10 @@ static void check_eval(const char *obx)
     expect_silent(cmd);
     position_t p;
     cr_assert_eq(obx_parse(obx, &p, NULL, NULL, 0), BC_OK);
+    eval_params_t wt;
+    cr_assert(eval_params_load(&wt, EVAL_TUNED_DATA, EVAL_TUNED_SIZE, NULL, 0), "the built-in weights are refused");
     eval_trace_t t;
-    int total = eval_trace(&p, &t);
+    int total = eval_trace(&wt, &p, &t);
     pipe_lines_t out = {0};
     send_line("eval");
     sync_collect(&out);
@@ -1579,19 +1581,17 @@ static void check_eval(const char *obx)
             strncat(name, w[k], sizeof name - strlen(name) - 2);
         }
         cr_assert_str_eq(name, EVAL_WEIGHTS[i].name, "eval line %d", i + 1);
-        cr_assert(v[0] == t.count[i] && v[1] == EVAL_WEIGHTS[i].mg && v[2] == EVAL_WEIGHTS[i].eg &&
-                      v[3] == t.value[i],
-                  "%s: '%s', the library says %d %d %d %d", obx, l, t.count[i], EVAL_WEIGHTS[i].mg, EVAL_WEIGHTS[i].eg,
-                  t.value[i]);
+        cr_assert(v[0] == t.count[i] && v[1] == wt.mg[i] && v[2] == wt.eg[i] && v[3] == t.value[i],
+                  "%s: '%s', the library says %d %d %d %d", obx, l, t.count[i], wt.mg[i], wt.eg[i], t.value[i]);
     }
     char want[128];
     snprintf(want, sizeof want, "Phase: %d of 20 goats placed", BC_GOATS_TOTAL - p.in_hand);
     cr_assert_str_eq(out.line[EV_TERM_NB + 1], want);
     snprintf(want, sizeof want, "Total (goats' view): %d", total);
     cr_assert_str_eq(out.line[EV_TERM_NB + 2], want);
-    snprintf(want, sizeof want, "Total (side to move): %d", eval_position(&p));
+    snprintf(want, sizeof want, "Total (side to move): %d", eval_position(&wt, &p));
     cr_assert_str_eq(out.line[EV_TERM_NB + 3], want);
-    cr_assert_eq(eval_position(&p), p.side == GOATS ? total : -total);
+    cr_assert_eq(eval_position(&wt, &p), p.side == GOATS ? total : -total);
     pipe_lines_free(&out);
 }
 
@@ -2006,7 +2006,8 @@ Test(uci, a_proven_mate_ends_the_iterations)
     pipe_lines_free(&before);
     send_line("stop");
     collect_go(&g, pipe_sent_at(eng), REPLY_MS);
-    cr_assert_str_eq(g.best.best, "B2A3");
+    /* B2A3 and B2C3 both mate (the goats' only answer is A1B2): one of them. */
+    cr_assert(strcmp(g.best.best, "B2A3") == 0 || strcmp(g.best.best, "B2C3") == 0, "bestmove %s", g.best.best);
     go_free(&g);
     finish_engine();
 }
@@ -2023,7 +2024,14 @@ Test(uci, skill_level_is_reproducible_and_prints_only_asked_lines)
         send_line("position startpos moves C3 A1B1");
         go_t g;
         run_go(&g, REPLY_MS, "go depth 4");
-        check_go_shape(&g);
+        /* The last info is the picked line's, which may be one an earlier iteration left
+         * (PROTOCOL.md, Skill Level): the iterations before it have the usual shape. */
+        cr_assert_gt(g.ninfo, 1);
+        cr_assert_str_eq(go_last(&g)->pv[0], g.best.best);
+        for (int i = 1; i < g.ninfo - 1; i++)
+            cr_assert(g.info[i].depth >= g.info[i - 1].depth && g.info[i].nodes >= g.info[i - 1].nodes,
+                      "info %d: depth %d after %d, nodes %llu after %llu", i, g.info[i].depth, g.info[i - 1].depth,
+                      g.info[i].nodes, g.info[i - 1].nodes);
         for (int i = 0; i < g.ninfo; i++)
             cr_assert_eq(g.info[i].multipv, 1, "a line the caller did not ask for: multipv %d", g.info[i].multipv);
         game_t game;

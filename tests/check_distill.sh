@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# A small run of the evaluation's training (tools/distill/train.py) on 300 labelled positions
+# of tests/data: it writes a weights file the library's format takes (the magic, the size),
+# the same bytes from the same seed, and a line that is not sample.py's is refused with a
+# one-line reason.
+set -euo pipefail
+src=$1 build=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+py=/usr/bin/python3
+"$py" -c 'import numpy' || { echo "check_distill: Debian's python3-numpy is needed"; exit 1; }
+train() { "$py" "$src/tools/distill/train.py" --engine "$build/bin/baghchal" --steps 50 --seed 3 "$@"; }
+train "$src/tests/data/distill-smoke.tsv" --out "$tmp/a.c" > "$tmp/log"
+train "$src/tests/data/distill-smoke.tsv" --out "$tmp/b.c" > /dev/null
+cmp "$tmp/a.c" "$tmp/b.c" || { echo "two runs with one seed differ"; exit 1; }
+grep -q '^300 positions (' "$tmp/log" || { echo "not 300 positions:"; head -2 "$tmp/log"; exit 1; }
+# "BCEV", then version 1 and the number of terms the engine has.
+terms=$(grep -c '^    EV_[A-Z_0-9]*,' "$src/engine/eval.h")
+head=$(printf '0x42, 0x43, 0x45, 0x56, 0x01, 0x00, 0x%02X, 0x00,' "$terms")
+grep -qF "$head" "$tmp/a.c" || { echo "no header '$head'"; head -10 "$tmp/a.c"; exit 1; }
+bytes=$(sed -n '/EVAL_TUNED_DATA\[\] = {/,/^};/p' "$tmp/a.c" | grep -o '0x[0-9A-F][0-9A-F],' | wc -l)
+[ "$bytes" -eq $((12 + 4 * terms + 4)) ] || { echo "$bytes bytes for $terms terms"; exit 1; }
+printf 'not a position\n' > "$tmp/bad.tsv"
+if train "$tmp/bad.tsv" --out "$tmp/c.c" 2> "$tmp/err"; then echo "a bad line was taken"; exit 1; fi
+grep -q "not a line of sample.py's" "$tmp/err" || { echo "reason: $(cat "$tmp/err")"; exit 1; }
+[ ! -e "$tmp/c.c" ] || { echo "a refused run wrote its output"; exit 1; }

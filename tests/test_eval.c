@@ -1,0 +1,171 @@
+/* The evaluation's weights file (built in, checked at load, a damaged one refused for the
+ * hand-set weights) and the evaluation's symmetry under the board's 8 symmetries. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "baghchal.h"
+
+static uint32_t rng_next(uint32_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 17;
+    *s ^= *s << 5;
+    return *s;
+}
+
+static bool same_weights(const eval_params_t *a, const eval_params_t *b)
+{
+    return memcmp(a->mg, b->mg, sizeof a->mg) == 0 && memcmp(a->eg, b->eg, sizeof a->eg) == 0;
+}
+
+/* A weights file with a known content: the hand-set weights, every mg changed by one. */
+static void sample_file(uint8_t out[EVAL_FILE_SIZE], eval_params_t *w)
+{
+    eval_params_hand(w);
+    for (int i = 0; i < EV_TERM_NB; i++)
+        w->mg[i] = (int16_t)(w->mg[i] + 1);
+    eval_params_write(w, out);
+}
+
+/* Loads data (len bytes) and checks that it is refused with a message holding want and that
+ * the hand-set weights come back. */
+static void check_refused(const uint8_t *data, size_t len, const char *want)
+{
+    eval_params_t w, hand;
+    memset(&w, 0x55, sizeof w);
+    eval_params_hand(&hand);
+    char msg[160] = "";
+    cr_assert_not(eval_params_load(&w, data, len, msg, sizeof msg), "a damaged file (%s) was taken", want);
+    cr_assert(strstr(msg, want), "the reason '%s' does not say '%s'", msg, want);
+    cr_assert(same_weights(&w, &hand), "refused (%s) but the hand-set weights are not what is left", want);
+}
+
+Test(eval, the_built_in_weights_load_and_are_tuned)
+{
+    eval_params_t w, hand;
+    char msg[160] = "";
+    cr_assert(eval_params_load(&w, EVAL_TUNED_DATA, EVAL_TUNED_SIZE, msg, sizeof msg), "refused: %s", msg);
+    cr_assert_eq(EVAL_TUNED_SIZE, (size_t)EVAL_FILE_SIZE);
+    eval_params_hand(&hand);
+    cr_assert_not(same_weights(&w, &hand), "the built-in weights are the hand-set ones");
+    /* The engine plays with them. */
+    engine_t *e = engine_new();
+    cr_assert_not_null(e);
+    cr_assert(same_weights(engine_eval(e), &w));
+    cr_assert_null(engine_eval_error(e));
+    engine_free(e);
+}
+
+Test(eval, a_written_file_reads_back)
+{
+    uint8_t file[EVAL_FILE_SIZE];
+    eval_params_t w, back;
+    sample_file(file, &w);
+    cr_assert(eval_params_load(&back, file, sizeof file, NULL, 0));
+    cr_assert(same_weights(&w, &back));
+}
+
+Test(eval, a_damaged_file_is_refused_for_the_hand_weights)
+{
+    uint8_t file[EVAL_FILE_SIZE + 1];
+    eval_params_t w;
+    sample_file(file, &w);
+    /* Size: one byte short, one byte more, empty. */
+    check_refused(file, EVAL_FILE_SIZE - 1, "bytes, expected");
+    file[EVAL_FILE_SIZE] = 0;
+    check_refused(file, EVAL_FILE_SIZE + 1, "bytes, expected");
+    check_refused(file, 0, "not an evaluation weights file");
+    /* Any changed byte of the weights or of the checksum. */
+    for (size_t at = EVAL_FILE_HEADER; at < EVAL_FILE_SIZE; at++) {
+        sample_file(file, &w);
+        file[at] ^= 0x10;
+        check_refused(file, EVAL_FILE_SIZE, "checksum mismatch");
+    }
+    /* The magic. */
+    sample_file(file, &w);
+    file[0] = 'X';
+    check_refused(file, EVAL_FILE_SIZE, "not an evaluation weights file");
+}
+
+Test(eval, another_version_or_list_of_terms_is_refused)
+{
+    uint8_t file[EVAL_FILE_SIZE];
+    eval_params_t w;
+    /* Version 2, its checksum right: refused for the version. */
+    sample_file(file, &w);
+    file[4] = 2;
+    uint32_t h = eval_fnv1a(file, EVAL_FILE_SIZE - 4, 2166136261u);
+    for (int i = 0; i < 4; i++)
+        file[EVAL_FILE_SIZE - 4 + i] = (uint8_t)(h >> (8 * i));
+    check_refused(file, EVAL_FILE_SIZE, "weights file version 2, this program reads version 1");
+    /* Another list of terms (one more term; its id changed). */
+    sample_file(file, &w);
+    file[6] = (uint8_t)(EV_TERM_NB + 1);
+    check_refused(file, EVAL_FILE_SIZE, "another list of terms");
+    sample_file(file, &w);
+    file[8] ^= 1;
+    check_refused(file, EVAL_FILE_SIZE, "another list of terms");
+}
+
+/* The image of a point set under symmetry s: mirror the columns (bit 0), the rows (bit 1),
+ * then swap columns and rows (bit 2). */
+static bb_t transform(int s, bb_t b)
+{
+    bb_t out = 0;
+    for (int sq = 0; sq < SQUARE_NB; sq++) {
+        if (!(b & bb_square(sq)))
+            continue;
+        int c = sq % 5, r = sq / 5;
+        if (s & 1)
+            c = 4 - c;
+        if (s & 2)
+            r = 4 - r;
+        if (s & 4) {
+            int t = c;
+            c = r;
+            r = t;
+        }
+        out |= bb_square(r * 5 + c);
+    }
+    return out;
+}
+
+Test(eval, the_same_under_the_boards_eight_symmetries)
+{
+    eval_params_t tuned, hand;
+    cr_assert(eval_params_load(&tuned, EVAL_TUNED_DATA, EVAL_TUNED_SIZE, NULL, 0));
+    eval_params_hand(&hand);
+    uint32_t seed = 20261128u;
+    int checked = 0;
+    for (int k = 0; k < 300; k++) {
+        game_t g;
+        position_t start;
+        position_set_start(&start);
+        cr_assert(game_init(&g, &start, NULL, REP_DRAW));
+        int len = (int)(rng_next(&seed) % 100);
+        for (int i = 0; i < len && game_result(&g).reason == RESULT_NONE; i++) {
+            move_t list[MAX_MOVES];
+            int n = game_legal_moves(&g, list);
+            cr_assert_eq(game_play(&g, list[rng_next(&seed) % (uint32_t)n], NULL, 0), BC_OK);
+        }
+        position_t p = *game_position(&g);
+        eval_trace_t t0, t;
+        int v0 = eval_trace(&tuned, &p, &t0), h0 = eval_position(&hand, &p);
+        for (int s = 1; s < 8; s++) {
+            position_t q = p;
+            q.tigers = transform(s, p.tigers);
+            q.goats = transform(s, p.goats);
+            q.key = position_compute_key(&q);
+            cr_assert_eq(bb_count(q.tigers), bb_count(p.tigers));
+            int v = eval_trace(&tuned, &q, &t);
+            for (int i = 0; i < EV_TERM_NB; i++)
+                cr_assert_eq(t.count[i], t0.count[i], "%s counts %d, %d under symmetry %d", EVAL_WEIGHTS[i].name,
+                             t0.count[i], t.count[i], s);
+            cr_assert_eq(v, v0, "tuned: %d, %d under symmetry %d", v0, v, s);
+            cr_assert_eq(eval_position(&hand, &q), h0, "hand-set weights, symmetry %d", s);
+            checked++;
+        }
+        game_free(&g);
+    }
+    cr_assert_eq(checked, 300 * 7);
+}
