@@ -25,7 +25,9 @@ void tbp_bits_put(tbp_bits_t *w, uint64_t v, int n)
     if (w->failed || n == 0)
         return;
     if ((w->bits + (uint64_t)n) / 8 + 16 >= w->cap) {
-        uint64_t cap = w->cap ? w->cap * 2 : 1 << 16;
+        /* From 256 bytes: a block's code, a small layer's class, is often that short, and
+         * the class coder makes eight strings for every class. */
+        uint64_t cap = w->cap ? w->cap * 2 : 256;
         uint8_t *b = realloc(w->buf, cap);
         if (!b) {
             w->failed = true;
@@ -178,9 +180,28 @@ static void encode_block2(const uint8_t *v, uint32_t base, uint32_t valid, const
     }
 }
 
+/* The code of a group none of whose blocks is held, as the loop below writes it: each block
+ * '1' and the value 0 (3 bits), so the lengths' width 2, then the first seven blocks' lengths
+ * (3), then the eight blocks. Most groups of a small game's array (a layer or two of few
+ * goats) are such, and written at once. */
+_Static_assert(4 + 2 * (TBP_CODE_GROUP - 1) + 3 * TBP_CODE_GROUP <= 64, "an empty group is one put");
+static uint64_t empty_group(int *bits)
+{
+    uint64_t x = 2;
+    int n = 4;
+    for (int i = 0; i < TBP_CODE_GROUP - 1; i++, n += 2)
+        x |= 3ull << n;
+    for (int i = 0; i < TBP_CODE_GROUP; i++, n += 3)
+        x |= 1ull << n;
+    *bits = n;
+    return x;
+}
+
 bool tbp_code_class(const uint8_t *v, uint32_t valid, const uint8_t *table, tbp_bits_t *w,
                     uint32_t groups[TBP_CLASS_GROUPS])
 {
+    int empty_bits;
+    uint64_t empty = empty_group(&empty_bits);
     tbp_bits_t blk[TBP_CODE_GROUP];
     memset(blk, 0, sizeof blk);
     if (w->bits & 7)
@@ -188,6 +209,13 @@ bool tbp_code_class(const uint8_t *v, uint32_t valid, const uint8_t *table, tbp_
     uint64_t start = w->bits;
     for (uint32_t gi = 0; gi < TBP_CLASS_GROUPS && !w->failed; gi++) {
         groups[gi] = (uint32_t)(w->bits - start);
+        bool held = false;
+        for (int i = 0; i < TBP_CODE_GROUP && !held; i++)
+            held = block_held((gi * TBP_CODE_GROUP + (uint32_t)i) << TBP_CODE_BITS, valid);
+        if (!held) {
+            tbp_bits_put(w, empty, empty_bits);
+            continue;
+        }
         uint64_t longest = 0;
         for (int i = 0; i < TBP_CODE_GROUP; i++) {
             uint32_t base = (gi * TBP_CODE_GROUP + (uint32_t)i) << TBP_CODE_BITS;
@@ -319,10 +347,12 @@ static inline uint32_t next_set(uint32_t m)
 }
 
 /* Class k's values by mask: every layer of the array, its entries moved from their rank
- * (points in the index's order) to their mask (points by distance from the tigers). */
+ * (points in the index's order) to their mask (points by distance from the tigers). Every
+ * mask of a layer the array has is written, and no other is read (the coder reads a mask
+ * only when its goats' count is a layer of the array): v is filled with don't-cares once,
+ * by the caller, not for every class. */
 static void class_values(const merge_t *m, uint32_t k, uint8_t *v, uint8_t *tmp)
 {
-    memset(v, TBP_DONT_CARE, TBP_MASKS);
     const tb_class_t *cl = &m->ix->cls[k];
     uint32_t t[3][128];
     for (int part = 0; part < 3; part++)
@@ -354,6 +384,7 @@ static void *merge_worker(void *arg)
         free(v), free(tmp);
         return (void *)1;
     }
+    memset(v, TBP_DONT_CARE, TBP_MASKS);
     void *rc = NULL;
     for (;;) {
         uint32_t k = __atomic_fetch_add(&m->next, 1, __ATOMIC_RELAXED);

@@ -40,7 +40,33 @@ typedef struct {
     layer_t layer[TBP_MAX_LAYERS];
     tbp_rank_t rk;
     uint64_t pnext, pchunks;
+    /* A sample's outcomes by entry, for the slices and layers small enough that a sample draws
+     * their entries again and again (a layer is drawn as often as the largest): a repeated
+     * draw counts the first one's outcome instead of checking the entry again. A byte per
+     * entry, 0 until checked, else MEMO_RIGHT + the outcome, or MEMO_WRONG (checked again, to
+     * report it again). */
+    uint8_t *memo[TB_MAX_SLICES][SIDE_NB];
+    uint8_t *pmemo[TBP_MAX_LAYERS];
 } job_t;
+
+enum { MEMO_RIGHT = 1, MEMO_WRONG = 255, MEMO_MAX_ENTRIES = 1 << 24 };
+
+/* A table of outcomes for a slice or layer of `entries` that a sample of `draws` draws from,
+ * or NULL when it would not pay (few repeats likely, or too large) or cannot be had. */
+static uint8_t *memo_new(const job_t *job, uint64_t entries, uint64_t draws)
+{
+    if (job->all || entries == 0 || entries > MEMO_MAX_ENTRIES || draws < entries / 4)
+        return NULL;
+    return calloc(entries, 1); /* without it, every draw is checked: the same result */
+}
+
+static uint8_t memo_get(const uint8_t *memo, uint64_t i) { return memo ? __atomic_load_n(&memo[i], __ATOMIC_RELAXED) : 0; }
+
+static void memo_set(uint8_t *memo, uint64_t i, uint8_t v)
+{
+    if (memo)
+        __atomic_store_n(&memo[i], v, __ATOMIC_RELAXED);
+}
 
 typedef struct {
     job_t *job;
@@ -128,6 +154,15 @@ static void report_error(job_t *job, int c, int side, uint64_t i, const position
 
 static void check(part_t *pt, int c, int side, uint64_t i)
 {
+    uint8_t *memo = pt->job->memo[c][side];
+    uint8_t seen = memo_get(memo, i);
+    if (seen && seen != MEMO_WRONG) {
+        /* outcome: the kind, and 4 for a repeat of a symmetric entry */
+        int o = seen - MEMO_RIGHT;
+        pt->repeats += o >= TB_CHECK_NB;
+        pt->count[c][side][o % TB_CHECK_NB]++;
+        return;
+    }
     position_t p;
     tb_value_t stored, probed;
     char msg[160];
@@ -140,14 +175,18 @@ static void check(part_t *pt, int c, int side, uint64_t i)
         if (probed.wdl != stored.wdl || probed.distance != stored.distance) {
             pt->errors++;
             report_error(pt->job, c, side, i, &p, "repeated entry differs from its symmetric entry");
+            memo = NULL; /* checked again when drawn again */
+            memo_set(pt->job->memo[c][side], i, MEMO_WRONG);
         }
     }
     if (tb_verify_position(pt->job->tb, &p, &kind, msg, sizeof msg) != TB_OK) {
         pt->errors++;
         report_error(pt->job, c, side, i, &p, msg);
+        memo_set(pt->job->memo[c][side], i, MEMO_WRONG);
         return;
     }
     pt->count[c][side][kind]++;
+    memo_set(memo, i, (uint8_t)(MEMO_RIGHT + kind + (canonical ? 0 : TB_CHECK_NB)));
 }
 
 /* Entry i of placement layer q against its children. For a stored layer the value is the
@@ -158,6 +197,14 @@ static void pcheck(part_t *pt, int q, uint64_t i)
     job_t *job = pt->job;
     const layer_t *l = &job->layer[q];
     const tb_index_t *ix = tb_index(job->tb);
+    uint8_t seen = memo_get(job->pmemo[q], i);
+    if (seen && seen != MEMO_WRONG) {
+        /* outcome: kind * 3 + value */
+        int o = seen - MEMO_RIGHT;
+        pt->pcount[q][o / 3]++;
+        pt->pvalues[q][o % 3] += ix->cls[i / (l->entries / TB_TIGER_CLASSES)].orbit;
+        return;
+    }
     position_t p;
     tbp_entry_position(ix, &job->rk, job->goats_total, l->side, l->h, l->c, i, &p);
     char msg[160];
@@ -173,10 +220,12 @@ static void pcheck(part_t *pt, int q, uint64_t i)
             fprintf(stderr, "layer %s entry %llu (%s): %s\n", name, (unsigned long long)i, board, msg);
         }
         pthread_mutex_unlock(&job->lock);
+        memo_set(job->pmemo[q], i, MEMO_WRONG);
         return;
     }
     pt->pcount[q][kind]++;
     pt->pvalues[q][value] += ix->cls[i / (l->entries / TB_TIGER_CLASSES)].orbit;
+    memo_set(job->pmemo[q], i, (uint8_t)(MEMO_RIGHT + kind * 3 + value));
 }
 
 static void *run_placement(void *arg)
@@ -291,6 +340,8 @@ static void load_layers(job_t *job, const char *dir)
         if (job->all)
             job->pchunks += (l->entries + PCHUNK - 1) / PCHUNK;
     }
+    for (int q = 0; q < job->nlayers; q++)
+        job->pmemo[q] = memo_new(job, job->layer[q].entries, job->sample / (uint64_t)job->nlayers);
     free(x);
 }
 
@@ -409,6 +460,9 @@ int main(int argc, char **argv)
             job.chunks += (2 * tb_slice_entries(tb, c) + CHUNK - 1) / CHUNK;
     }
     pthread_mutex_init(&job.lock, NULL);
+    for (int c = 0; c < n; c++)
+        for (int side = 0; side < SIDE_NB; side++)
+            job.memo[c][side] = memo_new(&job, tb_slice_entries(tb, c), job.sample / (uint64_t)(2 * n));
     load_layers(&job, dir);
 
     static part_t parts[MAX_THREADS];
@@ -445,6 +499,11 @@ int main(int argc, char **argv)
         errors += verify_placement(&job, parts, threads);
     else
         printf("no placement file (%s): the movement phase only\n", TBP_FILE_NAME);
+    for (int c = 0; c < n; c++)
+        for (int side = 0; side < SIDE_NB; side++)
+            free(job.memo[c][side]);
+    for (int q = 0; q < job.nlayers; q++)
+        free(job.pmemo[q]);
     tb_close(tb);
     return errors ? 1 : 0;
 }
