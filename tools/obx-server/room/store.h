@@ -1,7 +1,7 @@
 /* The room's storage: players, their sign-in tokens and ratings, challenges (seeks, links to a
- * friend, challenges to a player or bot) and games, in one SQLite file under the data folder.
- * One narrow interface, so that another database can stand behind it later without touching
- * the room.
+ * friend, challenges to a player or bot) and games, in one SQLite file under the data folder
+ * (store_sqlite.c) or in PostgreSQL (store_pg.c). One narrow interface: the room does not know
+ * which database stands behind it.
  *
  * Reads are synchronous (the room loads what is live at start, and looks up finished games
  * and names on demand). Writes are queued and done by one writer thread, in the order they
@@ -9,8 +9,9 @@
  * writer thread, once its transaction is committed (ok true) or has failed (ok false). So a
  * caller that answers its client from the callback never acknowledges what is not stored.
  *
- * Schema migrations are versioned (PRAGMA user_version): an older file is upgraded at open,
- * in one transaction; a newer one is refused with a message naming both versions. */
+ * Schema migrations are versioned (SQLite: PRAGMA user_version; PostgreSQL: the table
+ * schema_version): an older file is upgraded at open, in one transaction; a newer one is
+ * refused with a message naming both versions. */
 #ifndef ROOM_STORE_H
 #define ROOM_STORE_H
 
@@ -94,7 +95,9 @@ typedef struct store store_t;
  * synchronous=NORMAL (a committed transaction survives the process's death, not the
  * machine's). NULL with a one-line reason in err: the file cannot be opened or created, is not
  * a database, or is of a newer schema ("... has schema version 3; this server knows up to 1:
- * use a newer baghchal-server"). */
+ * use a newer baghchal-server").
+ * A path that starts with postgresql:// or postgres:// is a PostgreSQL database (libpq's URL),
+ * its version in the table schema_version; durable is synchronous_commit on, else off. */
 store_t *store_open(const char *path, bool durable, char *err, size_t errlen);
 
 /* Waits for every queued write, stops the writer, closes the file. */
