@@ -2,7 +2,8 @@
  * baghchal-server over real sockets: accounts and tokens, the lobby and its stream, games
  * played to their end by the rules with every move checked on every stream, the refusals that
  * change nothing, offers, clocks, players away, restarts on the same database (clean and
- * killed) and bad input. Each test starts its own server on a fresh database file. */
+ * killed) and bad input. Each test starts its own server on a fresh database file; run by
+ * tests/support/postgres.sh (BAGHCHAL_TEST_POSTGRES set), on a fresh PostgreSQL database. */
 #define _GNU_SOURCE /* mkdtemp, strndup */
 #include <criterion/criterion.h>
 
@@ -28,6 +29,7 @@ Test(room, not_built, .disabled = true) {}
 #include <sqlite3.h>
 
 #include "cJSON.h"
+#include "pgtest.h"
 
 #include "baghchal.h"
 #include "net.h"
@@ -139,9 +141,15 @@ static void cleanup(void)
 
 TestSuite(room, .fini = cleanup, .timeout = 180);
 
-/* A fresh database file in this test's own folder. */
+/* A fresh database file in this test's own folder, or a fresh PostgreSQL database. */
 static const char *fresh_db(const char *name)
 {
+    if (pgtest_server()) {
+        char *url = malloc(512), err[256] = "";
+        cr_assert_not_null(url);
+        cr_assert(pgtest_fresh(name, url, 512, err, sizeof err), "%s", err);
+        return keep_str(url);
+    }
     if (!tmp_dir[0]) {
         snprintf(tmp_dir, sizeof tmp_dir, "/tmp/test_room.XXXXXX");
         cr_assert_not_null(mkdtemp(tmp_dir), "mkdtemp: %s", strerror(errno));
@@ -179,6 +187,8 @@ static srv_t *start_argv(const char *db, const char *const *extra)
     cr_assert_eq(st, PIPE_LINE, "the server printed no start line: %s", pipe_status_name(st));
     const char *at = strstr(line, "listening on http://127.0.0.1:");
     cr_assert_not_null(at, "unexpected start line: %s", line);
+    if (!strncmp(db, "postgresql://", 13))
+        cr_assert_not_null(strstr(line, "games kept in postgresql://"), "not on PostgreSQL: %s", line);
     s->port = atoi(at + strlen("listening on http://127.0.0.1:"));
     cr_assert_gt(s->port, 0, "no port in: %s", line);
     return s;
@@ -1635,10 +1645,15 @@ Test(room, games_go_on_after_a_restart)
     stop_room(s);
 
     /* A database of a newer schema: refused, with a message, and status 1. */
-    sqlite3 *sq;
-    cr_assert_eq(sqlite3_open(db, &sq), SQLITE_OK);
-    cr_assert_eq(sqlite3_exec(sq, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(sq);
+    if (pgtest_server()) {
+        char err[256] = "";
+        cr_assert(pgtest_exec(db, "UPDATE schema_version SET version = 99", err, sizeof err), "%s", err);
+    } else {
+        sqlite3 *sq;
+        cr_assert_eq(sqlite3_open(db, &sq), SQLITE_OK);
+        cr_assert_eq(sqlite3_exec(sq, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(sq);
+    }
     char *argv[] = {"/bin/sh", "-c", "exec \"$0\" --port 0 --database \"$1\" 2>&1", (char *)BAGHCHAL_SERVER_BIN,
                     (char *)db, NULL};
     pipe_proc_t *p = pipe_start(argv, 0);

@@ -1,7 +1,11 @@
 /* The room's storage (tools/obx-server/room/store.h): every record read back as written, the
  * file's schema versions, queued writes committed many to a transaction and acknowledged only
  * once stored (even when the process is killed right after), one failing write undone alone,
- * and reads from other threads while the writer writes. */
+ * and reads from other threads while the writer writes.
+ *
+ * Run by tests/support/postgres.sh (BAGHCHAL_TEST_POSTGRES set), the same cases run against
+ * PostgreSQL, each test in a database of its own; the few about SQLite's file have
+ * PostgreSQL's counterparts. */
 #include <criterion/criterion.h>
 
 #ifndef BAGHCHAL_ROOM
@@ -21,18 +25,34 @@ Test(store, not_built, .disabled = true) {}
 #include <time.h>
 #include <unistd.h>
 
+#include "pgtest.h"
 #include "store.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
 static char dir[64];
-static char db[128];
+static char db[256]; /* the file, or under PostgreSQL the database's URL */
 
 static void make_dir(void)
 {
     snprintf(dir, sizeof dir, "/tmp/baghchal-store-XXXXXX");
     cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
     snprintf(db, sizeof db, "%s/room.db", dir);
+    char err[256] = "";
+    if (pgtest_server())
+        cr_assert(pgtest_fresh("store", db, sizeof db, err, sizeof err), "%s", err);
+}
+
+/* The cases about SQLite's file alone, or PostgreSQL's database alone. */
+static void sqlite_only(void)
+{
+    if (pgtest_server())
+        cr_skip_test("about SQLite's file");
+}
+static void postgres_only(void)
+{
+    if (!pgtest_server())
+        cr_skip_test("run by tests/support/postgres.sh");
 }
 
 static void remove_dir(void)
@@ -263,6 +283,20 @@ static const store_player_t *find_player(const players_t *ps, const char *id)
 
 static int user_version(const char *path)
 {
+    char err[256] = "";
+    if (pgtest_server()) {
+        char *t = pgtest_value(path, "SELECT to_regclass('schema_version') IS NOT NULL", err, sizeof err);
+        cr_assert_not_null(t, "%s", err);
+        bool there = !strcmp(t, "t");
+        free(t);
+        if (!there)
+            return 0;
+        t = pgtest_value(path, "SELECT version FROM schema_version", err, sizeof err);
+        cr_assert_not_null(t, "%s", err);
+        int v = atoi(t);
+        free(t);
+        return v;
+    }
     sqlite3 *h;
     cr_assert_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     sqlite3_stmt *st;
@@ -276,6 +310,11 @@ static int user_version(const char *path)
 
 static void sql(const char *path, const char *script)
 {
+    char err[256] = "";
+    if (pgtest_server()) {
+        cr_assert(pgtest_exec(path, script, err, sizeof err), "%s", err);
+        return;
+    }
     sqlite3 *h;
     cr_assert_eq(sqlite3_open(path, &h), SQLITE_OK);
     char *msg = NULL;
@@ -310,6 +349,14 @@ Test(store, an_older_file_is_upgraded_and_keeps_what_it_held)
     cr_assert_eq(atomic_load(&c.ok), 1);
     cr_assert_eq(user_version(db), STORE_SCHEMA_VERSION);
 
+    if (pgtest_server()) {
+        char err[256] = "";
+        char *t = pgtest_value(db, "SELECT x FROM notes", err, sizeof err);
+        cr_assert_not_null(t, "%s", err);
+        cr_assert_str_eq(t, "kept");
+        free(t);
+        return;
+    }
     sqlite3 *h;
     cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
     sqlite3_stmt *st;
@@ -326,20 +373,22 @@ Test(store, an_older_file_is_upgraded_and_keeps_what_it_held)
 
 Test(store, a_newer_file_is_refused_with_both_versions_and_left_alone)
 {
+    sqlite_only();
     sql(db, "CREATE TABLE future(x); PRAGMA user_version = 2;");
     char err[256] = "";
     cr_assert_null(store_open(db, false, err, sizeof err));
-    char want[256];
+    char want[400];
     snprintf(want, sizeof want, "%s has schema version 2; this server knows up to 1: use a newer baghchal-server", db);
     cr_assert_str_eq(err, want);
     cr_assert_eq(user_version(db), 2);
-    char wal[160];
+    char wal[300];
     snprintf(wal, sizeof wal, "%s-wal", db);
     cr_assert_neq(access(wal, F_OK), 0, "the refused file was switched to WAL");
 }
 
 Test(store, a_file_that_is_not_a_database_is_refused_in_one_line)
 {
+    sqlite_only();
     FILE *f = fopen(db, "w");
     cr_assert_not_null(f);
     fputs("these are not the pages of a database, only some words long enough to be read as a header\n", f);
@@ -354,6 +403,7 @@ Test(store, a_file_that_is_not_a_database_is_refused_in_one_line)
 
 Test(store, a_fifo_a_directory_or_an_impossible_path_is_refused_without_blocking)
 {
+    sqlite_only();
     char err[256];
     cr_assert_eq(mkfifo(db, 0600), 0, "mkfifo: %s", strerror(errno));
     err[0] = '\0';
@@ -376,6 +426,46 @@ Test(store, a_fifo_a_directory_or_an_impossible_path_is_refused_without_blocking
     err[0] = '\0';
     cr_assert_null(store_open("", false, err, sizeof err));
     cr_assert_neq(err[0], '\0');
+}
+
+Test(store, a_newer_postgresql_database_is_refused_with_both_versions_and_left_alone)
+{
+    postgres_only();
+    sql(db, "CREATE TABLE future(x INTEGER); CREATE TABLE schema_version(version INTEGER NOT NULL); "
+            "INSERT INTO schema_version VALUES(2);");
+    char err[256] = "";
+    cr_assert_null(store_open(db, false, err, sizeof err));
+    char *name = pgtest_value(db, "SELECT current_database()", err + 128, 128);
+    cr_assert_not_null(name);
+    char want[400];
+    snprintf(want, sizeof want,
+             "PostgreSQL database %s has schema version 2; this server knows up to 1: use a newer baghchal-server",
+             name);
+    free(name);
+    cr_assert_str_eq(err, want);
+    cr_assert_eq(user_version(db), 2);
+    char *t = pgtest_value(db, "SELECT to_regclass('players') IS NULL", err, sizeof err);
+    cr_assert_not_null(t, "%s", err);
+    cr_assert_str_eq(t, "t", "the refused database was given tables");
+    free(t);
+}
+
+Test(store, a_postgresql_database_that_cannot_be_reached_is_refused_in_one_line)
+{
+    postgres_only();
+    char err[256] = "", url[600];
+    /* No such database on the server, then no server at all. */
+    const char *base = pgtest_server(), *rest = strchr(base, '?');
+    cr_assert_not_null(rest);
+    snprintf(url, sizeof url, "postgresql://baghchal@/no_such_database%s", rest);
+    cr_assert_null(store_open(url, false, err, sizeof err));
+    cr_assert(strstr(err, "PostgreSQL") == err && strstr(err, "no_such_database"), "%s", err);
+    cr_assert_null(strchr(err, '\n'), "%s", err);
+    snprintf(url, sizeof url, "postgresql://baghchal@/postgres?host=%s/nowhere&port=1", dir);
+    err[0] = '\0';
+    cr_assert_null(store_open(url, false, err, sizeof err));
+    cr_assert(strstr(err, "PostgreSQL") == err && strstr(err, "nowhere"), "%s", err);
+    cr_assert_null(strchr(err, '\n'), "%s", err);
 }
 
 /* ---- records ------------------------------------------------------------------------------ */
