@@ -1667,6 +1667,65 @@ Test(room, games_go_on_after_a_restart)
     cr_assert(e.exited && e.code == 1, "status %d, signal %d", e.code, e.signal);
 }
 
+/* ==== 7b. two servers on one PostgreSQL ================================================== */
+
+/* A seek made on one server is in the other's lobby (its stream within a second), a token made
+ * on one works on the other, and a seek cancelled through the other leaves both lobbies. */
+Test(room, two_servers_share_one_lobby)
+{
+    if (!pgtest_server())
+        cr_skip_test("two servers share a PostgreSQL database only (tests/support/postgres.sh)");
+    const char *db = fresh_db("two");
+    srv_t *a = start_room(db, NULL), *b = start_room(db, NULL);
+    who_t x = guest(a);
+    stream_t *lb = stream_open(b, "/api/lobby/stream", NULL), *la = stream_open(a, "/api/lobby/stream", NULL);
+    expect_event(lb, "lobby");
+    expect_event(la, "lobby");
+
+    double t0 = pipe_now_ms();
+    cJSON *seek = expect(req(a, "POST", "/api/seek", x.token, "{\"side\": \"tigers\"}"), 201);
+    const char *sid = keep_str(strdup(jstr(seek, "id")));
+    cJSON *j = expect_event(lb, "seekAdded");
+    double took = pipe_now_ms() - t0;
+    cr_assert_str_eq(jstr(j, "seek.id"), sid);
+    cr_assert_str_eq(jstr(j, "seek.from.id"), x.id);
+    cr_assert_str_eq(jstr(j, "seek.side"), "tigers");
+    cr_assert_lt(took, 1000 * slow(), "seekAdded came to the other server %.0f ms after the POST", took);
+    cr_assert(lobby_has_seek(b, sid));
+    cr_assert_str_eq(jstr(expect_event(la, "seekAdded"), "seek.id"), sid);
+    char path[256];
+    snprintf(path, sizeof path, "/api/challenge/%s", sid);
+    cr_assert_str_eq(jstr(expect(req(b, "GET", path, NULL, NULL), 200), "from.id"), x.id);
+
+    /* The guest's token, made on a, is the same player on b. */
+    cr_assert_str_eq(jstr(expect(req(b, "GET", "/api/account", x.token, NULL), 200), "id"), x.id);
+    /* Its own creator still cannot take it there. */
+    snprintf(path, sizeof path, "/api/seek/%s/accept", sid);
+    expect_code(req(b, "POST", path, x.token, NULL), 400, "self");
+
+    /* Cancelled through b: gone from both. */
+    snprintf(path, sizeof path, "/api/seek/%s/cancel", sid);
+    expect(req(b, "POST", path, x.token, NULL), 200);
+    j = expect_event(la, "seekRemoved");
+    cr_assert_str_eq(jstr(j, "id"), sid);
+    cr_assert_str_eq(jstr(j, "reason"), "cancelled");
+    cr_assert_str_eq(jstr(expect_event(lb, "seekRemoved"), "id"), sid);
+    cr_assert(!lobby_has_seek(a, sid));
+    cr_assert(!lobby_has_seek(b, sid));
+    expect_code(req(a, "POST", path, x.token, NULL), 404, "no-challenge");
+
+    /* A server started later finds the lobby as it is. */
+    seek = expect(req(b, "POST", "/api/seek", x.token, NULL), 201);
+    sid = keep_str(strdup(jstr(seek, "id")));
+    expect_event(la, "seekAdded");
+    srv_t *c = start_room(db, NULL);
+    cr_assert(lobby_has_seek(c, sid));
+    cr_assert_eq(lobby_seeks(c), 1);
+    stop_room(c);
+    stop_room(a);
+    stop_room(b);
+}
+
 /* ==== 8. bad input ================================================================================ */
 
 Test(room, bad_input_over_a_raw_socket)

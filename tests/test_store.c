@@ -953,6 +953,161 @@ Test(store, acknowledged_writes_survive_the_process_being_killed_when_durable)
     killed_after_acknowledging(true);
 }
 
+/* ---- one record by id, messages to the other servers ------------------------------------ */
+
+Test(store, a_player_with_its_ratings_and_a_challenge_read_back_by_id)
+{
+    store_t *s = open_store(false);
+    store_player_t p = player("p1", "Asha", STORE_NAMED), q = player("p2", "Bikram", STORE_NAMED);
+    store_rating_t r1 = {.player = "p1", .cls = "blitz", .g = {1612.25, 80.5, 0.0599, 7}};
+    store_rating_t r2 = {.player = "p1", .cls = "rapid", .g = {1498.0, 120.0, 0.06, 2}};
+    store_rating_t r3 = {.player = "p2", .cls = "blitz", .g = {1400.0, 200.0, 0.06, 1}};
+    store_challenge_t ch = {.id = "s1", .from = "p1", .to = "", .listed = true, .side = STORE_SIDE_TIGERS,
+                            .initial_ms = 180000, .increment_ms = 2000, .rule = 1, .rated = true,
+                            .created_ms = 1700000000123};
+    count_t c = {0};
+    cr_assert(store_put_player(s, &p, count_cb, &c) && store_put_player(s, &q, count_cb, &c));
+    cr_assert(store_put_rating(s, &r1, count_cb, &c) && store_put_rating(s, &r2, count_cb, &c) &&
+              store_put_rating(s, &r3, count_cb, &c));
+    cr_assert(store_put_challenge(s, &ch, count_cb, &c));
+    store_flush(s);
+    cr_assert_eq(atomic_load(&c.ok), 6);
+
+    char err[256] = "";
+    store_player_t got;
+    store_rating_t rs[5];
+    int n = -1;
+    cr_assert_eq(store_get_player(s, "p1", &got, rs, 5, &n, err, sizeof err), 1, "%s", err);
+    cr_assert_str_eq(got.name, "Asha");
+    cr_assert_str_eq(got.pw_hash, p.pw_hash);
+    cr_assert_eq(got.kind, STORE_NAMED);
+    cr_assert_eq(got.created_ms, p.created_ms);
+    cr_assert_eq(n, 2);
+    const store_rating_t *blitz = !strcmp(rs[0].cls, "blitz") ? &rs[0] : &rs[1];
+    cr_assert_str_eq(blitz->cls, "blitz");
+    cr_assert_eq(blitz->g.rating, 1612.25);
+    cr_assert_eq(blitz->g.deviation, 80.5);
+    cr_assert_eq(blitz->g.volatility, 0.0599);
+    cr_assert_eq(blitz->g.games, 7);
+    /* No room for ratings: the player alone. */
+    cr_assert_eq(store_get_player(s, "p1", &got, rs, 0, &n, err, sizeof err), 1, "%s", err);
+    cr_assert_eq(n, 0);
+    cr_assert_eq(store_get_player(s, "nobody", &got, rs, 5, &n, err, sizeof err), 0, "%s", err);
+
+    store_challenge_t gc;
+    cr_assert_eq(store_get_challenge(s, "s1", &gc, err, sizeof err), 1, "%s", err);
+    cr_assert_str_eq(gc.from, "p1");
+    cr_assert_str_eq(gc.to, "");
+    cr_assert(gc.listed && gc.rated);
+    cr_assert_eq(gc.side, STORE_SIDE_TIGERS);
+    cr_assert_eq(gc.initial_ms, 180000);
+    cr_assert_eq(gc.increment_ms, 2000);
+    cr_assert_eq(gc.rule, 1);
+    cr_assert_eq(gc.created_ms, 1700000000123);
+    cr_assert(store_delete_challenge(s, "s1", NULL, NULL));
+    store_flush(s);
+    cr_assert_eq(store_get_challenge(s, "s1", &gc, err, sizeof err), 0, "%s", err);
+    store_close(s);
+}
+
+/* What a listener heard, from the store's thread. */
+typedef struct {
+    pthread_mutex_t lock;
+    pthread_cond_t more;
+    char text[8][64];
+    int n, missed;
+} heard_t;
+
+static void heard_cb(void *ctx, const char *text)
+{
+    heard_t *h = ctx;
+    pthread_mutex_lock(&h->lock);
+    if (!text)
+        h->missed++;
+    else if (h->n < 8)
+        snprintf(h->text[h->n++], sizeof h->text[0], "%s", text);
+    pthread_cond_broadcast(&h->more);
+    pthread_mutex_unlock(&h->lock);
+}
+
+/* Waits (at most 10 s: an arrival, not a speed) until h has heard n messages. */
+static int heard_wait(heard_t *h, int n)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 10;
+    pthread_mutex_lock(&h->lock);
+    while (h->n < n && pthread_cond_timedwait(&h->more, &h->lock, &until) == 0) {
+    }
+    int got = h->n;
+    pthread_mutex_unlock(&h->lock);
+    return got;
+}
+
+Test(store, on_sqlite_a_message_is_done_at_once_and_nobody_listens)
+{
+    sqlite_only();
+    store_t *s = open_store(false);
+    heard_t h = {.lock = PTHREAD_MUTEX_INITIALIZER, .more = PTHREAD_COND_INITIALIZER};
+    char err[256] = "";
+    cr_assert_eq(store_listen(s, heard_cb, &h, err, sizeof err), 0);
+    count_t c = {0};
+    cr_assert(store_notify(s, "hello", count_cb, &c));
+    store_flush(s);
+    cr_assert_eq(atomic_load(&c.ok), 1);
+    cr_assert_eq(h.n, 0);
+    store_close(s);
+}
+
+Test(store, messages_reach_every_other_store_on_the_database_once_committed_in_order)
+{
+    postgres_only();
+    store_t *a = open_store(false), *b = open_store(false);
+    heard_t ha = {.lock = PTHREAD_MUTEX_INITIALIZER, .more = PTHREAD_COND_INITIALIZER};
+    heard_t hb = {.lock = PTHREAD_MUTEX_INITIALIZER, .more = PTHREAD_COND_INITIALIZER};
+    char err[256] = "";
+    cr_assert_eq(store_listen(a, heard_cb, &ha, err, sizeof err), 1, "%s", err);
+    cr_assert_eq(store_listen(b, heard_cb, &hb, err, sizeof err), 1, "%s", err);
+    cr_assert_eq(store_listen(b, heard_cb, &hb, err, sizeof err), -1, "listening twice");
+
+    /* Held at the gate, a's message is not sent before the writes queued before it. */
+    gate_t gate;
+    gate_close(a, &gate);
+    store_player_t p = player("p1", "Asha", STORE_NAMED);
+    count_t c = {0};
+    cr_assert(store_put_player(a, &p, count_cb, &c));
+    cr_assert(store_notify(a, "player p1", count_cb, &c));
+    cr_assert(store_notify(a, "second", count_cb, &c));
+    char big[STORE_NOTE_MAX + 2];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    cr_assert(!store_notify(a, big, count_cb, &c), "a message over STORE_NOTE_MAX is refused");
+    cr_assert_eq(hb.n, 0);
+    gate_open(&gate);
+    cr_assert_eq(heard_wait(&hb, 2), 2, "b heard %d", hb.n);
+    cr_assert_str_eq(hb.text[0], "player p1");
+    cr_assert_str_eq(hb.text[1], "second");
+    /* Heard once committed: the player is there to read. */
+    store_player_t got;
+    store_rating_t rs[1];
+    int n;
+    cr_assert_eq(store_get_player(b, "p1", &got, rs, 1, &n, err, sizeof err), 1, "%s", err);
+    cr_assert_eq(atomic_load(&c.ok), 3);
+
+    /* And the other way; nobody hears itself. */
+    cr_assert(store_notify(b, "from b", NULL, NULL));
+    cr_assert_eq(heard_wait(&ha, 1), 1);
+    cr_assert_str_eq(ha.text[0], "from b");
+    store_flush(a);
+    store_flush(b);
+    cr_assert_eq(ha.n, 1);
+    cr_assert_eq(hb.n, 2);
+    cr_assert_eq(ha.missed + hb.missed, 0);
+    store_close(a);
+    store_close(b);
+    gate_destroy(&gate);
+}
+
 /* ---- heartbeat, flush ------------------------------------------------------------------------ */
 
 Test(store, the_last_heartbeat_is_kept)

@@ -163,6 +163,18 @@ static void load_challenge(void *ctx, const store_challenge_t *sc)
 
 bool lobby_load(room_t *r, char *err, size_t errlen) { return store_each_challenge(r->store, load_challenge, r, err, errlen); }
 
+bool lobby_reload(room_t *r, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < r->challenges.cap; i++)
+        if (rmap_live(&r->challenges, i))
+            free(r->challenges.vals[i]);
+    rmap_free(&r->challenges);
+    for (size_t i = 0; i < r->players.cap; i++)
+        if (rmap_live(&r->players, i))
+            ((player_t *)r->players.vals[i])->challenges = 0;
+    return lobby_load(r, err, errlen);
+}
+
 /* ---- settings ----------------------------------------------------------------------- */
 
 /* The settings of a seek or challenge from its body; NULL, or what is wrong. */

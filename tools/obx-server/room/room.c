@@ -226,6 +226,8 @@ static void pending_finish(pending_t *p, bool ok, bool locked)
         pthread_mutex_lock(&r->lock);
     for (int i = 0; i < p->nevents; i++) {
         if (ok)
+            relay_out(r, p->ch[i], p->key[i], p->events[i]);
+        if (ok)
             room_publish(r, p->ch[i], p->key[i], p->events[i]);
         else
             cJSON_Delete(p->events[i]);
@@ -577,6 +579,13 @@ room_t *room_open(const room_config_t *c, char *err, size_t errlen)
     pthread_mutex_lock(&r->lock);
     bool ok = players_load(r, err, errlen) && lobby_load(r, err, errlen) && rounds_load(r, heartbeat, err, errlen);
     pthread_mutex_unlock(&r->lock);
+    /* Heard from now on; the lobby read once more, so that nothing committed between the first
+     * reading and the listening is missed. */
+    if (ok && (ok = relay_start(r, err, errlen)) && r->relaying) {
+        pthread_mutex_lock(&r->lock);
+        ok = lobby_reload(r, err, errlen);
+        pthread_mutex_unlock(&r->lock);
+    }
     if (!ok) {
         room_close(r);
         return NULL;

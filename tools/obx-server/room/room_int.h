@@ -90,6 +90,7 @@ struct room {
     bool lobby_games_dirty, lobby_players_dirty;
     uint64_t moves, events;
     bool closing;
+    bool relaying; /* other servers share the database: the lobby's events go to them too */
 };
 
 /* ---- time --------------------------------------------------------------------------- */
@@ -124,8 +125,19 @@ void players_handle(room_t *r, const room_request_t *q, const char *rest, player
 /* Rates a finished game between a and b (a goats, b tigers) with winner 0 none, 1 goats, 2 tigers. */
 void players_rate(room_t *r, round_t *g, player_t *goats, player_t *tigers);
 
+/* A player another server made, read from the store and kept; NULL when there is none. */
+player_t *players_fetch(room_t *r, const char *id);
+
+/* ---- relay.c: several servers on one database ------------------------------------------ */
+/* Starts hearing the other servers (false with a reason in err when the store cannot). */
+bool relay_start(room_t *r, char *err, size_t errlen);
+/* Sends a committed event that changes the lobby to the other servers (others: nothing). */
+void relay_out(room_t *r, channel_t ch, const char *key, const cJSON *j);
+
 /* ---- lobby.c ------------------------------------------------------------------------- */
 bool lobby_load(room_t *r, char *err, size_t errlen);
+/* The open challenges read again (another server's changes may have been missed). */
+bool lobby_reload(room_t *r, char *err, size_t errlen);
 void lobby_handle(room_t *r, const room_request_t *q, const char *rest, player_t *me, room_reply_fn reply, void *ctx);
 cJSON *lobby_snapshot(room_t *r);
 cJSON *challenge_json(room_t *r, const challenge_t *c);

@@ -124,6 +124,7 @@ static void free_write(write_t *w)
 {
     if (w->op == OP_GAME)
         free(w->u.game.moves);
+    free(w->note);
     free(w);
 }
 
@@ -281,6 +282,25 @@ bool store_heartbeat(store_t *s, int64_t now_ms, store_done_fn done, void *ctx)
     return enqueue(s, w);
 }
 
+bool store_notify(store_t *s, const char *text, store_done_fn done, void *ctx)
+{
+    if (strlen(text) > STORE_NOTE_MAX)
+        return false;
+    write_t *w = new_write(OP_NOTIFY, done, ctx);
+    if (!w)
+        return false;
+    if (!(w->note = strdup(text))) {
+        free(w);
+        return false;
+    }
+    return enqueue(s, w);
+}
+
+int store_listen(store_t *s, void (*fn)(void *ctx, const char *text), void *ctx, char *err, size_t errlen)
+{
+    return s->b->listen ? s->b->listen(s->db, fn, ctx, err, errlen) : 0;
+}
+
 void store_flush(store_t *s)
 {
     if (writer_of == s)
@@ -405,6 +425,28 @@ int store_find_token(store_t *s, const char *token_hash, char player[STORE_ID_LE
     if (!read_begin(s, err, errlen))
         return -1;
     int found = s->b->find_token(s->db, token_hash, player, err, errlen);
+    read_end(s);
+    return found;
+}
+
+int store_get_player(store_t *s, const char *id, store_player_t *out, store_rating_t *ratings, int max, int *nratings,
+                     char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    *nratings = 0;
+    if (!read_begin(s, err, errlen))
+        return -1;
+    int found = s->b->get_player(s->db, id, out, ratings, max, nratings, err, errlen);
+    read_end(s);
+    return found;
+}
+
+int store_get_challenge(store_t *s, const char *id, store_challenge_t *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (!read_begin(s, err, errlen))
+        return -1;
+    int found = s->b->get_challenge(s->db, id, out, err, errlen);
     read_end(s);
     return found;
 }

@@ -125,6 +125,14 @@ int store_get_game(store_t *s, const char *id, store_game_t *out, char *err, siz
  * returns how many, -1 on error. */
 int store_player_games(store_t *s, const char *player, char (*ids)[STORE_ID_LEN], int max, char *err, size_t errlen);
 
+/* One player by id, with up to max of its ratings in ratings (*nratings of them): 1 found,
+ * 0 no such player, -1 error (err). For a player another server made. */
+int store_get_player(store_t *s, const char *id, store_player_t *out, store_rating_t *ratings, int max, int *nratings,
+                     char *err, size_t errlen);
+
+/* One open challenge by id: 1 found, 0 none (taken, cancelled or never made), -1 error. */
+int store_get_challenge(store_t *s, const char *id, store_challenge_t *out, char *err, size_t errlen);
+
 /* The player a token's hash belongs to: 1 found (id copied), 0 none, -1 error. */
 int store_find_token(store_t *s, const char *token_hash, char player[STORE_ID_LEN], char *err, size_t errlen);
 
@@ -149,6 +157,21 @@ bool store_put_game(store_t *s, const store_game_t *g, store_done_fn done, void 
 /* Records that the server is alive at now_ms (wall clock): after a stop, the room charges no
  * player for the time after the last heartbeat. */
 bool store_heartbeat(store_t *s, int64_t now_ms, store_done_fn done, void *ctx);
+
+/* ---- other servers on the same database ----------------------------------------- */
+
+enum { STORE_NOTE_MAX = 7000 }; /* a message's bytes at most (PostgreSQL's NOTIFY takes 8000) */
+
+/* Queues a message to every other process listening on the database, sent with the writes
+ * queued before it (PostgreSQL's NOTIFY: delivered once committed, in the order of commits).
+ * On SQLite nobody else listens: done is called with ok. False when the store is closing, out
+ * of memory, or the text is longer than STORE_NOTE_MAX. */
+bool store_notify(store_t *s, const char *text, store_done_fn done, void *ctx);
+
+/* From now on calls fn, on a thread of the store's, with each message another process sent
+ * (never this store's own), and with NULL when some may have been missed (the connection was
+ * lost and made again). 1 listening, 0 nothing to listen to (SQLite: one process), -1 error. */
+int store_listen(store_t *s, void (*fn)(void *ctx, const char *text), void *ctx, char *err, size_t errlen);
 
 /* Blocks until every write queued before the call is committed (or failed). */
 void store_flush(store_t *s);

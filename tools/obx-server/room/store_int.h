@@ -8,7 +8,7 @@
 #include "store.h"
 
 /* A queued write's kind. */
-enum { OP_PLAYER, OP_RATING, OP_TOKEN, OP_CHALLENGE, OP_DELETE_CHALLENGE, OP_GAME, OP_HEARTBEAT, OP_COUNT };
+enum { OP_PLAYER, OP_RATING, OP_TOKEN, OP_CHALLENGE, OP_DELETE_CHALLENGE, OP_GAME, OP_HEARTBEAT, OP_NOTIFY, OP_COUNT };
 
 typedef struct write {
     struct write *next;
@@ -16,6 +16,7 @@ typedef struct write {
     store_done_fn done;
     void *ctx;
     bool ok; /* set by the backend's run_group */
+    char *note; /* OP_NOTIFY: the message (heap) */
     union {
         store_player_t player;
         store_rating_t rating;
@@ -51,6 +52,11 @@ typedef struct {
     int (*player_games)(void *db, const char *player, char (*ids)[STORE_ID_LEN], int max, char *err, size_t errlen);
     int (*find_token)(void *db, const char *token_hash, char player[STORE_ID_LEN], char *err, size_t errlen);
     int64_t (*last_heartbeat)(void *db);
+    int (*get_player)(void *db, const char *id, store_player_t *out, store_rating_t *ratings, int max, int *nratings,
+                      char *err, size_t errlen);
+    int (*get_challenge)(void *db, const char *id, store_challenge_t *out, char *err, size_t errlen);
+    /* Starts listening (NULL: a database only one process uses). */
+    int (*listen)(void *db, void (*fn)(void *ctx, const char *text), void *ctx, char *err, size_t errlen);
 } store_backend_t;
 
 /* Each opens its database (migrating it) and returns its handle, the backend's table in *b and

@@ -5,7 +5,12 @@
  * transaction (a savepoint per write), and one for reads. The schema's version is the row of
  * the table schema_version; servers starting at once migrate one after the other, under an
  * advisory lock. Without durable, commits are asynchronous (synchronous_commit = off): a
- * committed write survives this process's death, not the database server's crash. */
+ * committed write survives this process's death, not the database server's crash.
+ *
+ * Messages to the other servers (store_notify) are NOTIFYs on the channel "baghchal", sent in
+ * the transaction of the writes before them, so they arrive once those are committed; a third
+ * connection and thread LISTEN and hand each on (store_listen). Each store signs its messages
+ * with an origin of its own, so that it skips its own. */
 #include "store_int.h"
 
 #ifndef BAGHCHAL_HAVE_PQ
@@ -19,10 +24,15 @@ void *store_pg_open(const char *url, bool durable, const store_backend_t **b, in
 
 #else
 
+#include <errno.h>
 #include <libpq-fe.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 /* ---- the schema ----------------------------------------------------------------------- */
 
@@ -137,10 +147,24 @@ static const char *const write_sql[OP_COUNT] = {
                 "tigers_rating_diff = excluded.tigers_rating_diff, rematch_of = excluded.rematch_of",
     [OP_HEARTBEAT] = "INSERT INTO meta(key, value) VALUES('heartbeat', $1) "
                      "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+    [OP_NOTIFY] = "SELECT pg_notify('baghchal', $1)",
 };
 
 /* The reading connection's statements, prepared as "r0", "r1", ... */
-enum { R_PLAYERS, R_RATINGS, R_CHALLENGES, R_LIVE_GAMES, R_GAME, R_PLAYER_GAMES, R_TOKEN, R_HEARTBEAT, R_COUNT };
+enum {
+    R_PLAYERS,
+    R_RATINGS,
+    R_CHALLENGES,
+    R_LIVE_GAMES,
+    R_GAME,
+    R_PLAYER_GAMES,
+    R_TOKEN,
+    R_HEARTBEAT,
+    R_PLAYER,
+    R_PLAYER_RATINGS,
+    R_CHALLENGE,
+    R_COUNT
+};
 
 static const char *const read_sql[R_COUNT] = {
     [R_PLAYERS] = "SELECT id, name, kind, pw_hash, created_ms FROM players ORDER BY seq",
@@ -153,6 +177,10 @@ static const char *const read_sql[R_COUNT] = {
                        "ORDER BY ended_ms DESC, seq DESC LIMIT $2",
     [R_TOKEN] = "SELECT player FROM tokens WHERE hash = $1",
     [R_HEARTBEAT] = "SELECT value FROM meta WHERE key = 'heartbeat'",
+    [R_PLAYER] = "SELECT id, name, kind, pw_hash, created_ms FROM players WHERE id = $1",
+    [R_PLAYER_RATINGS] = "SELECT player, cls, rating, deviation, volatility, games FROM ratings WHERE player = $1",
+    [R_CHALLENGE] = "SELECT id, from_player, to_player, listed, side, initial_ms, increment_ms, rule, rated, "
+                    "created_ms FROM challenges WHERE id = $1",
 };
 
 typedef struct {
@@ -160,6 +188,15 @@ typedef struct {
     char name[96]; /* for messages: never the URL, which may hold a password */
     bool durable;
     PGconn *w, *r;
+    char origin[40]; /* signs this store's messages */
+
+    /* The listener: its connection and thread, and a pipe that wakes it to stop. */
+    PGconn *l;
+    pthread_t listener;
+    bool listening;
+    int stop[2];
+    void (*heard)(void *ctx, const char *text);
+    void *heard_ctx;
 } pdb_t;
 
 /* ---- connections ---------------------------------------------------------------------- */
@@ -288,6 +325,14 @@ static void pg_close(void *db)
     pdb_t *s = db;
     if (!s)
         return;
+    if (s->listening) {
+        char b = 0;
+        while (write(s->stop[1], &b, 1) < 0 && errno == EINTR) {
+        }
+        pthread_join(s->listener, NULL);
+        close(s->stop[0]), close(s->stop[1]);
+    }
+    PQfinish(s->l);
     PQfinish(s->w);
     PQfinish(s->r);
     free(s->url);
@@ -306,6 +351,11 @@ void *store_pg_open(const char *url, bool durable, const store_backend_t **b, in
     }
     s->durable = durable;
     snprintf(s->name, sizeof s->name, "PostgreSQL");
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    static unsigned opened; /* distinct origins for stores of one process */
+    snprintf(s->origin, sizeof s->origin, "%ld.%ld.%u", (long)getpid(), (long)now.tv_nsec,
+             __atomic_add_fetch(&opened, 1, __ATOMIC_RELAXED));
     if (!(s->w = connect_to(s, err, errlen))) {
         pg_close(s);
         return NULL;
@@ -439,12 +489,23 @@ static bool apply(pdb_t *s, const write_t *w)
     case OP_HEARTBEAT:
         p_int(&p, w->u.now_ms);
         break;
+    case OP_NOTIFY:
+        break;
     default:
         return false;
     }
-    char name[8];
+    char name[8], *note = NULL;
     snprintf(name, sizeof name, "w%d", w->op);
-    return ok_command(PQexecPrepared(s->w, name, p.n, p.v, NULL, NULL, 0));
+    if (w->op == OP_NOTIFY) {
+        size_t n = strlen(s->origin) + strlen(w->note) + 2;
+        if (!(note = malloc(n)))
+            return false;
+        snprintf(note, n, "%s %s", s->origin, w->note);
+        p_text(&p, note);
+    }
+    bool ok = ok_command(PQexecPrepared(s->w, name, p.n, p.v, NULL, NULL, 0));
+    free(note);
+    return ok;
 }
 
 static void fail_from(write_t *from, const write_t *to)
@@ -518,6 +579,42 @@ static void copy_value(const PGresult *res, int row, int col, char *dst, size_t 
 
 static int64_t int_value(const PGresult *res, int row, int col) { return strtoll(PQgetvalue(res, row, col), NULL, 10); }
 
+static void row_player(const PGresult *res, int i, store_player_t *p)
+{
+    memset(p, 0, sizeof *p);
+    COPY_VALUE(res, i, 0, p->id);
+    COPY_VALUE(res, i, 1, p->name);
+    p->kind = (store_kind_t)int_value(res, i, 2);
+    COPY_VALUE(res, i, 3, p->pw_hash);
+    p->created_ms = int_value(res, i, 4);
+}
+
+static void row_rating(const PGresult *res, int i, store_rating_t *r)
+{
+    memset(r, 0, sizeof *r);
+    COPY_VALUE(res, i, 0, r->player);
+    COPY_VALUE(res, i, 1, r->cls);
+    r->g.rating = strtod(PQgetvalue(res, i, 2), NULL);
+    r->g.deviation = strtod(PQgetvalue(res, i, 3), NULL);
+    r->g.volatility = strtod(PQgetvalue(res, i, 4), NULL);
+    r->g.games = (int)int_value(res, i, 5);
+}
+
+static void row_challenge(const PGresult *res, int i, store_challenge_t *c)
+{
+    memset(c, 0, sizeof *c);
+    COPY_VALUE(res, i, 0, c->id);
+    COPY_VALUE(res, i, 1, c->from);
+    COPY_VALUE(res, i, 2, c->to);
+    c->listed = int_value(res, i, 3) != 0;
+    c->side = (store_side_t)int_value(res, i, 4);
+    c->initial_ms = int_value(res, i, 5);
+    c->increment_ms = int_value(res, i, 6);
+    c->rule = (int)int_value(res, i, 7);
+    c->rated = int_value(res, i, 8) != 0;
+    c->created_ms = int_value(res, i, 9);
+}
+
 static bool pg_each_player(void *db, void (*fn)(void *ctx, const store_player_t *p), void *ctx, char *err,
                            size_t errlen)
 {
@@ -526,12 +623,7 @@ static bool pg_each_player(void *db, void (*fn)(void *ctx, const store_player_t 
         return false;
     for (int i = 0, n = PQntuples(res); i < n; i++) {
         store_player_t p;
-        memset(&p, 0, sizeof p);
-        COPY_VALUE(res, i, 0, p.id);
-        COPY_VALUE(res, i, 1, p.name);
-        p.kind = (store_kind_t)int_value(res, i, 2);
-        COPY_VALUE(res, i, 3, p.pw_hash);
-        p.created_ms = int_value(res, i, 4);
+        row_player(res, i, &p);
         fn(ctx, &p);
     }
     PQclear(res);
@@ -546,13 +638,7 @@ static bool pg_each_rating(void *db, void (*fn)(void *ctx, const store_rating_t 
         return false;
     for (int i = 0, n = PQntuples(res); i < n; i++) {
         store_rating_t r;
-        memset(&r, 0, sizeof r);
-        COPY_VALUE(res, i, 0, r.player);
-        COPY_VALUE(res, i, 1, r.cls);
-        r.g.rating = strtod(PQgetvalue(res, i, 2), NULL);
-        r.g.deviation = strtod(PQgetvalue(res, i, 3), NULL);
-        r.g.volatility = strtod(PQgetvalue(res, i, 4), NULL);
-        r.g.games = (int)int_value(res, i, 5);
+        row_rating(res, i, &r);
         fn(ctx, &r);
     }
     PQclear(res);
@@ -567,17 +653,7 @@ static bool pg_each_challenge(void *db, void (*fn)(void *ctx, const store_challe
         return false;
     for (int i = 0, n = PQntuples(res); i < n; i++) {
         store_challenge_t c;
-        memset(&c, 0, sizeof c);
-        COPY_VALUE(res, i, 0, c.id);
-        COPY_VALUE(res, i, 1, c.from);
-        COPY_VALUE(res, i, 2, c.to);
-        c.listed = int_value(res, i, 3) != 0;
-        c.side = (store_side_t)int_value(res, i, 4);
-        c.initial_ms = int_value(res, i, 5);
-        c.increment_ms = int_value(res, i, 6);
-        c.rule = (int)int_value(res, i, 7);
-        c.rated = int_value(res, i, 8) != 0;
-        c.created_ms = int_value(res, i, 9);
+        row_challenge(res, i, &c);
         fn(ctx, &c);
     }
     PQclear(res);
@@ -693,7 +769,126 @@ static int64_t pg_last_heartbeat(void *db)
     return at;
 }
 
+static int pg_get_player(void *db, const char *id, store_player_t *out, store_rating_t *ratings, int max,
+                         int *nratings, char *err, size_t errlen)
+{
+    PGresult *res = query(db, R_PLAYER, 1, &id, err, errlen);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) > 0;
+    if (found)
+        row_player(res, 0, out);
+    PQclear(res);
+    if (!found)
+        return 0;
+    if (!(res = query(db, R_PLAYER_RATINGS, 1, &id, err, errlen)))
+        return -1;
+    for (int i = 0, n = PQntuples(res); i < n && *nratings < max; i++)
+        row_rating(res, i, &ratings[(*nratings)++]);
+    PQclear(res);
+    return 1;
+}
+
+static int pg_get_challenge(void *db, const char *id, store_challenge_t *out, char *err, size_t errlen)
+{
+    PGresult *res = query(db, R_CHALLENGE, 1, &id, err, errlen);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) > 0;
+    if (found)
+        row_challenge(res, 0, out);
+    PQclear(res);
+    return found;
+}
+
+/* ---- the listener ----------------------------------------------------------------------- */
+
+/* Waits up to ms for the stop pipe: true when told to stop. */
+static bool stopped(pdb_t *s, int fd, int ms)
+{
+    struct pollfd f[2] = {{.fd = s->stop[0], .events = POLLIN}, {.fd = fd, .events = POLLIN}};
+    poll(f, fd >= 0 ? 2 : 1, ms);
+    return f[0].revents != 0;
+}
+
+static bool listen_on(PGconn *c)
+{
+    PQsetNoticeProcessor(c, quiet, NULL);
+    return exec(c, "LISTEN baghchal");
+}
+
+static void *listener_main(void *arg)
+{
+    pdb_t *s = arg;
+    size_t own = strlen(s->origin);
+    for (;;) {
+        if (!s->l) {
+            /* Lost: made again, and the room told that it may have missed messages. */
+            char err[256];
+            PGconn *c = connect_to(s, err, sizeof err);
+            if (!c || !listen_on(c)) {
+                PQfinish(c);
+                if (stopped(s, -1, 1000))
+                    break;
+                continue;
+            }
+            s->l = c;
+            s->heard(s->heard_ctx, NULL);
+        }
+        if (stopped(s, PQsocket(s->l), 1000))
+            break;
+        if (!PQconsumeInput(s->l)) {
+            PQfinish(s->l);
+            s->l = NULL;
+            continue;
+        }
+        PGnotify *n;
+        while ((n = PQnotifies(s->l))) {
+            const char *text = n->extra;
+            if (strncmp(text, s->origin, own) || text[own] != ' ') {
+                const char *sp = strchr(text, ' ');
+                if (sp)
+                    s->heard(s->heard_ctx, sp + 1);
+            }
+            PQfreemem(n);
+        }
+    }
+    return NULL;
+}
+
+static int pg_listen(void *db, void (*fn)(void *ctx, const char *text), void *ctx, char *err, size_t errlen)
+{
+    pdb_t *s = db;
+    if (s->listening) {
+        store_set_err(err, errlen, "%s: already listening", s->name);
+        return -1;
+    }
+    if (!(s->l = connect_to(s, err, errlen)))
+        return -1;
+    if (!listen_on(s->l)) {
+        conn_err(s, s->l, err, errlen);
+        PQfinish(s->l);
+        s->l = NULL;
+        return -1;
+    }
+    s->heard = fn, s->heard_ctx = ctx;
+    if (pipe(s->stop) != 0) {
+        store_set_err(err, errlen, "%s: cannot make a pipe", s->name);
+        return -1;
+    }
+    if (pthread_create(&s->listener, NULL, listener_main, s) != 0) {
+        close(s->stop[0]), close(s->stop[1]);
+        store_set_err(err, errlen, "%s: cannot start the listener thread", s->name);
+        return -1;
+    }
+    s->listening = true;
+    return 1;
+}
+
 static const store_backend_t pg_backend = {
+    .get_player = pg_get_player,
+    .get_challenge = pg_get_challenge,
+    .listen = pg_listen,
     .run_group = pg_run_group,
     .committed = NULL,
     .close = pg_close,

@@ -149,7 +149,20 @@ static const char *const write_sql[W_COUNT] = {
 };
 
 /* The reading connection's statements. */
-enum { R_PLAYERS, R_RATINGS, R_CHALLENGES, R_LIVE_GAMES, R_GAME, R_PLAYER_GAMES, R_TOKEN, R_HEARTBEAT, R_COUNT };
+enum {
+    R_PLAYERS,
+    R_RATINGS,
+    R_CHALLENGES,
+    R_LIVE_GAMES,
+    R_GAME,
+    R_PLAYER_GAMES,
+    R_TOKEN,
+    R_HEARTBEAT,
+    R_PLAYER,
+    R_PLAYER_RATINGS,
+    R_CHALLENGE,
+    R_COUNT
+};
 
 static const char *const read_sql[R_COUNT] = {
     [R_PLAYERS] = "SELECT id, name, kind, pw_hash, created_ms FROM players ORDER BY rowid",
@@ -162,6 +175,10 @@ static const char *const read_sql[R_COUNT] = {
                        "ORDER BY ended_ms DESC, rowid DESC LIMIT ?2",
     [R_TOKEN] = "SELECT player FROM tokens WHERE hash = ?1",
     [R_HEARTBEAT] = "SELECT value FROM meta WHERE key = 'heartbeat'",
+    [R_PLAYER] = "SELECT id, name, kind, pw_hash, created_ms FROM players WHERE id = ?1",
+    [R_PLAYER_RATINGS] = "SELECT player, cls, rating, deviation, volatility, games FROM ratings WHERE player = ?1",
+    [R_CHALLENGE] = "SELECT id, from_player, to_player, listed, side, initial_ms, increment_ms, rule, rated, "
+                    "created_ms FROM challenges WHERE id = ?1",
 };
 
 /* A backend's write statement by the write's kind. */
@@ -464,6 +481,8 @@ static void *checkpointer_main(void *arg)
 /* Binds and runs one write's statement. */
 static bool apply(sdb_t *s, write_t *w)
 {
+    if (w->op == OP_NOTIFY)
+        return true; /* one process: nobody else to tell */
     sqlite3_stmt *st = s->w[W_OF(w->op)];
     int rc = SQLITE_OK;
     switch (w->op) {
@@ -616,6 +635,43 @@ static bool read_done(sdb_t *s, int rc, char *err, size_t errlen)
     return false;
 }
 
+/* A row of players, ratings, challenges into its struct. */
+static void row_player(sqlite3_stmt *st, store_player_t *p)
+{
+    memset(p, 0, sizeof *p);
+    COPY_COLUMN(st, 0, p->id);
+    COPY_COLUMN(st, 1, p->name);
+    p->kind = (store_kind_t)sqlite3_column_int(st, 2);
+    COPY_COLUMN(st, 3, p->pw_hash);
+    p->created_ms = sqlite3_column_int64(st, 4);
+}
+
+static void row_rating(sqlite3_stmt *st, store_rating_t *r)
+{
+    memset(r, 0, sizeof *r);
+    COPY_COLUMN(st, 0, r->player);
+    COPY_COLUMN(st, 1, r->cls);
+    r->g.rating = sqlite3_column_double(st, 2);
+    r->g.deviation = sqlite3_column_double(st, 3);
+    r->g.volatility = sqlite3_column_double(st, 4);
+    r->g.games = sqlite3_column_int(st, 5);
+}
+
+static void row_challenge(sqlite3_stmt *st, store_challenge_t *c)
+{
+    memset(c, 0, sizeof *c);
+    COPY_COLUMN(st, 0, c->id);
+    COPY_COLUMN(st, 1, c->from);
+    COPY_COLUMN(st, 2, c->to);
+    c->listed = sqlite3_column_int(st, 3) != 0;
+    c->side = (store_side_t)sqlite3_column_int(st, 4);
+    c->initial_ms = sqlite3_column_int64(st, 5);
+    c->increment_ms = sqlite3_column_int64(st, 6);
+    c->rule = sqlite3_column_int(st, 7);
+    c->rated = sqlite3_column_int(st, 8) != 0;
+    c->created_ms = sqlite3_column_int64(st, 9);
+}
+
 static bool sqlite_each_player(void *db, void (*fn)(void *ctx, const store_player_t *p), void *ctx, char *err, size_t errlen)
 {
     sdb_t *s = db;
@@ -623,12 +679,7 @@ static bool sqlite_each_player(void *db, void (*fn)(void *ctx, const store_playe
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         store_player_t p;
-        memset(&p, 0, sizeof p);
-        COPY_COLUMN(st, 0, p.id);
-        COPY_COLUMN(st, 1, p.name);
-        p.kind = (store_kind_t)sqlite3_column_int(st, 2);
-        COPY_COLUMN(st, 3, p.pw_hash);
-        p.created_ms = sqlite3_column_int64(st, 4);
+        row_player(st, &p);
         fn(ctx, &p);
     }
     bool ok = read_done(s, rc, err, errlen);
@@ -643,13 +694,7 @@ static bool sqlite_each_rating(void *db, void (*fn)(void *ctx, const store_ratin
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         store_rating_t r;
-        memset(&r, 0, sizeof r);
-        COPY_COLUMN(st, 0, r.player);
-        COPY_COLUMN(st, 1, r.cls);
-        r.g.rating = sqlite3_column_double(st, 2);
-        r.g.deviation = sqlite3_column_double(st, 3);
-        r.g.volatility = sqlite3_column_double(st, 4);
-        r.g.games = sqlite3_column_int(st, 5);
+        row_rating(st, &r);
         fn(ctx, &r);
     }
     bool ok = read_done(s, rc, err, errlen);
@@ -665,17 +710,7 @@ static bool sqlite_each_challenge(void *db, void (*fn)(void *ctx, const store_ch
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         store_challenge_t c;
-        memset(&c, 0, sizeof c);
-        COPY_COLUMN(st, 0, c.id);
-        COPY_COLUMN(st, 1, c.from);
-        COPY_COLUMN(st, 2, c.to);
-        c.listed = sqlite3_column_int(st, 3) != 0;
-        c.side = (store_side_t)sqlite3_column_int(st, 4);
-        c.initial_ms = sqlite3_column_int64(st, 5);
-        c.increment_ms = sqlite3_column_int64(st, 6);
-        c.rule = sqlite3_column_int(st, 7);
-        c.rated = sqlite3_column_int(st, 8) != 0;
-        c.created_ms = sqlite3_column_int64(st, 9);
+        row_challenge(st, &c);
         fn(ctx, &c);
     }
     bool ok = read_done(s, rc, err, errlen);
@@ -818,7 +853,54 @@ static int64_t sqlite_last_heartbeat(void *db)
     return at;
 }
 
+/* Runs st (its key bound) for at most one row: 1 a row, 0 none, -1 error. */
+static int one_row(sdb_t *s, sqlite3_stmt *st, const char *key, char *err, size_t errlen)
+{
+    if (sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC) != SQLITE_OK) {
+        store_set_err(err, errlen, "%s: %s", s->path, sqlite3_errmsg(s->rdb));
+        return -1;
+    }
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        return 1;
+    return read_done(s, rc, err, errlen) ? 0 : -1;
+}
+
+static int sqlite_get_player(void *db, const char *id, store_player_t *out, store_rating_t *ratings, int max,
+                             int *nratings, char *err, size_t errlen)
+{
+    sdb_t *s = db;
+    sqlite3_stmt *st = s->r[R_PLAYER];
+    int found = one_row(s, st, id, err, errlen);
+    if (found == 1)
+        row_player(st, out);
+    read_end(st);
+    if (found != 1)
+        return found;
+    st = s->r[R_PLAYER_RATINGS];
+    int rc = sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC) == SQLITE_OK ? SQLITE_ROW : SQLITE_ERROR;
+    while (rc == SQLITE_ROW && (rc = sqlite3_step(st)) == SQLITE_ROW)
+        if (*nratings < max)
+            row_rating(st, &ratings[(*nratings)++]);
+    found = read_done(s, rc, err, errlen) ? 1 : -1;
+    read_end(st);
+    return found;
+}
+
+static int sqlite_get_challenge(void *db, const char *id, store_challenge_t *out, char *err, size_t errlen)
+{
+    sdb_t *s = db;
+    sqlite3_stmt *st = s->r[R_CHALLENGE];
+    int found = one_row(s, st, id, err, errlen);
+    if (found == 1)
+        row_challenge(st, out);
+    read_end(st);
+    return found;
+}
+
 static const store_backend_t sqlite_backend = {
+    .get_player = sqlite_get_player,
+    .get_challenge = sqlite_get_challenge,
     .run_group = sqlite_run_group,
     .committed = sqlite_committed,
     .close = sqlite_close,
