@@ -1714,6 +1714,23 @@ Test(room, two_servers_share_one_lobby)
     cr_assert(!lobby_has_seek(b, sid));
     expect_code(req(a, "POST", path, x.token, NULL), 404, "no-challenge");
 
+    /* A challenge made on a to a player named on b: on its stream on b; declined there, on the
+     * challenger's stream on a. */
+    who_t y = named(b, "Yogesh", NULL);
+    stream_t *ey = stream_open(b, "/api/stream/event", y.token), *ex = stream_open(a, "/api/stream/event", x.token);
+    cJSON *ch = expect(req(a, "POST", "/api/challenge", x.token, "{\"to\": \"yogesh\"}"), 201);
+    const char *cid = keep_str(strdup(jstr(ch, "id")));
+    cr_assert_str_eq(jstr(ch, "to.id"), y.id);
+    j = expect_event(ey, "challenge");
+    cr_assert_str_eq(jstr(j, "challenge.id"), cid);
+    cr_assert_str_eq(jstr(j, "challenge.from.id"), x.id);
+    snprintf(path, sizeof path, "/api/challenge/%s/decline", cid);
+    expect(req(b, "POST", path, y.token, NULL), 200);
+    j = expect_event(ex, "challengeDeclined");
+    cr_assert_str_eq(jstr(j, "id"), cid);
+    snprintf(path, sizeof path, "/api/challenge/%s", cid);
+    expect_code(req(a, "GET", path, NULL, NULL), 404, "no-challenge");
+
     /* A server started later finds the lobby as it is. */
     seek = expect(req(b, "POST", "/api/seek", x.token, NULL), 201);
     sid = keep_str(strdup(jstr(seek, "id")));

@@ -993,6 +993,15 @@ Test(store, a_player_with_its_ratings_and_a_challenge_read_back_by_id)
     cr_assert_eq(store_get_player(s, "p1", &got, rs, 0, &n, err, sizeof err), 1, "%s", err);
     cr_assert_eq(n, 0);
     cr_assert_eq(store_get_player(s, "nobody", &got, rs, 5, &n, err, sizeof err), 0, "%s", err);
+    /* A named player by its name, whatever its case; a guest's name is nobody's. */
+    char who[STORE_ID_LEN] = "";
+    cr_assert_eq(store_find_name(s, "bIKRAM", who, err, sizeof err), 1, "%s", err);
+    cr_assert_str_eq(who, "p2");
+    store_player_t anon = player("p3", "Guest-abc", STORE_ANON);
+    cr_assert(store_put_player(s, &anon, NULL, NULL));
+    store_flush(s);
+    cr_assert_eq(store_find_name(s, "Guest-abc", who, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(store_find_name(s, "Chandra", who, err, sizeof err), 0, "%s", err);
 
     store_challenge_t gc;
     cr_assert_eq(store_get_challenge(s, "s1", &gc, err, sizeof err), 1, "%s", err);

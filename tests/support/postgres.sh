@@ -43,9 +43,11 @@ if ! (cd "$tmp" && "${as[@]}" "$bindir/initdb" -D "$tmp/data" -U baghchal -A tru
   cat "$tmp/initdb.log" >&2
   exit 1
 fi
-# fsync off: the tests kill our servers, never this one, and a test's data need not outlive it.
+# fsync off: the tests kill our servers, never this one, and a test's data need not outlive it
+# (a benchmark sets BAGHCHAL_POSTGRES_FSYNC=on).
 if ! (cd "$tmp" && "${as[@]}" "$bindir/pg_ctl" -D "$tmp/data" -l "$tmp/server.log" -w -t 60 \
-      -o "-c listen_addresses= -k $tmp -p $port -c fsync=off -c max_connections=200" start >/dev/null); then
+      -o "-c listen_addresses= -k $tmp -p $port -c fsync=${BAGHCHAL_POSTGRES_FSYNC:-off} -c max_connections=200" \
+      start >/dev/null); then
   echo "postgres.sh: the server did not start:" >&2
   cat "$tmp/server.log" >&2
   exit 1

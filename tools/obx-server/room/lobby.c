@@ -254,6 +254,11 @@ static void create(room_t *r, const cJSON *body, player_t *me, bool listed, room
                                                                                       : to->valuestring[k]);
         low[k] = '\0';
         target = to->valuestring[k] ? NULL : rmap_get(&r->names, low);
+        /* Named on another server sharing the database: read from it. */
+        char id[STORE_ID_LEN], err[160];
+        if (!target && !to->valuestring[k] && r->relaying &&
+            store_find_name(r->store, to->valuestring, id, err, sizeof err) == 1)
+            target = players_fetch(r, id);
         if (!target) {
             reply(ctx, 404, room_error_json("no-player", "no player named %.40s", to->valuestring), NULL);
             return;

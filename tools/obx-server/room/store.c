@@ -441,6 +441,15 @@ int store_get_player(store_t *s, const char *id, store_player_t *out, store_rati
     return found;
 }
 
+int store_find_name(store_t *s, const char *name, char player[STORE_ID_LEN], char *err, size_t errlen)
+{
+    if (!read_begin(s, err, errlen))
+        return -1;
+    int found = s->b->find_name(s->db, name, player, err, errlen);
+    read_end(s);
+    return found;
+}
+
 int store_get_challenge(store_t *s, const char *id, store_challenge_t *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);

@@ -130,6 +130,10 @@ int store_player_games(store_t *s, const char *player, char (*ids)[STORE_ID_LEN]
 int store_get_player(store_t *s, const char *id, store_player_t *out, store_rating_t *ratings, int max, int *nratings,
                      char *err, size_t errlen);
 
+/* The named player or bot of a name, whatever its ASCII case: 1 found (id copied), 0 none,
+ * -1 error. */
+int store_find_name(store_t *s, const char *name, char player[STORE_ID_LEN], char *err, size_t errlen);
+
 /* One open challenge by id: 1 found, 0 none (taken, cancelled or never made), -1 error. */
 int store_get_challenge(store_t *s, const char *id, store_challenge_t *out, char *err, size_t errlen);
 

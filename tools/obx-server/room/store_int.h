@@ -55,6 +55,7 @@ typedef struct {
     int (*get_player)(void *db, const char *id, store_player_t *out, store_rating_t *ratings, int max, int *nratings,
                       char *err, size_t errlen);
     int (*get_challenge)(void *db, const char *id, store_challenge_t *out, char *err, size_t errlen);
+    int (*find_name)(void *db, const char *name, char player[STORE_ID_LEN], char *err, size_t errlen);
     /* Starts listening (NULL: a database only one process uses). */
     int (*listen)(void *db, void (*fn)(void *ctx, const char *text), void *ctx, char *err, size_t errlen);
 } store_backend_t;

@@ -163,6 +163,7 @@ enum {
     R_PLAYER,
     R_PLAYER_RATINGS,
     R_CHALLENGE,
+    R_NAME,
     R_COUNT
 };
 
@@ -181,6 +182,7 @@ static const char *const read_sql[R_COUNT] = {
     [R_PLAYER_RATINGS] = "SELECT player, cls, rating, deviation, volatility, games FROM ratings WHERE player = $1",
     [R_CHALLENGE] = "SELECT id, from_player, to_player, listed, side, initial_ms, increment_ms, rule, rated, "
                     "created_ms FROM challenges WHERE id = $1",
+    [R_NAME] = "SELECT id FROM players WHERE lower(name COLLATE \"C\") = lower($1 COLLATE \"C\") AND kind <> 0",
 };
 
 typedef struct {
@@ -801,6 +803,18 @@ static int pg_get_challenge(void *db, const char *id, store_challenge_t *out, ch
     return found;
 }
 
+static int pg_find_name(void *db, const char *name, char player[STORE_ID_LEN], char *err, size_t errlen)
+{
+    PGresult *res = query(db, R_NAME, 1, &name, err, errlen);
+    if (!res)
+        return -1;
+    int found = PQntuples(res) > 0;
+    if (found)
+        copy_value(res, 0, 0, player, STORE_ID_LEN);
+    PQclear(res);
+    return found;
+}
+
 /* ---- the listener ----------------------------------------------------------------------- */
 
 /* Waits up to ms for the stop pipe: true when told to stop. */
@@ -886,6 +900,7 @@ static int pg_listen(void *db, void (*fn)(void *ctx, const char *text), void *ct
 }
 
 static const store_backend_t pg_backend = {
+    .find_name = pg_find_name,
     .get_player = pg_get_player,
     .get_challenge = pg_get_challenge,
     .listen = pg_listen,

@@ -161,6 +161,7 @@ enum {
     R_PLAYER,
     R_PLAYER_RATINGS,
     R_CHALLENGE,
+    R_NAME,
     R_COUNT
 };
 
@@ -179,6 +180,7 @@ static const char *const read_sql[R_COUNT] = {
     [R_PLAYER_RATINGS] = "SELECT player, cls, rating, deviation, volatility, games FROM ratings WHERE player = ?1",
     [R_CHALLENGE] = "SELECT id, from_player, to_player, listed, side, initial_ms, increment_ms, rule, rated, "
                     "created_ms FROM challenges WHERE id = ?1",
+    [R_NAME] = "SELECT id FROM players WHERE name = ?1 COLLATE NOCASE AND kind <> 0",
 };
 
 /* A backend's write statement by the write's kind. */
@@ -898,7 +900,19 @@ static int sqlite_get_challenge(void *db, const char *id, store_challenge_t *out
     return found;
 }
 
+static int sqlite_find_name(void *db, const char *name, char player[STORE_ID_LEN], char *err, size_t errlen)
+{
+    sdb_t *s = db;
+    sqlite3_stmt *st = s->r[R_NAME];
+    int found = one_row(s, st, name, err, errlen);
+    if (found == 1)
+        copy_column(st, 0, player, STORE_ID_LEN);
+    read_end(st);
+    return found;
+}
+
 static const store_backend_t sqlite_backend = {
+    .find_name = sqlite_find_name,
     .get_player = sqlite_get_player,
     .get_challenge = sqlite_get_challenge,
     .run_group = sqlite_run_group,
