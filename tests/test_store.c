@@ -1117,6 +1117,67 @@ Test(store, messages_reach_every_other_store_on_the_database_once_committed_in_o
     gate_destroy(&gate);
 }
 
+/* Every connection of the servers to the database cut (as a restart of PostgreSQL or a network
+ * failure would): a write or a read may fail once, then the store is connected again; the
+ * listener connects again by itself and says that it may have missed messages. */
+Test(store, connections_cut_by_the_database_are_made_again)
+{
+    postgres_only();
+    store_t *a = open_store(false), *b = open_store(false);
+    heard_t ha = {.lock = PTHREAD_MUTEX_INITIALIZER, .more = PTHREAD_COND_INITIALIZER};
+    char err[256] = "";
+    cr_assert_eq(store_listen(a, heard_cb, &ha, err, sizeof err), 1, "%s", err);
+    store_player_t p = player("p1", "Asha", STORE_NAMED);
+    count_t c = {0};
+    cr_assert(store_put_player(a, &p, count_cb, &c));
+    store_flush(a);
+    cr_assert_eq(atomic_load(&c.ok), 1);
+
+    char *cut = pgtest_value(db,
+                             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE "
+                             "datname = current_database() AND application_name = 'baghchal-server'",
+                             err, sizeof err);
+    cr_assert_not_null(cut, "%s", err);
+    cr_assert_eq(atoi(cut), 5, "%s connections cut: a's and b's writer and reader, a's listener", cut);
+    free(cut);
+
+    /* The first write after the cut may fail (its answer is then 503); the next is stored. */
+    for (int i = 0; i < 2; i++) {
+        store_player_t q = player("p2", "Bikram", STORE_NAMED);
+        cr_assert(store_put_player(a, &q, count_cb, &c));
+        store_flush(a);
+    }
+    cr_assert_geq(atomic_load(&c.ok), 2);
+    cr_assert_leq(atomic_load(&c.failed), 1);
+    store_player_t got;
+    store_rating_t rs[1];
+    int n, k = store_get_player(a, "p2", &got, rs, 1, &n, err, sizeof err);
+    if (k != 1) /* the reader's connection too */
+        k = store_get_player(a, "p2", &got, rs, 1, &n, err, sizeof err);
+    cr_assert_eq(k, 1, "%s", err);
+
+    /* The listener is back (it says so) and hears b, whose writer is back too. */
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 10;
+    pthread_mutex_lock(&ha.lock);
+    while (!ha.missed && pthread_cond_timedwait(&ha.more, &ha.lock, &until) == 0) {
+    }
+    int missed = ha.missed;
+    pthread_mutex_unlock(&ha.lock);
+    cr_assert_eq(missed, 1, "the listener did not say it was connected again");
+    count_t cb = {0};
+    for (int i = 0; i < 2 && !atomic_load(&cb.ok); i++) {
+        cr_assert(store_notify(b, "after the cut", count_cb, &cb));
+        store_flush(b);
+    }
+    cr_assert_eq(atomic_load(&cb.ok), 1);
+    cr_assert_geq(heard_wait(&ha, 1), 1);
+    cr_assert_str_eq(ha.text[0], "after the cut");
+    store_close(a);
+    store_close(b);
+}
+
 /* ---- heartbeat, flush ------------------------------------------------------------------------ */
 
 Test(store, the_last_heartbeat_is_kept)
