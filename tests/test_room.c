@@ -1731,13 +1731,26 @@ Test(room, two_servers_share_one_lobby)
     snprintf(path, sizeof path, "/api/challenge/%s", cid);
     expect_code(req(a, "GET", path, NULL, NULL), 404, "no-challenge");
 
-    /* A server started later finds the lobby as it is. */
+    /* A game on a; a server started later finds the lobby as it is, and leaves the game to a:
+     * were it to keep the game's clock too, it would abort the game at its first tick after a
+     * second (no first move) and store that over a's game. */
+    who_t z = guest(a);
+    const char *game = new_game(a, &x, &z, "");
     seek = expect(req(b, "POST", "/api/seek", x.token, NULL), 201);
     sid = keep_str(strdup(jstr(seek, "id")));
     expect_event(la, "seekAdded");
-    srv_t *c = start_room(db, NULL);
+    srv_t *c = start_room(db, "--first-move-seconds", "1", NULL);
     cr_assert(lobby_has_seek(c, sid));
     cr_assert_eq(lobby_seeks(c), 1);
+    sleep_ms(2500);
+    char sql[128], err[256] = "";
+    snprintf(sql, sizeof sql, "SELECT status FROM games WHERE id = '%s'", game);
+    char *status = pgtest_value(db, sql, err, sizeof err);
+    cr_assert_not_null(status, "%s", err);
+    cr_assert_str_eq(status, "started");
+    free(status);
+    play(a, &x, game, "C3", 0);
+    play(a, &z, game, "A1B1", 1);
     stop_room(c);
     stop_room(a);
     stop_room(b);

@@ -576,8 +576,14 @@ room_t *room_open(const room_config_t *c, char *err, size_t errlen)
         return NULL;
     }
     int64_t heartbeat = store_last_heartbeat(r->store);
+    /* Each game's clock is kept by the server where it started: while other servers use the
+     * database, their games stay theirs (two servers keeping one game would both end it on
+     * time and each overwrite the other). */
+    int others = store_others(r->store);
+    r->games_elsewhere = others != 0;
     pthread_mutex_lock(&r->lock);
-    bool ok = players_load(r, err, errlen) && lobby_load(r, err, errlen) && rounds_load(r, heartbeat, err, errlen);
+    bool ok = players_load(r, err, errlen) && lobby_load(r, err, errlen) &&
+              (r->games_elsewhere || rounds_load(r, heartbeat, err, errlen));
     pthread_mutex_unlock(&r->lock);
     /* Heard from now on; the lobby read once more, so that nothing committed between the first
      * reading and the listening is missed. */

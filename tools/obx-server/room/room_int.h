@@ -91,6 +91,7 @@ struct room {
     uint64_t moves, events;
     bool closing;
     bool relaying; /* other servers share the database: the lobby's events go to them too */
+    bool games_elsewhere; /* other servers used the database at start: their games not loaded */
 };
 
 /* ---- time --------------------------------------------------------------------------- */

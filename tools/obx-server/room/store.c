@@ -460,6 +460,17 @@ int store_get_challenge(store_t *s, const char *id, store_challenge_t *out, char
     return found;
 }
 
+int store_others(store_t *s)
+{
+    if (!s->b->others)
+        return 0;
+    if (!read_begin(s, NULL, 0))
+        return -1;
+    int n = s->b->others(s->db);
+    read_end(s);
+    return n;
+}
+
 int64_t store_last_heartbeat(store_t *s)
 {
     if (!read_begin(s, NULL, 0))

@@ -143,6 +143,10 @@ int store_find_token(store_t *s, const char *token_hash, char player[STORE_ID_LE
 /* The wall clock of the last heartbeat written (store_heartbeat), 0 when none. */
 int64_t store_last_heartbeat(store_t *s);
 
+/* How many connections other servers hold to the database now (PostgreSQL; on SQLite, 0: one
+ * process). -1 on error. */
+int store_others(store_t *s);
+
 /* ---- writes (any thread; queued, done in order by the writer thread) -------------- */
 
 /* Called on the writer thread once the write's transaction is committed (ok) or failed. */

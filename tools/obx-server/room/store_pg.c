@@ -853,6 +853,27 @@ static int pg_find_name(void *db, const char *name, char player[STORE_ID_LEN], c
     return found;
 }
 
+/* Other servers: connections named baghchal-server to this database, not this store's. (Their
+ * processes' own: a killed server's connections end with it.) */
+static int pg_others(void *db)
+{
+    pdb_t *s = db;
+    char own[3][16];
+    snprintf(own[0], sizeof own[0], "%d", PQbackendPID(s->w));
+    snprintf(own[1], sizeof own[1], "%d", PQbackendPID(s->r));
+    snprintf(own[2], sizeof own[2], "%d", s->l ? PQbackendPID(s->l) : 0);
+    const char *values[3] = {own[0], own[1], own[2]};
+    PGresult *res = PQexecParams(s->r,
+                                 "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND "
+                                 "application_name = 'baghchal-server' AND pid NOT IN ($1::int, $2::int, $3::int)",
+                                 3, NULL, values, NULL, NULL, 0);
+    int n = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) ? (int)int_value(res, 0, 0) : -1;
+    PQclear(res);
+    if (n < 0)
+        revive(s, s->r, 'r');
+    return n;
+}
+
 /* ---- the listener ----------------------------------------------------------------------- */
 
 /* Waits up to ms for the stop pipe: true when told to stop. */
@@ -938,6 +959,7 @@ static int pg_listen(void *db, void (*fn)(void *ctx, const char *text), void *ct
 }
 
 static const store_backend_t pg_backend = {
+    .others = pg_others,
     .find_name = pg_find_name,
     .get_player = pg_get_player,
     .get_challenge = pg_get_challenge,
