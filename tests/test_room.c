@@ -1756,6 +1756,50 @@ Test(room, two_servers_share_one_lobby)
     stop_room(b);
 }
 
+/* A game's server killed (SIGKILL) in the middle of the game: another server on the database
+ * takes the game over within a few seconds, with every acknowledged move and none twice, and
+ * the game goes on there. */
+Test(room, a_game_is_taken_over_when_its_server_is_killed)
+{
+    if (!pgtest_server())
+        cr_skip_test("two servers share a PostgreSQL database only (tests/support/postgres.sh)");
+    const char *db = fresh_db("takeover");
+    srv_t *a = start_room(db, NULL), *b = start_room(db, NULL);
+    who_t x = guest(a), z = guest(a);
+    const char *game = new_game(a, &x, &z, "\"clock\": {\"initial\": 300, \"increment\": 0}");
+    static const char *const MOVES[] = {"C3", "A1B1", "C4", "B1B2", "D4"};
+    for (int k = 0; k < 3; k++)
+        play(a, k % 2 ? &z : &x, game, MOVES[k], k);
+    /* b does not keep a's game. */
+    char path[128];
+    snprintf(path, sizeof path, "/api/board/game/%s/move/B1B2", game);
+    cr_assert_neq(req(b, "POST", path, z.token, NULL).status, 200);
+
+    kill_room(a);
+    double t0 = pipe_now_ms(), took = -1;
+    while (pipe_now_ms() - t0 < 10000 * slow()) {
+        resp_t r = req(b, "POST", path, z.token, NULL);
+        if (r.status == 200) {
+            took = pipe_now_ms() - t0;
+            break;
+        }
+        sleep_ms(100);
+    }
+    cr_assert_geq(took, 0, "b did not take the game over within %.0f s", 10 * slow());
+    cr_assert_lt(took, 5000 * slow(), "b took the game over %.0f ms after the kill", took);
+    const cJSON *st = game_state(b, game);
+    cr_assert_str_eq(jstr(st, "moves"), "C3 A1B1 C4 B1B2");
+    cr_assert_str_eq(jstr(st, "status"), "started");
+    play(b, &x, game, MOVES[4], 4);
+    char sql[160], err[256] = "";
+    snprintf(sql, sizeof sql, "SELECT moves || ' ' || plies FROM games WHERE id = '%s'", game);
+    char *row = pgtest_value(db, sql, err, sizeof err);
+    cr_assert_not_null(row, "%s", err);
+    cr_assert_str_eq(row, "C3 A1B1 C4 B1B2 D4 5");
+    free(row);
+    stop_room(b);
+}
+
 /* ==== 8. bad input ================================================================================ */
 
 Test(room, bad_input_over_a_raw_socket)

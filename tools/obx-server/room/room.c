@@ -576,14 +576,9 @@ room_t *room_open(const room_config_t *c, char *err, size_t errlen)
         return NULL;
     }
     int64_t heartbeat = store_last_heartbeat(r->store);
-    /* Each game's clock is kept by the server where it started: while other servers use the
-     * database, their games stay theirs (two servers keeping one game would both end it on
-     * time and each overwrite the other). */
-    int others = store_others(r->store);
-    r->games_elsewhere = others != 0;
     pthread_mutex_lock(&r->lock);
-    bool ok = players_load(r, err, errlen) && lobby_load(r, err, errlen) &&
-              (r->games_elsewhere || rounds_load(r, heartbeat, err, errlen));
+    r->holds_epoch = store_holds_epoch(r->store);
+    bool ok = players_load(r, err, errlen) && lobby_load(r, err, errlen) && rounds_load(r, heartbeat, err, errlen);
     pthread_mutex_unlock(&r->lock);
     /* Heard from now on; the lobby read once more, so that nothing committed between the first
      * reading and the listening is missed. */
@@ -645,6 +640,10 @@ void room_tick(room_t *r)
     pthread_mutex_lock(&r->lock);
     round_tick(r, now);
     lobby_tick(r, now);
+    if (r->relaying && now - r->last_adopt >= 1000) {
+        r->last_adopt = now;
+        rounds_adopt(r);
+    }
     if (now - r->last_keepalive >= (int64_t)r->cfg.keepalive_s * 1000) {
         r->last_keepalive = now;
         for (room_sub_t *s = r->subs; s; s = s->next)

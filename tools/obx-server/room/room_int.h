@@ -91,7 +91,8 @@ struct room {
     uint64_t moves, events;
     bool closing;
     bool relaying; /* other servers share the database: the lobby's events go to them too */
-    bool games_elsewhere; /* other servers used the database at start: their games not loaded */
+    unsigned holds_epoch; /* the store's, when the games kept here were last taken */
+    int64_t last_adopt;
 };
 
 /* ---- time --------------------------------------------------------------------------- */
@@ -159,6 +160,9 @@ cJSON *round_state_json(room_t *r, round_t *g);
 cJSON *round_summary_json(room_t *r, round_t *g); /* for the lobby's list and the event streams */
 cJSON *round_stored_full_json(room_t *r, store_game_t *sg); /* a finished game read from the store */
 void round_tick(room_t *r, int64_t now_mono);
+/* Several servers on one database: takes over the games whose server is gone, and lets go of
+ * those another server took while this one's hold was lost. */
+void rounds_adopt(room_t *r);
 /* A seat's owner opened (delta 1) or closed (-1) a stream of the game. */
 void round_presence(room_t *r, round_t *g, int seat, int delta);
 void round_tell_player(room_t *r, room_sub_t *s, player_t *p); /* gameStart for each game of p's */

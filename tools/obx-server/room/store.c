@@ -460,15 +460,33 @@ int store_get_challenge(store_t *s, const char *id, store_challenge_t *out, char
     return found;
 }
 
-int store_others(store_t *s)
+int store_own_game(store_t *s, const char *id)
 {
-    if (!s->b->others)
-        return 0;
+    if (!s->b->own_game)
+        return 1;
     if (!read_begin(s, NULL, 0))
         return -1;
-    int n = s->b->others(s->db);
+    int k = s->b->own_game(s->db, id, true);
     read_end(s);
-    return n;
+    return k;
+}
+
+void store_disown_game(store_t *s, const char *id)
+{
+    if (!s->b->own_game || !read_begin(s, NULL, 0))
+        return;
+    s->b->own_game(s->db, id, false);
+    read_end(s);
+}
+
+unsigned store_holds_epoch(store_t *s)
+{
+    if (!s->b->holds_epoch)
+        return 0;
+    pthread_mutex_lock(&s->rlock);
+    unsigned e = s->b->holds_epoch(s->db);
+    pthread_mutex_unlock(&s->rlock);
+    return e;
 }
 
 int64_t store_last_heartbeat(store_t *s)

@@ -143,9 +143,16 @@ int store_find_token(store_t *s, const char *token_hash, char player[STORE_ID_LE
 /* The wall clock of the last heartbeat written (store_heartbeat), 0 when none. */
 int64_t store_last_heartbeat(store_t *s);
 
-/* How many connections other servers hold to the database now (PostgreSQL; on SQLite, 0: one
- * process). -1 on error. */
-int store_others(store_t *s);
+/* Which server keeps a game's clock, among the servers sharing a database (PostgreSQL: a
+ * session advisory lock on the game's id, held by the reading connection, so that it ends
+ * with the server's process or its connection). 1 this store holds the game now (taken, or
+ * held already: take a game once), 0 another server holds it, -1 error. SQLite: 1. */
+int store_own_game(store_t *s, const char *id);
+/* Lets a game go (it ended and is no longer kept). */
+void store_disown_game(store_t *s, const char *id);
+/* Changes whenever the holds may have been lost (the connection holding them was made again);
+ * then each game should be taken again. Always 0 on SQLite. */
+unsigned store_holds_epoch(store_t *s);
 
 /* ---- writes (any thread; queued, done in order by the writer thread) -------------- */
 

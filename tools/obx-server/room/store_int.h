@@ -56,8 +56,9 @@ typedef struct {
                       char *err, size_t errlen);
     int (*get_challenge)(void *db, const char *id, store_challenge_t *out, char *err, size_t errlen);
     int (*find_name)(void *db, const char *name, char player[STORE_ID_LEN], char *err, size_t errlen);
-    /* Other servers' connections now (NULL: a database only one process uses). */
-    int (*others)(void *db);
+    /* Games held by this server (NULL: a database only one process uses). */
+    int (*own_game)(void *db, const char *id, bool take);
+    unsigned (*holds_epoch)(void *db);
     /* Starts listening (NULL: a database only one process uses). */
     int (*listen)(void *db, void (*fn)(void *ctx, const char *text), void *ctx, char *err, size_t errlen);
 } store_backend_t;

@@ -164,6 +164,8 @@ enum {
     R_PLAYER_RATINGS,
     R_CHALLENGE,
     R_NAME,
+    R_OWN,
+    R_DISOWN,
     R_COUNT
 };
 
@@ -183,6 +185,8 @@ static const char *const read_sql[R_COUNT] = {
     [R_CHALLENGE] = "SELECT id, from_player, to_player, listed, side, initial_ms, increment_ms, rule, rated, "
                     "created_ms FROM challenges WHERE id = $1",
     [R_NAME] = "SELECT id FROM players WHERE lower(name COLLATE \"C\") = lower($1 COLLATE \"C\") AND kind <> 0",
+    [R_OWN] = "SELECT pg_try_advisory_lock(hashtextextended($1, 0))",
+    [R_DISOWN] = "SELECT pg_advisory_unlock(hashtextextended($1, 0))",
 };
 
 typedef struct {
@@ -191,6 +195,7 @@ typedef struct {
     bool durable;
     PGconn *w, *r;
     char origin[40]; /* signs this store's messages */
+    unsigned reader_resets; /* the reading connection made again: its games' holds lost */
 
     /* The listener: its connection and thread, and a pipe that wakes it to stop. */
     PGconn *l;
@@ -265,6 +270,8 @@ static void revive(pdb_t *s, PGconn *c, char which)
     if (PQstatus(c) == CONNECTION_OK)
         return;
     PQreset(c);
+    if (which == 'r')
+        s->reader_resets++;
     if (PQstatus(c) == CONNECTION_OK)
         ready(s, c, which);
 }
@@ -853,26 +860,19 @@ static int pg_find_name(void *db, const char *name, char player[STORE_ID_LEN], c
     return found;
 }
 
-/* Other servers: connections named baghchal-server to this database, not this store's. (Their
- * processes' own: a killed server's connections end with it.) */
-static int pg_others(void *db)
+/* A game's hold: a session advisory lock on its id's hash, on the reading connection. */
+static int pg_own_game(void *db, const char *id, bool take)
 {
     pdb_t *s = db;
-    char own[3][16];
-    snprintf(own[0], sizeof own[0], "%d", PQbackendPID(s->w));
-    snprintf(own[1], sizeof own[1], "%d", PQbackendPID(s->r));
-    snprintf(own[2], sizeof own[2], "%d", s->l ? PQbackendPID(s->l) : 0);
-    const char *values[3] = {own[0], own[1], own[2]};
-    PGresult *res = PQexecParams(s->r,
-                                 "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND "
-                                 "application_name = 'baghchal-server' AND pid NOT IN ($1::int, $2::int, $3::int)",
-                                 3, NULL, values, NULL, NULL, 0);
-    int n = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) ? (int)int_value(res, 0, 0) : -1;
+    PGresult *res = query(s, take ? R_OWN : R_DISOWN, 1, &id, NULL, 0);
+    if (!res)
+        return -1;
+    int k = PQntuples(res) && !strcmp(PQgetvalue(res, 0, 0), "t");
     PQclear(res);
-    if (n < 0)
-        revive(s, s->r, 'r');
-    return n;
+    return k;
 }
+
+static unsigned pg_holds_epoch(void *db) { return ((pdb_t *)db)->reader_resets; }
 
 /* ---- the listener ----------------------------------------------------------------------- */
 
@@ -959,7 +959,8 @@ static int pg_listen(void *db, void (*fn)(void *ctx, const char *text), void *ct
 }
 
 static const store_backend_t pg_backend = {
-    .others = pg_others,
+    .own_game = pg_own_game,
+    .holds_epoch = pg_holds_epoch,
     .find_name = pg_find_name,
     .get_player = pg_get_player,
     .get_challenge = pg_get_challenge,
