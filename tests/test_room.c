@@ -1758,7 +1758,7 @@ Test(room, two_servers_share_one_lobby)
 
 /* A game's server killed (SIGKILL) in the middle of the game: another server on the database
  * takes the game over within a few seconds, with every acknowledged move and none twice, and
- * the game goes on there. */
+ * the game goes on there; a spectator on that other server sees every move throughout. */
 Test(room, a_game_is_taken_over_when_its_server_is_killed)
 {
     if (!pgtest_server())
@@ -1767,9 +1767,14 @@ Test(room, a_game_is_taken_over_when_its_server_is_killed)
     srv_t *a = start_room(db, NULL), *b = start_room(db, NULL);
     who_t x = guest(a), z = guest(a);
     const char *game = new_game(a, &x, &z, "\"clock\": {\"initial\": 300, \"increment\": 0}");
+    /* A spectator on b sees every move made on a, and goes on seeing them after the takeover. */
+    stream_t *sp = game_stream(b, game, NULL);
     static const char *const MOVES[] = {"C3", "A1B1", "C4", "B1B2", "D4"};
-    for (int k = 0; k < 3; k++)
+    static const char *const SEEN[] = {"C3", "C3 A1B1", "C3 A1B1 C4", "C3 A1B1 C4 B1B2", "C3 A1B1 C4 B1B2 D4"};
+    for (int k = 0; k < 3; k++) {
         play(a, k % 2 ? &z : &x, game, MOVES[k], k);
+        expect_state(sp, SEEN[k]);
+    }
     /* b does not keep a's game. */
     char path[128];
     snprintf(path, sizeof path, "/api/board/game/%s/move/B1B2", game);
@@ -1790,7 +1795,10 @@ Test(room, a_game_is_taken_over_when_its_server_is_killed)
     const cJSON *st = game_state(b, game);
     cr_assert_str_eq(jstr(st, "moves"), "C3 A1B1 C4 B1B2");
     cr_assert_str_eq(jstr(st, "status"), "started");
+    expect_state(sp, SEEN[2]); /* the state as b took it over */
+    expect_state(sp, SEEN[3]);
     play(b, &x, game, MOVES[4], 4);
+    expect_state(sp, SEEN[4]);
     char sql[160], err[256] = "";
     snprintf(sql, sizeof sql, "SELECT moves || ' ' || plies FROM games WHERE id = '%s'", game);
     char *row = pgtest_value(db, sql, err, sizeof err);

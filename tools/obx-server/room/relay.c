@@ -11,7 +11,7 @@
 #include <string.h>
 
 /* The events that change the lobby, on the lobby's channel or a player's. */
-static bool relayed_type(const char *type)
+static bool lobby_type(const char *type)
 {
     static const char *const TYPES[] = {"seekAdded", "seekRemoved", "challenge", "challengeCanceled",
                                         "challengeDeclined"};
@@ -19,6 +19,17 @@ static bool relayed_type(const char *type)
         if (!strcmp(type, TYPES[i]))
             return true;
     return false;
+}
+
+/* A game's start and end on its players' streams. */
+static bool game_type(const char *type) { return !strcmp(type, "gameStart") || !strcmp(type, "gameFinish"); }
+
+/* What goes to the other servers: the lobby's changes, and every event of a game (its stream
+ * may be open on any server). */
+static bool relayed(channel_t ch, const char *type)
+{
+    return ch == CH_GAME || (ch == CH_LOBBY && lobby_type(type)) ||
+           (ch == CH_PLAYER && (lobby_type(type) || game_type(type)));
 }
 
 static const char *type_of(const cJSON *j)
@@ -29,19 +40,19 @@ static const char *type_of(const cJSON *j)
 
 void relay_out(room_t *r, channel_t ch, const char *key, const cJSON *j)
 {
-    if (!r->relaying || (ch != CH_LOBBY && ch != CH_PLAYER) || !relayed_type(type_of(j)))
+    if (!r->relaying || !relayed(ch, type_of(j)))
         return;
     char *t = cJSON_PrintUnformatted(j);
     if (!t)
         return;
-    /* "L JSON" for the lobby, "P PLAYER JSON" for a player's stream. */
+    /* "L JSON" for the lobby, "P PLAYER JSON" for a player's stream, "G GAME JSON" for a game's. */
     size_t n = strlen(t) + STORE_ID_LEN + 4;
     char *msg = malloc(n);
     if (msg) {
         if (ch == CH_LOBBY)
             snprintf(msg, n, "L %s", t);
         else
-            snprintf(msg, n, "P %s %s", key, t);
+            snprintf(msg, n, "%c %s %s", ch == CH_GAME ? 'G' : 'P', key, t);
         store_notify(r->store, msg, NULL, NULL);
     }
     free(msg);
@@ -114,10 +125,10 @@ static void heard(void *ctx, const char *text)
         pthread_mutex_unlock(&r->lock);
         return;
     }
-    channel_t ch = text[0] == 'P' ? CH_PLAYER : CH_LOBBY;
+    channel_t ch = text[0] == 'P' ? CH_PLAYER : text[0] == 'G' ? CH_GAME : CH_LOBBY;
     char key[STORE_ID_LEN] = "";
     const char *json = text + 1 + (text[1] == ' ');
-    if (ch == CH_PLAYER) {
+    if (ch != CH_LOBBY) {
         size_t n = strcspn(json, " ");
         if (n < STORE_ID_LEN && json[n] == ' ') {
             memcpy(key, json, n);
@@ -127,7 +138,14 @@ static void heard(void *ctx, const char *text)
     }
     cJSON *j = (text[0] == 'L' || key[0]) ? cJSON_Parse(json) : NULL;
     const char *type = type_of(j), *id = challenge_id(j);
-    if (j && id && relayed_type(type)) {
+    if (j && (ch == CH_GAME || (ch == CH_PLAYER && game_type(type)))) {
+        /* On to this server's streams of the game or the player (a game this server keeps
+         * sends its own events). */
+        if (ch == CH_GAME && rmap_get(&r->games, key))
+            cJSON_Delete(j);
+        else
+            room_publish(r, ch, key, j);
+    } else if (j && id && lobby_type(type)) {
         if (!strcmp(type, "seekAdded") || !strcmp(type, "challenge"))
             adopt_challenge(r, id);
         else

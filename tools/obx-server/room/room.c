@@ -441,13 +441,15 @@ room_sub_t *room_subscribe(room_t *r, const room_request_t *q, room_format_t f, 
                 *json = k < 0 ? room_error_json("storage", "%s", err) : room_error_json("no-game", "no game %s", id);
                 goto refuse;
             }
-            /* A finished game: its record once, and the stream ends. */
+            /* A finished game: its record once, and the stream ends. A game another server keeps:
+             * as stored, then its events as that server sends them (relay.c). */
+            bool elsewhere = r->relaying && sg.ended_ms == 0;
             cJSON *full = round_stored_full_json(r, &sg);
             store_game_free(&sg);
             if (full)
                 room_send(s, full);
             cJSON_Delete(full);
-            s->over = true;
+            s->over = !elsewhere;
             s->channel = CH_GAME;
             snprintf(s->key, sizeof s->key, "%s", id);
         } else {
