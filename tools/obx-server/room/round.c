@@ -895,11 +895,15 @@ void round_handle(room_t *r, const room_request_t *q, const char *rest, player_t
         store_game_t sg;
         char err[128];
         int k = store_get_game(r->store, id, &sg, err, sizeof err);
+        bool elsewhere = k == 1 && sg.ended_ms == 0;
         if (k == 1)
             store_game_free(&sg);
-        reply(ctx, k == 1 ? 409 : 404,
-              k == 1 ? room_error_json("over", "game %s is over", id) : room_error_json("no-game", "no game %.40s", id),
-              NULL);
+        if (elsewhere)
+            reply(ctx, 409, room_error_json("elsewhere", "game %s is kept by another server: play it there", id), NULL);
+        else
+            reply(ctx, k == 1 ? 409 : 404,
+                  k == 1 ? room_error_json("over", "game %s is over", id) : room_error_json("no-game", "no game %.40s", id),
+                  NULL);
         return;
     }
     int seat = !strcmp(g->g.goats, me->p.id) ? GOATS : !strcmp(g->g.tigers, me->p.id) ? TIGERS : -1;
