@@ -6,6 +6,7 @@
  * streams as the other server sent it. On SQLite the store has nobody to tell. */
 #include "room_int.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +111,139 @@ static const char *challenge_id(const cJSON *j)
     return cJSON_IsString(id) && strlen(id->valuestring) < STORE_ID_LEN ? id->valuestring : NULL;
 }
 
+/* ---- actions on a game another server keeps ------------------------------------------ */
+
+enum { FORWARD_WAIT_MS = 2000 };
+
+/* An action sent to the server keeping its game, kept until its answer comes: when none comes
+ * in time, that server may be gone, and the action is done here if the game can be taken. */
+typedef struct {
+    room_reply_fn reply;
+    void *ctx;
+    int64_t deadline;
+    char game[STORE_ID_LEN], who[STORE_ID_LEN];
+    char *rest, *body;
+} forward_t;
+
+static void forward_free(forward_t *f)
+{
+    free(f->rest), free(f->body), free(f);
+}
+
+bool relay_forward(room_t *r, const char *game, const room_request_t *q, const char *rest, player_t *me,
+                   room_reply_fn reply, void *ctx)
+{
+    if (!r->relaying || strlen(rest) > 200)
+        return false;
+    const char *body = q->body && q->body_len ? q->body : "";
+    if (strlen(body) > STORE_NOTE_MAX - 400)
+        return false;
+    /* "F GAME REQUEST PLAYER REST\nBODY": the server keeping the game acts as if asked itself. */
+    char req[STORE_ID_LEN];
+    room_new_id(req, 'q', 12);
+    size_t n = strlen(body) + strlen(rest) + 3 * STORE_ID_LEN + 16;
+    char *msg = malloc(n);
+    forward_t *f = calloc(1, sizeof *f);
+    if (!msg || !f || !(f->rest = strdup(rest)) || !(f->body = strdup(body))) {
+        free(msg);
+        if (f)
+            forward_free(f);
+        return false;
+    }
+    snprintf(msg, n, "F %s %s %s %s\n%s", game, req, me->p.id, rest, body);
+    f->reply = reply, f->ctx = ctx, f->deadline = room_mono_ms() + FORWARD_WAIT_MS;
+    snprintf(f->game, sizeof f->game, "%s", game);
+    snprintf(f->who, sizeof f->who, "%s", me->p.id);
+    bool ok = rmap_put(&r->forwards, req, f) && store_notify(r->store, msg, NULL, NULL);
+    free(msg);
+    if (!ok) {
+        rmap_del(&r->forwards, req);
+        forward_free(f);
+    }
+    return ok;
+}
+
+void relay_tick(room_t *r, int64_t now)
+{
+    for (size_t i = 0; i < r->forwards.cap; i++) {
+        if (!rmap_live(&r->forwards, i))
+            continue;
+        forward_t *f = r->forwards.vals[i];
+        if (now < f->deadline)
+            continue;
+        rmap_del(&r->forwards, r->forwards.keys[i]);
+        player_t *me = room_player(r, f->who);
+        if (!r->closing && me && round_take_over(r, f->game)) {
+            char path[300];
+            snprintf(path, sizeof path, "/api%s", f->rest);
+            room_request_t q = {.method = "POST", .path = path, .body = f->body, .body_len = strlen(f->body)};
+            round_handle(r, &q, f->rest, me, f->reply, f->ctx);
+        } else {
+            f->reply(f->ctx, 503, room_error_json("elsewhere", "the server that keeps the game did not answer"), NULL);
+        }
+        forward_free(f);
+    }
+}
+
+/* The answer of the server keeping the game, sent back to the one asking. */
+typedef struct {
+    room_t *room;
+    char req[STORE_ID_LEN];
+} answer_t;
+
+static void send_answer(void *ctx, unsigned status, char *json, char *cookie)
+{
+    answer_t *a = ctx;
+    size_t n = (json ? strlen(json) : 0) + STORE_ID_LEN + 16;
+    char *msg = malloc(n);
+    if (msg && n <= STORE_NOTE_MAX) {
+        snprintf(msg, n, "A %s %u %s", a->req, status, json ? json : "{}");
+        store_notify(a->room->store, msg, NULL, NULL);
+    }
+    free(msg), free(json), free(cookie), free(a);
+}
+
+/* "F GAME REQUEST PLAYER REST\nBODY": acted on when this server keeps the game. */
+static void forwarded(room_t *r, const char *text)
+{
+    char game[STORE_ID_LEN], req[STORE_ID_LEN], who[STORE_ID_LEN], rest[256];
+    const char *nl = strchr(text, '\n');
+    if (!nl || sscanf(text, "%15s %15s %15s %255s", game, req, who, rest) != 4)
+        return;
+    round_t *g = rmap_get(&r->games, game);
+    player_t *me = room_player(r, who);
+    if (!g || !round_live(g) || !(me || (me = players_fetch(r, who))))
+        return; /* not ours: the server keeping it answers */
+    answer_t *a = malloc(sizeof *a);
+    if (!a)
+        return;
+    a->room = r;
+    snprintf(a->req, sizeof a->req, "%s", req);
+    char path[260];
+    snprintf(path, sizeof path, "/api%s", rest);
+    room_request_t q = {.method = "POST", .path = path, .body = nl + 1, .body_len = strlen(nl + 1)};
+    round_handle(r, &q, rest, me, send_answer, a);
+}
+
+/* "A REQUEST STATUS JSON": the answer to an action this server sent. */
+static void answered(room_t *r, const char *text)
+{
+    char req[STORE_ID_LEN];
+    unsigned status;
+    int used = 0;
+    if (sscanf(text, "%15s %u %n", req, &status, &used) != 2 || !used)
+        return;
+    forward_t *f = rmap_del(&r->forwards, req);
+    if (!f)
+        return;
+    char *json = strdup(text + used);
+    if (json)
+        f->reply(f->ctx, status, json, NULL);
+    else
+        f->reply(f->ctx, 503, room_error_json("memory", "out of memory"), NULL);
+    forward_free(f);
+}
+
 /* The store's listener: another server's message (NULL: some were missed). */
 static void heard(void *ctx, const char *text)
 {
@@ -122,6 +256,14 @@ static void heard(void *ctx, const char *text)
     if (!text) {
         char err[160];
         lobby_reload(r, err, sizeof err);
+        pthread_mutex_unlock(&r->lock);
+        return;
+    }
+    if (text[0] == 'F' || text[0] == 'A') {
+        if (text[0] == 'F')
+            forwarded(r, text + 2);
+        else
+            answered(r, text + 2);
         pthread_mutex_unlock(&r->lock);
         return;
     }

@@ -602,6 +602,7 @@ void room_shutdown(room_t *r)
 {
     pthread_mutex_lock(&r->lock);
     r->closing = true;
+    relay_tick(r, INT64_MAX); /* what waits for another server's answer: 503 */
     for (room_sub_t *s = r->subs; s; s = s->next)
         if (s->suspended && s->wake) {
             s->suspended = false;
@@ -631,6 +632,8 @@ void room_close(room_t *r)
             free(r->buckets.vals[i]);
     rmap_free(&r->games), rmap_free(&r->players), rmap_free(&r->tokens), rmap_free(&r->names);
     rmap_free(&r->challenges), rmap_free(&r->buckets), rmap_free(&r->channels);
+    relay_tick(r, INT64_MAX); /* nothing should wait by now (room_shutdown answered it) */
+    rmap_free(&r->forwards);
     /* Streams still open belong to connections the server closes; they unsubscribe after. */
     pthread_mutex_destroy(&r->lock);
     free(r);
@@ -642,6 +645,7 @@ void room_tick(room_t *r)
     pthread_mutex_lock(&r->lock);
     round_tick(r, now);
     lobby_tick(r, now);
+    relay_tick(r, now);
     if (r->relaying && now - r->last_adopt >= 1000) {
         r->last_adopt = now;
         rounds_adopt(r);

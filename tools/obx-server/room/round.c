@@ -440,6 +440,26 @@ static void collect_orphan(void *ctx, store_game_t *sg)
     sg->moves = NULL; /* taken */
 }
 
+round_t *round_take_over(room_t *r, const char *id)
+{
+    if (store_own_game(r->store, id) != 1)
+        return NULL;
+    store_game_t sg;
+    char err[160];
+    round_t *g = NULL;
+    if (store_get_game(r->store, id, &sg, err, sizeof err) == 1 && sg.ended_ms == 0) {
+        load_t l = {r, store_last_heartbeat(r->store), room_wall_ms()};
+        if ((g = adopt(&l, &sg))) {
+            r->lobby_games_dirty = true;
+            save(r, g, NULL);
+        }
+    }
+    store_game_free(&sg);
+    if (!g)
+        store_disown_game(r->store, id);
+    return g;
+}
+
 void rounds_adopt(room_t *r)
 {
     /* Holds lost with a connection: each game taken again, or left to whoever took it. */
@@ -891,6 +911,8 @@ void round_handle(room_t *r, const room_request_t *q, const char *rest, player_t
         return;
     }
     round_t *g = rmap_get(&r->games, id);
+    if (!g && r->relaying)
+        g = round_take_over(r, id);
     if (!g) {
         store_game_t sg;
         char err[128];
@@ -898,6 +920,8 @@ void round_handle(room_t *r, const room_request_t *q, const char *rest, player_t
         bool elsewhere = k == 1 && sg.ended_ms == 0;
         if (k == 1)
             store_game_free(&sg);
+        if (elsewhere && relay_forward(r, id, q, rest, me, reply, ctx))
+            return; /* answered by the server that keeps it */
         if (elsewhere)
             reply(ctx, 409, room_error_json("elsewhere", "game %s is kept by another server: play it there", id), NULL);
         else
