@@ -456,7 +456,7 @@ void lobby_handle(room_t *r, const room_request_t *q, const char *rest, player_t
     }
     memcpy(id, tail + 1, n);
     id[n] = '\0';
-    challenge_t *c = rmap_get(&r->challenges, id);
+    challenge_t *c = relay_challenge(r, id);
     if (!c) {
         reply(ctx, 404, room_error_json("no-challenge", "no open seek or challenge %s (taken, cancelled or never made)", id),
               NULL);

@@ -69,26 +69,28 @@ static player_t *known(room_t *r, const char *id)
     return players_fetch(r, id);
 }
 
-/* A seek or challenge made elsewhere: kept, as it is stored now (gone already: nothing). */
-static void adopt_challenge(room_t *r, const char *id)
+challenge_t *relay_challenge(room_t *r, const char *id)
 {
     store_challenge_t c;
     char err[160];
-    if (rmap_get(&r->challenges, id) || store_get_challenge(r->store, id, &c, err, sizeof err) != 1)
-        return;
+    challenge_t *ch = rmap_get(&r->challenges, id);
+    if (ch || !r->relaying || store_get_challenge(r->store, id, &c, err, sizeof err) != 1)
+        return ch;
     player_t *from = known(r, c.from);
     if (!from || (c.to[0] && !known(r, c.to)))
-        return;
-    challenge_t *ch = malloc(sizeof *ch);
-    if (!ch)
-        return;
+        return NULL;
+    if (!(ch = malloc(sizeof *ch)))
+        return NULL;
     ch->c = c;
     if (!rmap_put(&r->challenges, c.id, ch)) {
         free(ch);
-        return;
+        return NULL;
     }
     from->challenges++;
+    return ch;
 }
+
+static void adopt_challenge(room_t *r, const char *id) { relay_challenge(r, id); }
 
 static void drop_challenge(room_t *r, const char *id)
 {

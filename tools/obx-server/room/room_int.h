@@ -141,6 +141,9 @@ void relay_out(room_t *r, channel_t ch, const char *key, const cJSON *j);
  * (not sharing a database, a body too long, out of memory): then answer it here. */
 bool relay_forward(room_t *r, const char *game, const room_request_t *q, const char *rest, player_t *me,
                    room_reply_fn reply, void *ctx);
+/* A seek or challenge by id: kept here, or (sharing a database) made on another server and not
+ * heard of yet, read from the database and kept. NULL when there is none. */
+challenge_t *relay_challenge(room_t *r, const char *id);
 /* Answers 503 to the forwarded actions whose answer did not come in time. */
 void relay_tick(room_t *r, int64_t now_mono);
 
