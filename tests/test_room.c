@@ -2,7 +2,8 @@
  * baghchal-server over real sockets: accounts and tokens, the lobby and its stream, games
  * played to their end by the rules with every move checked on every stream, the refusals that
  * change nothing, offers, clocks, players away, restarts on the same database (clean and
- * killed) and bad input. Each test starts its own server on a fresh database file. */
+ * killed) and bad input. Each test starts its own server on a fresh database file; run by
+ * tests/support/postgres.sh (BAGHCHAL_TEST_POSTGRES set), on a fresh PostgreSQL database. */
 #define _GNU_SOURCE /* mkdtemp, strndup */
 #include <criterion/criterion.h>
 
@@ -28,6 +29,7 @@ Test(room, not_built, .disabled = true) {}
 #include <sqlite3.h>
 
 #include "cJSON.h"
+#include "pgtest.h"
 
 #include "baghchal.h"
 #include "net.h"
@@ -139,9 +141,15 @@ static void cleanup(void)
 
 TestSuite(room, .fini = cleanup, .timeout = 180);
 
-/* A fresh database file in this test's own folder. */
+/* A fresh database file in this test's own folder, or a fresh PostgreSQL database. */
 static const char *fresh_db(const char *name)
 {
+    if (pgtest_server()) {
+        char *url = malloc(512), err[256] = "";
+        cr_assert_not_null(url);
+        cr_assert(pgtest_fresh(name, url, 512, err, sizeof err), "%s", err);
+        return keep_str(url);
+    }
     if (!tmp_dir[0]) {
         snprintf(tmp_dir, sizeof tmp_dir, "/tmp/test_room.XXXXXX");
         cr_assert_not_null(mkdtemp(tmp_dir), "mkdtemp: %s", strerror(errno));
@@ -179,6 +187,8 @@ static srv_t *start_argv(const char *db, const char *const *extra)
     cr_assert_eq(st, PIPE_LINE, "the server printed no start line: %s", pipe_status_name(st));
     const char *at = strstr(line, "listening on http://127.0.0.1:");
     cr_assert_not_null(at, "unexpected start line: %s", line);
+    if (!strncmp(db, "postgresql://", 13))
+        cr_assert_not_null(strstr(line, "games kept in postgresql://"), "not on PostgreSQL: %s", line);
     s->port = atoi(at + strlen("listening on http://127.0.0.1:"));
     cr_assert_gt(s->port, 0, "no port in: %s", line);
     return s;
@@ -1635,10 +1645,15 @@ Test(room, games_go_on_after_a_restart)
     stop_room(s);
 
     /* A database of a newer schema: refused, with a message, and status 1. */
-    sqlite3 *sq;
-    cr_assert_eq(sqlite3_open(db, &sq), SQLITE_OK);
-    cr_assert_eq(sqlite3_exec(sq, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(sq);
+    if (pgtest_server()) {
+        char err[256] = "";
+        cr_assert(pgtest_exec(db, "UPDATE schema_version SET version = 99", err, sizeof err), "%s", err);
+    } else {
+        sqlite3 *sq;
+        cr_assert_eq(sqlite3_open(db, &sq), SQLITE_OK);
+        cr_assert_eq(sqlite3_exec(sq, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(sq);
+    }
     char *argv[] = {"/bin/sh", "-c", "exec \"$0\" --port 0 --database \"$1\" 2>&1", (char *)BAGHCHAL_SERVER_BIN,
                     (char *)db, NULL};
     pipe_proc_t *p = pipe_start(argv, 0);
@@ -1650,6 +1665,151 @@ Test(room, games_go_on_after_a_restart)
     cr_assert_not_null(strstr(line, "schema version 99"), "the message: %s", line);
     pipe_exit_t e = pipe_wait(p, EXIT_MS);
     cr_assert(e.exited && e.code == 1, "status %d, signal %d", e.code, e.signal);
+}
+
+/* ==== 7b. two servers on one PostgreSQL ================================================== */
+
+/* A seek made on one server is in the other's lobby (its stream within a second), a token made
+ * on one works on the other, and a seek cancelled through the other leaves both lobbies. */
+Test(room, two_servers_share_one_lobby)
+{
+    if (!pgtest_server())
+        cr_skip_test("two servers share a PostgreSQL database only (tests/support/postgres.sh)");
+    const char *db = fresh_db("two");
+    srv_t *a = start_room(db, NULL), *b = start_room(db, NULL);
+    who_t x = guest(a);
+    stream_t *lb = stream_open(b, "/api/lobby/stream", NULL), *la = stream_open(a, "/api/lobby/stream", NULL);
+    expect_event(lb, "lobby");
+    expect_event(la, "lobby");
+
+    double t0 = pipe_now_ms();
+    cJSON *seek = expect(req(a, "POST", "/api/seek", x.token, "{\"side\": \"tigers\"}"), 201);
+    const char *sid = keep_str(strdup(jstr(seek, "id")));
+    cJSON *j = expect_event(lb, "seekAdded");
+    double took = pipe_now_ms() - t0;
+    cr_assert_str_eq(jstr(j, "seek.id"), sid);
+    cr_assert_str_eq(jstr(j, "seek.from.id"), x.id);
+    cr_assert_str_eq(jstr(j, "seek.side"), "tigers");
+    cr_assert_lt(took, 1000 * slow(), "seekAdded came to the other server %.0f ms after the POST", took);
+    cr_assert(lobby_has_seek(b, sid));
+    cr_assert_str_eq(jstr(expect_event(la, "seekAdded"), "seek.id"), sid);
+    char path[256];
+    snprintf(path, sizeof path, "/api/challenge/%s", sid);
+    cr_assert_str_eq(jstr(expect(req(b, "GET", path, NULL, NULL), 200), "from.id"), x.id);
+
+    /* The guest's token, made on a, is the same player on b. */
+    cr_assert_str_eq(jstr(expect(req(b, "GET", "/api/account", x.token, NULL), 200), "id"), x.id);
+    /* Its own creator still cannot take it there. */
+    snprintf(path, sizeof path, "/api/seek/%s/accept", sid);
+    expect_code(req(b, "POST", path, x.token, NULL), 400, "self");
+
+    /* Cancelled through b: gone from both. */
+    snprintf(path, sizeof path, "/api/seek/%s/cancel", sid);
+    expect(req(b, "POST", path, x.token, NULL), 200);
+    j = expect_event(la, "seekRemoved");
+    cr_assert_str_eq(jstr(j, "id"), sid);
+    cr_assert_str_eq(jstr(j, "reason"), "cancelled");
+    cr_assert_str_eq(jstr(expect_event(lb, "seekRemoved"), "id"), sid);
+    cr_assert(!lobby_has_seek(a, sid));
+    cr_assert(!lobby_has_seek(b, sid));
+    expect_code(req(a, "POST", path, x.token, NULL), 404, "no-challenge");
+
+    /* A challenge made on a to a player named on b: on its stream on b; declined there, on the
+     * challenger's stream on a. */
+    who_t y = named(b, "Yogesh", NULL);
+    stream_t *ey = stream_open(b, "/api/stream/event", y.token), *ex = stream_open(a, "/api/stream/event", x.token);
+    cJSON *ch = expect(req(a, "POST", "/api/challenge", x.token, "{\"to\": \"yogesh\"}"), 201);
+    const char *cid = keep_str(strdup(jstr(ch, "id")));
+    cr_assert_str_eq(jstr(ch, "to.id"), y.id);
+    j = expect_event(ey, "challenge");
+    cr_assert_str_eq(jstr(j, "challenge.id"), cid);
+    cr_assert_str_eq(jstr(j, "challenge.from.id"), x.id);
+    snprintf(path, sizeof path, "/api/challenge/%s/decline", cid);
+    expect(req(b, "POST", path, y.token, NULL), 200);
+    j = expect_event(ex, "challengeDeclined");
+    cr_assert_str_eq(jstr(j, "id"), cid);
+    snprintf(path, sizeof path, "/api/challenge/%s", cid);
+    expect_code(req(a, "GET", path, NULL, NULL), 404, "no-challenge");
+
+    /* A game on a; a server started later finds the lobby as it is, and leaves the game to a:
+     * were it to keep the game's clock too, it would abort the game at its first tick after a
+     * second (no first move) and store that over a's game. */
+    who_t z = guest(a);
+    const char *game = new_game(a, &x, &z, "");
+    seek = expect(req(b, "POST", "/api/seek", x.token, NULL), 201);
+    sid = keep_str(strdup(jstr(seek, "id")));
+    expect_event(la, "seekAdded");
+    srv_t *c = start_room(db, "--first-move-seconds", "1", NULL);
+    cr_assert(lobby_has_seek(c, sid));
+    cr_assert_eq(lobby_seeks(c), 1);
+    sleep_ms(2500);
+    char sql[128], err[256] = "";
+    snprintf(sql, sizeof sql, "SELECT status FROM games WHERE id = '%s'", game);
+    char *status = pgtest_value(db, sql, err, sizeof err);
+    cr_assert_not_null(status, "%s", err);
+    cr_assert_str_eq(status, "started");
+    free(status);
+    play(a, &x, game, "C3", 0);
+    play(a, &z, game, "A1B1", 1);
+    stop_room(c);
+    stop_room(a);
+    stop_room(b);
+}
+
+/* A game kept by a, its players' moves sent through a and b, a spectator on c: every move is
+ * played and seen as on one server. Then a is killed (SIGKILL): b or c takes the game over
+ * within a few seconds, with every acknowledged move and none twice, and the game goes on
+ * through b, the spectator seeing every move throughout. */
+Test(room, a_game_played_through_three_servers_and_taken_over_when_its_server_is_killed)
+{
+    if (!pgtest_server())
+        cr_skip_test("several servers share a PostgreSQL database only (tests/support/postgres.sh)");
+    const char *db = fresh_db("three");
+    srv_t *a = start_room(db, NULL), *b = start_room(db, NULL), *c = start_room(db, NULL);
+    who_t x = guest(a), z = guest(a);
+    const char *game = new_game(a, &x, &z, "\"clock\": {\"initial\": 300, \"increment\": 0}");
+    stream_t *sp = game_stream(c, game, NULL);
+    static const char *const MOVES[] = {"C3", "A1B1", "C4", "B1B2", "D4"};
+    static const char *const SEEN[] = {"C3", "C3 A1B1", "C3 A1B1 C4", "C3 A1B1 C4 B1B2", "C3 A1B1 C4 B1B2 D4"};
+    /* The tigers move through b: their moves go to a, which keeps the game, and its answer
+     * back; an illegal one is refused the same way. */
+    for (int k = 0; k < 3; k++) {
+        if (k == 1)
+            expect_code(act(b, &z, game, "move/A1A3", NULL), 400, "illegal");
+        play(k % 2 ? b : a, k % 2 ? &z : &x, game, MOVES[k], k);
+        expect_state(sp, SEEN[k]);
+    }
+    expect_code(act(b, &x, game, "move/C5", NULL), 409, "not-your-turn");
+
+    kill_room(a);
+    double t0 = pipe_now_ms(), took = -1;
+    char path[128];
+    snprintf(path, sizeof path, "/api/board/game/%s/move/B1B2", game);
+    while (pipe_now_ms() - t0 < 10000 * slow()) {
+        resp_t r = req(b, "POST", path, z.token, NULL);
+        if (r.status == 200) {
+            took = pipe_now_ms() - t0;
+            break;
+        }
+        sleep_ms(100);
+    }
+    cr_assert_geq(took, 0, "nobody took the game over within %.0f s", 10 * slow());
+    cr_assert_lt(took, 5000 * slow(), "the game was taken over %.0f ms after the kill", took);
+    expect_state(sp, SEEN[2]); /* the state as it was taken over */
+    expect_state(sp, SEEN[3]);
+    play(b, &x, game, MOVES[4], 4);
+    expect_state(sp, SEEN[4]);
+    const cJSON *st = game_state(b, game);
+    cr_assert_str_eq(jstr(st, "moves"), SEEN[4]);
+    cr_assert_str_eq(jstr(st, "status"), "started");
+    char sql[160], err[256] = "";
+    snprintf(sql, sizeof sql, "SELECT moves || ' ' || plies FROM games WHERE id = '%s'", game);
+    char *row = pgtest_value(db, sql, err, sizeof err);
+    cr_assert_not_null(row, "%s", err);
+    cr_assert_str_eq(row, "C3 A1B1 C4 B1B2 D4 5");
+    free(row);
+    stop_room(b);
+    stop_room(c);
 }
 
 /* ==== 8. bad input ================================================================================ */

@@ -1,7 +1,11 @@
 /* The room's storage (tools/obx-server/room/store.h): every record read back as written, the
  * file's schema versions, queued writes committed many to a transaction and acknowledged only
  * once stored (even when the process is killed right after), one failing write undone alone,
- * and reads from other threads while the writer writes. */
+ * and reads from other threads while the writer writes.
+ *
+ * Run by tests/support/postgres.sh (BAGHCHAL_TEST_POSTGRES set), the same cases run against
+ * PostgreSQL, each test in a database of its own; the few about SQLite's file have
+ * PostgreSQL's counterparts. */
 #include <criterion/criterion.h>
 
 #ifndef BAGHCHAL_ROOM
@@ -21,18 +25,34 @@ Test(store, not_built, .disabled = true) {}
 #include <time.h>
 #include <unistd.h>
 
+#include "pgtest.h"
 #include "store.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
 static char dir[64];
-static char db[128];
+static char db[256]; /* the file, or under PostgreSQL the database's URL */
 
 static void make_dir(void)
 {
     snprintf(dir, sizeof dir, "/tmp/baghchal-store-XXXXXX");
     cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
     snprintf(db, sizeof db, "%s/room.db", dir);
+    char err[256] = "";
+    if (pgtest_server())
+        cr_assert(pgtest_fresh("store", db, sizeof db, err, sizeof err), "%s", err);
+}
+
+/* The cases about SQLite's file alone, or PostgreSQL's database alone. */
+static void sqlite_only(void)
+{
+    if (pgtest_server())
+        cr_skip_test("about SQLite's file");
+}
+static void postgres_only(void)
+{
+    if (!pgtest_server())
+        cr_skip_test("run by tests/support/postgres.sh");
 }
 
 static void remove_dir(void)
@@ -263,6 +283,20 @@ static const store_player_t *find_player(const players_t *ps, const char *id)
 
 static int user_version(const char *path)
 {
+    char err[256] = "";
+    if (pgtest_server()) {
+        char *t = pgtest_value(path, "SELECT to_regclass('schema_version') IS NOT NULL", err, sizeof err);
+        cr_assert_not_null(t, "%s", err);
+        bool there = !strcmp(t, "t");
+        free(t);
+        if (!there)
+            return 0;
+        t = pgtest_value(path, "SELECT version FROM schema_version", err, sizeof err);
+        cr_assert_not_null(t, "%s", err);
+        int v = atoi(t);
+        free(t);
+        return v;
+    }
     sqlite3 *h;
     cr_assert_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     sqlite3_stmt *st;
@@ -276,6 +310,11 @@ static int user_version(const char *path)
 
 static void sql(const char *path, const char *script)
 {
+    char err[256] = "";
+    if (pgtest_server()) {
+        cr_assert(pgtest_exec(path, script, err, sizeof err), "%s", err);
+        return;
+    }
     sqlite3 *h;
     cr_assert_eq(sqlite3_open(path, &h), SQLITE_OK);
     char *msg = NULL;
@@ -310,6 +349,14 @@ Test(store, an_older_file_is_upgraded_and_keeps_what_it_held)
     cr_assert_eq(atomic_load(&c.ok), 1);
     cr_assert_eq(user_version(db), STORE_SCHEMA_VERSION);
 
+    if (pgtest_server()) {
+        char err[256] = "";
+        char *t = pgtest_value(db, "SELECT x FROM notes", err, sizeof err);
+        cr_assert_not_null(t, "%s", err);
+        cr_assert_str_eq(t, "kept");
+        free(t);
+        return;
+    }
     sqlite3 *h;
     cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
     sqlite3_stmt *st;
@@ -326,20 +373,22 @@ Test(store, an_older_file_is_upgraded_and_keeps_what_it_held)
 
 Test(store, a_newer_file_is_refused_with_both_versions_and_left_alone)
 {
+    sqlite_only();
     sql(db, "CREATE TABLE future(x); PRAGMA user_version = 2;");
     char err[256] = "";
     cr_assert_null(store_open(db, false, err, sizeof err));
-    char want[256];
+    char want[400];
     snprintf(want, sizeof want, "%s has schema version 2; this server knows up to 1: use a newer baghchal-server", db);
     cr_assert_str_eq(err, want);
     cr_assert_eq(user_version(db), 2);
-    char wal[160];
+    char wal[300];
     snprintf(wal, sizeof wal, "%s-wal", db);
     cr_assert_neq(access(wal, F_OK), 0, "the refused file was switched to WAL");
 }
 
 Test(store, a_file_that_is_not_a_database_is_refused_in_one_line)
 {
+    sqlite_only();
     FILE *f = fopen(db, "w");
     cr_assert_not_null(f);
     fputs("these are not the pages of a database, only some words long enough to be read as a header\n", f);
@@ -354,6 +403,7 @@ Test(store, a_file_that_is_not_a_database_is_refused_in_one_line)
 
 Test(store, a_fifo_a_directory_or_an_impossible_path_is_refused_without_blocking)
 {
+    sqlite_only();
     char err[256];
     cr_assert_eq(mkfifo(db, 0600), 0, "mkfifo: %s", strerror(errno));
     err[0] = '\0';
@@ -376,6 +426,46 @@ Test(store, a_fifo_a_directory_or_an_impossible_path_is_refused_without_blocking
     err[0] = '\0';
     cr_assert_null(store_open("", false, err, sizeof err));
     cr_assert_neq(err[0], '\0');
+}
+
+Test(store, a_newer_postgresql_database_is_refused_with_both_versions_and_left_alone)
+{
+    postgres_only();
+    sql(db, "CREATE TABLE future(x INTEGER); CREATE TABLE schema_version(version INTEGER NOT NULL); "
+            "INSERT INTO schema_version VALUES(2);");
+    char err[256] = "";
+    cr_assert_null(store_open(db, false, err, sizeof err));
+    char *name = pgtest_value(db, "SELECT current_database()", err + 128, 128);
+    cr_assert_not_null(name);
+    char want[400];
+    snprintf(want, sizeof want,
+             "PostgreSQL database %s has schema version 2; this server knows up to 1: use a newer baghchal-server",
+             name);
+    free(name);
+    cr_assert_str_eq(err, want);
+    cr_assert_eq(user_version(db), 2);
+    char *t = pgtest_value(db, "SELECT to_regclass('players') IS NULL", err, sizeof err);
+    cr_assert_not_null(t, "%s", err);
+    cr_assert_str_eq(t, "t", "the refused database was given tables");
+    free(t);
+}
+
+Test(store, a_postgresql_database_that_cannot_be_reached_is_refused_in_one_line)
+{
+    postgres_only();
+    char err[256] = "", url[600];
+    /* No such database on the server, then no server at all. */
+    const char *base = pgtest_server(), *rest = strchr(base, '?');
+    cr_assert_not_null(rest);
+    snprintf(url, sizeof url, "postgresql://baghchal@/no_such_database%s", rest);
+    cr_assert_null(store_open(url, false, err, sizeof err));
+    cr_assert(strstr(err, "PostgreSQL") == err && strstr(err, "no_such_database"), "%s", err);
+    cr_assert_null(strchr(err, '\n'), "%s", err);
+    snprintf(url, sizeof url, "postgresql://baghchal@/postgres?host=%s/nowhere&port=1", dir);
+    err[0] = '\0';
+    cr_assert_null(store_open(url, false, err, sizeof err));
+    cr_assert(strstr(err, "PostgreSQL") == err && strstr(err, "nowhere"), "%s", err);
+    cr_assert_null(strchr(err, '\n'), "%s", err);
 }
 
 /* ---- records ------------------------------------------------------------------------------ */
@@ -861,6 +951,231 @@ Test(store, acknowledged_writes_survive_the_process_being_killed)
 Test(store, acknowledged_writes_survive_the_process_being_killed_when_durable)
 {
     killed_after_acknowledging(true);
+}
+
+/* ---- one record by id, messages to the other servers ------------------------------------ */
+
+Test(store, a_player_with_its_ratings_and_a_challenge_read_back_by_id)
+{
+    store_t *s = open_store(false);
+    store_player_t p = player("p1", "Asha", STORE_NAMED), q = player("p2", "Bikram", STORE_NAMED);
+    store_rating_t r1 = {.player = "p1", .cls = "blitz", .g = {1612.25, 80.5, 0.0599, 7}};
+    store_rating_t r2 = {.player = "p1", .cls = "rapid", .g = {1498.0, 120.0, 0.06, 2}};
+    store_rating_t r3 = {.player = "p2", .cls = "blitz", .g = {1400.0, 200.0, 0.06, 1}};
+    store_challenge_t ch = {.id = "s1", .from = "p1", .to = "", .listed = true, .side = STORE_SIDE_TIGERS,
+                            .initial_ms = 180000, .increment_ms = 2000, .rule = 1, .rated = true,
+                            .created_ms = 1700000000123};
+    count_t c = {0};
+    cr_assert(store_put_player(s, &p, count_cb, &c) && store_put_player(s, &q, count_cb, &c));
+    cr_assert(store_put_rating(s, &r1, count_cb, &c) && store_put_rating(s, &r2, count_cb, &c) &&
+              store_put_rating(s, &r3, count_cb, &c));
+    cr_assert(store_put_challenge(s, &ch, count_cb, &c));
+    store_flush(s);
+    cr_assert_eq(atomic_load(&c.ok), 6);
+
+    char err[256] = "";
+    store_player_t got;
+    store_rating_t rs[5];
+    int n = -1;
+    cr_assert_eq(store_get_player(s, "p1", &got, rs, 5, &n, err, sizeof err), 1, "%s", err);
+    cr_assert_str_eq(got.name, "Asha");
+    cr_assert_str_eq(got.pw_hash, p.pw_hash);
+    cr_assert_eq(got.kind, STORE_NAMED);
+    cr_assert_eq(got.created_ms, p.created_ms);
+    cr_assert_eq(n, 2);
+    const store_rating_t *blitz = !strcmp(rs[0].cls, "blitz") ? &rs[0] : &rs[1];
+    cr_assert_str_eq(blitz->cls, "blitz");
+    cr_assert_eq(blitz->g.rating, 1612.25);
+    cr_assert_eq(blitz->g.deviation, 80.5);
+    cr_assert_eq(blitz->g.volatility, 0.0599);
+    cr_assert_eq(blitz->g.games, 7);
+    /* No room for ratings: the player alone. */
+    cr_assert_eq(store_get_player(s, "p1", &got, rs, 0, &n, err, sizeof err), 1, "%s", err);
+    cr_assert_eq(n, 0);
+    cr_assert_eq(store_get_player(s, "nobody", &got, rs, 5, &n, err, sizeof err), 0, "%s", err);
+    /* A named player by its name, whatever its case; a guest's name is nobody's. */
+    char who[STORE_ID_LEN] = "";
+    cr_assert_eq(store_find_name(s, "bIKRAM", who, err, sizeof err), 1, "%s", err);
+    cr_assert_str_eq(who, "p2");
+    store_player_t anon = player("p3", "Guest-abc", STORE_ANON);
+    cr_assert(store_put_player(s, &anon, NULL, NULL));
+    store_flush(s);
+    cr_assert_eq(store_find_name(s, "Guest-abc", who, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(store_find_name(s, "Chandra", who, err, sizeof err), 0, "%s", err);
+
+    store_challenge_t gc;
+    cr_assert_eq(store_get_challenge(s, "s1", &gc, err, sizeof err), 1, "%s", err);
+    cr_assert_str_eq(gc.from, "p1");
+    cr_assert_str_eq(gc.to, "");
+    cr_assert(gc.listed && gc.rated);
+    cr_assert_eq(gc.side, STORE_SIDE_TIGERS);
+    cr_assert_eq(gc.initial_ms, 180000);
+    cr_assert_eq(gc.increment_ms, 2000);
+    cr_assert_eq(gc.rule, 1);
+    cr_assert_eq(gc.created_ms, 1700000000123);
+    cr_assert(store_delete_challenge(s, "s1", NULL, NULL));
+    store_flush(s);
+    cr_assert_eq(store_get_challenge(s, "s1", &gc, err, sizeof err), 0, "%s", err);
+    store_close(s);
+}
+
+/* What a listener heard, from the store's thread. */
+typedef struct {
+    pthread_mutex_t lock;
+    pthread_cond_t more;
+    char text[8][64];
+    int n, missed;
+} heard_t;
+
+static void heard_cb(void *ctx, const char *text)
+{
+    heard_t *h = ctx;
+    pthread_mutex_lock(&h->lock);
+    if (!text)
+        h->missed++;
+    else if (h->n < 8)
+        snprintf(h->text[h->n++], sizeof h->text[0], "%s", text);
+    pthread_cond_broadcast(&h->more);
+    pthread_mutex_unlock(&h->lock);
+}
+
+/* Waits (at most 10 s: an arrival, not a speed) until h has heard n messages. */
+static int heard_wait(heard_t *h, int n)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 10;
+    pthread_mutex_lock(&h->lock);
+    while (h->n < n && pthread_cond_timedwait(&h->more, &h->lock, &until) == 0) {
+    }
+    int got = h->n;
+    pthread_mutex_unlock(&h->lock);
+    return got;
+}
+
+Test(store, on_sqlite_a_message_is_done_at_once_and_nobody_listens)
+{
+    sqlite_only();
+    store_t *s = open_store(false);
+    heard_t h = {.lock = PTHREAD_MUTEX_INITIALIZER, .more = PTHREAD_COND_INITIALIZER};
+    char err[256] = "";
+    cr_assert_eq(store_listen(s, heard_cb, &h, err, sizeof err), 0);
+    count_t c = {0};
+    cr_assert(store_notify(s, "hello", count_cb, &c));
+    store_flush(s);
+    cr_assert_eq(atomic_load(&c.ok), 1);
+    cr_assert_eq(h.n, 0);
+    store_close(s);
+}
+
+Test(store, messages_reach_every_other_store_on_the_database_once_committed_in_order)
+{
+    postgres_only();
+    store_t *a = open_store(false), *b = open_store(false);
+    heard_t ha = {.lock = PTHREAD_MUTEX_INITIALIZER, .more = PTHREAD_COND_INITIALIZER};
+    heard_t hb = {.lock = PTHREAD_MUTEX_INITIALIZER, .more = PTHREAD_COND_INITIALIZER};
+    char err[256] = "";
+    cr_assert_eq(store_listen(a, heard_cb, &ha, err, sizeof err), 1, "%s", err);
+    cr_assert_eq(store_listen(b, heard_cb, &hb, err, sizeof err), 1, "%s", err);
+    cr_assert_eq(store_listen(b, heard_cb, &hb, err, sizeof err), -1, "listening twice");
+
+    /* Held at the gate, a's message is not sent before the writes queued before it. */
+    gate_t gate;
+    gate_close(a, &gate);
+    store_player_t p = player("p1", "Asha", STORE_NAMED);
+    count_t c = {0};
+    cr_assert(store_put_player(a, &p, count_cb, &c));
+    cr_assert(store_notify(a, "player p1", count_cb, &c));
+    cr_assert(store_notify(a, "second", count_cb, &c));
+    char big[STORE_NOTE_MAX + 2];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    cr_assert(!store_notify(a, big, count_cb, &c), "a message over STORE_NOTE_MAX is refused");
+    cr_assert_eq(hb.n, 0);
+    gate_open(&gate);
+    cr_assert_eq(heard_wait(&hb, 2), 2, "b heard %d", hb.n);
+    cr_assert_str_eq(hb.text[0], "player p1");
+    cr_assert_str_eq(hb.text[1], "second");
+    /* Heard once committed: the player is there to read. */
+    store_player_t got;
+    store_rating_t rs[1];
+    int n;
+    cr_assert_eq(store_get_player(b, "p1", &got, rs, 1, &n, err, sizeof err), 1, "%s", err);
+    cr_assert_eq(atomic_load(&c.ok), 3);
+
+    /* And the other way; nobody hears itself. */
+    cr_assert(store_notify(b, "from b", NULL, NULL));
+    cr_assert_eq(heard_wait(&ha, 1), 1);
+    cr_assert_str_eq(ha.text[0], "from b");
+    store_flush(a);
+    store_flush(b);
+    cr_assert_eq(ha.n, 1);
+    cr_assert_eq(hb.n, 2);
+    cr_assert_eq(ha.missed + hb.missed, 0);
+    store_close(a);
+    store_close(b);
+    gate_destroy(&gate);
+}
+
+/* Every connection of the servers to the database cut (as a restart of PostgreSQL or a network
+ * failure would): a write or a read may fail once, then the store is connected again; the
+ * listener connects again by itself and says that it may have missed messages. */
+Test(store, connections_cut_by_the_database_are_made_again)
+{
+    postgres_only();
+    store_t *a = open_store(false), *b = open_store(false);
+    heard_t ha = {.lock = PTHREAD_MUTEX_INITIALIZER, .more = PTHREAD_COND_INITIALIZER};
+    char err[256] = "";
+    cr_assert_eq(store_listen(a, heard_cb, &ha, err, sizeof err), 1, "%s", err);
+    store_player_t p = player("p1", "Asha", STORE_NAMED);
+    count_t c = {0};
+    cr_assert(store_put_player(a, &p, count_cb, &c));
+    store_flush(a);
+    cr_assert_eq(atomic_load(&c.ok), 1);
+
+    char *cut = pgtest_value(db,
+                             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE "
+                             "datname = current_database() AND application_name = 'baghchal-server'",
+                             err, sizeof err);
+    cr_assert_not_null(cut, "%s", err);
+    cr_assert_eq(atoi(cut), 5, "%s connections cut: a's and b's writer and reader, a's listener", cut);
+    free(cut);
+
+    /* The first write after the cut may fail (its answer is then 503); the next is stored. */
+    for (int i = 0; i < 2; i++) {
+        store_player_t q = player("p2", "Bikram", STORE_NAMED);
+        cr_assert(store_put_player(a, &q, count_cb, &c));
+        store_flush(a);
+    }
+    cr_assert_geq(atomic_load(&c.ok), 2);
+    cr_assert_leq(atomic_load(&c.failed), 1);
+    store_player_t got;
+    store_rating_t rs[1];
+    int n, k = store_get_player(a, "p2", &got, rs, 1, &n, err, sizeof err);
+    if (k != 1) /* the reader's connection too */
+        k = store_get_player(a, "p2", &got, rs, 1, &n, err, sizeof err);
+    cr_assert_eq(k, 1, "%s", err);
+
+    /* The listener is back (it says so) and hears b, whose writer is back too. */
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 10;
+    pthread_mutex_lock(&ha.lock);
+    while (!ha.missed && pthread_cond_timedwait(&ha.more, &ha.lock, &until) == 0) {
+    }
+    int missed = ha.missed;
+    pthread_mutex_unlock(&ha.lock);
+    cr_assert_eq(missed, 1, "the listener did not say it was connected again");
+    count_t cb = {0};
+    for (int i = 0; i < 2 && !atomic_load(&cb.ok); i++) {
+        cr_assert(store_notify(b, "after the cut", count_cb, &cb));
+        store_flush(b);
+    }
+    cr_assert_eq(atomic_load(&cb.ok), 1);
+    cr_assert_geq(heard_wait(&ha, 1), 1);
+    cr_assert_str_eq(ha.text[0], "after the cut");
+    store_close(a);
+    store_close(b);
 }
 
 /* ---- heartbeat, flush ------------------------------------------------------------------------ */

@@ -22,6 +22,9 @@ pkg-config --exists libcjson 2>/dev/null || need+=(libcjson-dev)
 # The room where people play: games kept in SQLite, passwords hashed by libsodium.
 pkg-config --exists sqlite3 2>/dev/null || need+=(libsqlite3-dev)
 pkg-config --exists libsodium 2>/dev/null || need+=(libsodium-dev)
+# The room on PostgreSQL (--database postgresql://...): libpq, and the server its suites start.
+pkg-config --exists libpq 2>/dev/null || need+=(libpq-dev)
+dpkg -s postgresql >/dev/null 2>&1 || need+=(postgresql)
 # baghchal-bot, which plays on the server as a bot: libcurl.
 pkg-config --exists libcurl 2>/dev/null || need+=(libcurl4-openssl-dev)
 [ -x /usr/bin/chromium ] || need+=(chromium)

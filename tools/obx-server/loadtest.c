@@ -8,8 +8,12 @@
  * and the server's memory and CPU from /proc. A game that ends is followed by its rematch
  * (both players offer it; the sides swap).
  *
- * Usage: baghchal-loadtest --port P --pid PID [--games N] [--seconds S] [--think-ms T]
- *                          [--spectators 0|1] [--addresses K] */
+ * Several servers sharing one database: --port P1,P2,... spreads the players over them, player
+ * k on the k-th port in turn, so that a game's two players are on different servers (its
+ * spectator on the second's); --pid PID1,PID2,... adds their CPU and memory.
+ *
+ * Usage: baghchal-loadtest --port P[,P2...] --pid PID[,PID2...] [--games N] [--seconds S]
+ *                          [--think-ms T] [--spectators 0|1] [--addresses K] */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -30,8 +34,11 @@
 #include "baghchal.h"
 #include "cJSON.h"
 
-static int port = 8080, games_nb = 100, seconds = 30, think_ms = 500, spectators = 1, addresses = 200;
-static long server_pid = 0;
+enum { SERVERS_MAX = 8 };
+static int ports[SERVERS_MAX] = {8080}, ports_nb = 1;
+static int games_nb = 100, seconds = 30, think_ms = 500, spectators = 1, addresses = 200;
+static long server_pids[SERVERS_MAX];
+static int pids_nb = 0;
 
 static int64_t now_us(void)
 {
@@ -65,7 +72,7 @@ static int connect_from(int addr_index, bool blocking)
     src.sin_addr.s_addr = htonl(0x7F000001u + (uint32_t)(1 + addr_index % addresses) * 256u); /* 127.0.x.1 */
     if (bind(fd, (struct sockaddr *)&src, sizeof src) != 0)
         die("bind: %s", strerror(errno));
-    struct sockaddr_in dst = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    struct sockaddr_in dst = {.sin_family = AF_INET, .sin_port = htons((uint16_t)ports[addr_index % ports_nb])};
     dst.sin_addr.s_addr = htonl(0x7F000001u);
     if (connect(fd, (struct sockaddr *)&dst, sizeof dst) != 0 && errno != EINPROGRESS)
         die("connect: %s", strerror(errno));
@@ -436,7 +443,7 @@ static void start_game(match_t *m)
 
 /* ---- the server's figures ------------------------------------------------------------------ */
 
-static bool proc_figures(double *cpu_s, long *rss_kb)
+static bool proc_figures_of(long server_pid, double *cpu_s, long *rss_kb)
 {
     char path[64], buf[4096];
     snprintf(path, sizeof path, "/proc/%ld/stat", server_pid);
@@ -460,6 +467,35 @@ static bool proc_figures(double *cpu_s, long *rss_kb)
     if (f)
         fclose(f);
     return true;
+}
+
+/* Every server's CPU time and memory, added. */
+static bool proc_figures(double *cpu_s, long *rss_kb)
+{
+    *cpu_s = 0, *rss_kb = 0;
+    for (int i = 0; i < pids_nb; i++) {
+        double c;
+        long r;
+        if (!proc_figures_of(server_pids[i], &c, &r))
+            return false;
+        *cpu_s += c, *rss_kb += r;
+    }
+    return pids_nb > 0;
+}
+
+/* A comma-separated list of numbers into out (at most SERVERS_MAX); how many, 0 when bad. */
+static int number_list(const char *v, long *out)
+{
+    int n = 0;
+    for (const char *p = v; *p && n < SERVERS_MAX;) {
+        char *end;
+        long x = strtol(p, &end, 10);
+        if (end == p || (*end && *end != ','))
+            return 0;
+        out[n++] = x;
+        p = *end ? end + 1 : end;
+    }
+    return n;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -486,10 +522,16 @@ int main(int argc, char **argv)
         long x = v ? strtol(v, NULL, 10) : -1;
         if (!v)
             die("%s needs a value (see the file's head for the usage)", a);
-        if (!strcmp(a, "--port"))
-            port = (int)x;
-        else if (!strcmp(a, "--pid"))
-            server_pid = x;
+        long list[SERVERS_MAX];
+        if (!strcmp(a, "--port")) {
+            ports_nb = number_list(v, list);
+            for (int k = 0; k < ports_nb; k++)
+                ports[k] = list[k] > 0 && list[k] <= 65535 ? (int)list[k] : 0;
+        } else if (!strcmp(a, "--pid")) {
+            pids_nb = number_list(v, server_pids);
+            if (!pids_nb)
+                die("--pid takes PID[,PID...]");
+        }
         else if (!strcmp(a, "--games"))
             games_nb = (int)x;
         else if (!strcmp(a, "--seconds"))
@@ -504,9 +546,12 @@ int main(int argc, char **argv)
             die("unknown option %s", a);
         i++;
     }
-    if (port <= 0 || port > 65535 || games_nb < 1 || games_nb > 100000 || seconds < 1 || think_ms < 0 ||
+    bool ports_ok = ports_nb > 0;
+    for (int k = 0; k < ports_nb; k++)
+        ports_ok = ports_ok && ports[k] > 0;
+    if (!ports_ok || games_nb < 1 || games_nb > 100000 || seconds < 1 || think_ms < 0 ||
         (spectators != 0 && spectators != 1) || addresses < 1 || addresses > 250)
-        die("an option is out of range (--port 1..65535, --games 1..100000, --seconds 1.., --think-ms 0.., "
+        die("an option is out of range (--port 1..65535[,...] (at most 8), --games 1..100000, --seconds 1.., --think-ms 0.., "
             "--spectators 0|1, --addresses 1..250)");
     srand(1);
     struct rlimit rl;
@@ -613,8 +658,9 @@ int main(int argc, char **argv)
     report("move POST to the spectator's stream", lat_spec, n_spec);
     report("move POST to its answer", lat_post, n_post);
     printf("load generator: CPU %.1f s in all (setup included)\n", own);
-    if (server_pid)
-        printf("server: CPU %.1f s in %d s (%.0f%% of one core), RSS %.1f MB at most\n", cpu1 - cpu0, seconds,
-               100.0 * (cpu1 - cpu0) / seconds, rss_max / 1024.0);
+    if (pids_nb)
+        printf("%s: CPU %.1f s in %d s (%.0f%% of one core), RSS %.1f MB at most\n",
+               pids_nb > 1 ? "servers, added" : "server", cpu1 - cpu0, seconds, 100.0 * (cpu1 - cpu0) / seconds,
+               rss_max / 1024.0);
     return errors ? 1 : 0;
 }

@@ -38,9 +38,11 @@ static void usage(FILE *f)
           "  --idle-timeout S      close stalled connections after S seconds (default 30)\n"
           "  --web-root DIR        serve the board's files from DIR instead of the built-in copy\n"
           "  --log                 one line per request on standard error\n"
-          "  --database PATH       the room's games, players and ratings: an SQLite file, 'sqlite:PATH' or\n"
-          "                        PATH (default: room.sqlite in the standard data folder)\n"
-          "  --durable             every commit on the disk before its answer (SQLite synchronous=FULL)\n"
+          "  --database PATH|URL   the room's games, players and ratings: an SQLite file, 'sqlite:PATH' or\n"
+          "                        PATH (default: room.sqlite in the standard data folder), or a\n"
+          "                        PostgreSQL database, 'postgresql://...', which several servers may share\n"
+          "  --durable             every commit on the disk before its answer (SQLite synchronous=FULL,\n"
+          "                        PostgreSQL synchronous_commit=on)\n"
           "  --lag-allowance MS    each move's time is cut by up to this (default 300)\n"
           "  --gone-seconds S      a player away this long: the opponent may claim the win (default 30)\n"
           "  --first-move-seconds S  a side that makes no first move within S: aborted (default 60)\n"
@@ -186,8 +188,11 @@ static int parse_args(int argc, char **argv, server_config_t *c)
         case OPT_DATABASE:
             c->database = strncmp(optarg, "sqlite:", 7) == 0 ? optarg + 7 : optarg;
             database_given = true;
-            if (!c->database[0] || strstr(optarg, "://")) {
-                fprintf(stderr, "baghchal-server: --database takes an SQLite file, 'sqlite:PATH' or PATH, not '%s'\n",
+            if (!c->database[0] ||
+                (strstr(optarg, "://") && strncmp(optarg, "postgresql://", 13) && strncmp(optarg, "postgres://", 11))) {
+                fprintf(stderr,
+                        "baghchal-server: --database takes an SQLite file, 'sqlite:PATH', PATH or "
+                        "'postgresql://...', not '%s'\n",
                         optarg);
                 return 2;
             }
@@ -270,6 +275,17 @@ static int parse_args(int argc, char **argv, server_config_t *c)
     return 0;
 }
 
+/* The database as the start line names it: a URL without its password. */
+static void shown_database(const char *db, char *out, size_t size)
+{
+    const char *scheme = strstr(db, "://"), *at = scheme ? strchr(scheme + 3, '@') : NULL;
+    const char *colon = at ? memchr(scheme + 3, ':', (size_t)(at - scheme - 3)) : NULL;
+    if (colon)
+        snprintf(out, size, "%.*s:***%s", (int)(colon - db), db, at);
+    else
+        snprintf(out, size, "%s", db);
+}
+
 int main(int argc, char **argv)
 {
     server_config_t cfg;
@@ -309,10 +325,12 @@ int main(int argc, char **argv)
         return 1;
     }
     bool v6 = strchr(cfg.bind, ':') != NULL;
+    char where[256];
+    shown_database(cfg.database, where, sizeof where);
     printf("baghchal-server %s listening on http://%s%s%s:%d/ (%d workers, %d threads each, %zu MB hash each; games "
            "kept in %s%s)\n",
            BAGHCHAL_VERSION, v6 ? "[" : "", cfg.bind, v6 ? "]" : "", server_port(s), cfg.workers, cfg.threads,
-           cfg.hash_mb, cfg.database, cfg.durable ? ", durable" : "");
+           cfg.hash_mb, where, cfg.durable ? ", durable" : "");
     if (cfg.tablebase)
         printf("baghchal-server: database %s loaded\n", cfg.tablebase);
     fflush(stdout);

@@ -163,6 +163,18 @@ static void load_challenge(void *ctx, const store_challenge_t *sc)
 
 bool lobby_load(room_t *r, char *err, size_t errlen) { return store_each_challenge(r->store, load_challenge, r, err, errlen); }
 
+bool lobby_reload(room_t *r, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < r->challenges.cap; i++)
+        if (rmap_live(&r->challenges, i))
+            free(r->challenges.vals[i]);
+    rmap_free(&r->challenges);
+    for (size_t i = 0; i < r->players.cap; i++)
+        if (rmap_live(&r->players, i))
+            ((player_t *)r->players.vals[i])->challenges = 0;
+    return lobby_load(r, err, errlen);
+}
+
 /* ---- settings ----------------------------------------------------------------------- */
 
 /* The settings of a seek or challenge from its body; NULL, or what is wrong. */
@@ -242,6 +254,11 @@ static void create(room_t *r, const cJSON *body, player_t *me, bool listed, room
                                                                                       : to->valuestring[k]);
         low[k] = '\0';
         target = to->valuestring[k] ? NULL : rmap_get(&r->names, low);
+        /* Named on another server sharing the database: read from it. */
+        char id[STORE_ID_LEN], err[160];
+        if (!target && !to->valuestring[k] && r->relaying &&
+            store_find_name(r->store, to->valuestring, id, err, sizeof err) == 1)
+            target = players_fetch(r, id);
         if (!target) {
             reply(ctx, 404, room_error_json("no-player", "no player named %.40s", to->valuestring), NULL);
             return;
@@ -439,7 +456,7 @@ void lobby_handle(room_t *r, const room_request_t *q, const char *rest, player_t
     }
     memcpy(id, tail + 1, n);
     id[n] = '\0';
-    challenge_t *c = rmap_get(&r->challenges, id);
+    challenge_t *c = relay_challenge(r, id);
     if (!c) {
         reply(ctx, 404, room_error_json("no-challenge", "no open seek or challenge %s (taken, cancelled or never made)", id),
               NULL);

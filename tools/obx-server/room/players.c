@@ -38,7 +38,8 @@ player_t *room_auth(room_t *r, const char *token)
     if (p)
         return p;
     char id[STORE_ID_LEN], err[128];
-    if (store_find_token(r->store, h, id, err, sizeof err) != 1 || !(p = room_player(r, id)))
+    if (store_find_token(r->store, h, id, err, sizeof err) != 1 ||
+        !((p = room_player(r, id)) || (p = players_fetch(r, id))))
         return NULL;
     return rmap_put(&r->tokens, h, p) ? p : NULL;
 }
@@ -149,6 +150,22 @@ static void load_rating(void *ctx, const store_rating_t *sr)
     for (int c = 0; p && c < CLASS_NB; c++)
         if (!strcmp(class_name(c), sr->cls))
             p->rating[c] = sr->g;
+}
+
+player_t *players_fetch(room_t *r, const char *id)
+{
+    store_player_t sp;
+    store_rating_t rs[CLASS_NB];
+    int n = 0;
+    char err[160];
+    if (store_get_player(r->store, id, &sp, rs, CLASS_NB, &n, err, sizeof err) != 1)
+        return NULL;
+    load_t l = {r, true};
+    if (!add_player(r, &sp))
+        return NULL;
+    for (int i = 0; i < n; i++)
+        load_rating(&l, &rs[i]);
+    return room_player(r, id);
 }
 
 bool players_load(room_t *r, char *err, size_t errlen)

@@ -226,6 +226,8 @@ static void pending_finish(pending_t *p, bool ok, bool locked)
         pthread_mutex_lock(&r->lock);
     for (int i = 0; i < p->nevents; i++) {
         if (ok)
+            relay_out(r, p->ch[i], p->key[i], p->events[i]);
+        if (ok)
             room_publish(r, p->ch[i], p->key[i], p->events[i]);
         else
             cJSON_Delete(p->events[i]);
@@ -439,13 +441,15 @@ room_sub_t *room_subscribe(room_t *r, const room_request_t *q, room_format_t f, 
                 *json = k < 0 ? room_error_json("storage", "%s", err) : room_error_json("no-game", "no game %s", id);
                 goto refuse;
             }
-            /* A finished game: its record once, and the stream ends. */
+            /* A finished game: its record once, and the stream ends. A game another server keeps:
+             * as stored, then its events as that server sends them (relay.c). */
+            bool elsewhere = r->relaying && sg.ended_ms == 0;
             cJSON *full = round_stored_full_json(r, &sg);
             store_game_free(&sg);
             if (full)
                 room_send(s, full);
             cJSON_Delete(full);
-            s->over = true;
+            s->over = !elsewhere;
             s->channel = CH_GAME;
             snprintf(s->key, sizeof s->key, "%s", id);
         } else {
@@ -575,8 +579,16 @@ room_t *room_open(const room_config_t *c, char *err, size_t errlen)
     }
     int64_t heartbeat = store_last_heartbeat(r->store);
     pthread_mutex_lock(&r->lock);
+    r->holds_epoch = store_holds_epoch(r->store);
     bool ok = players_load(r, err, errlen) && lobby_load(r, err, errlen) && rounds_load(r, heartbeat, err, errlen);
     pthread_mutex_unlock(&r->lock);
+    /* Heard from now on; the lobby read once more, so that nothing committed between the first
+     * reading and the listening is missed. */
+    if (ok && (ok = relay_start(r, err, errlen)) && r->relaying) {
+        pthread_mutex_lock(&r->lock);
+        ok = lobby_reload(r, err, errlen);
+        pthread_mutex_unlock(&r->lock);
+    }
     if (!ok) {
         room_close(r);
         return NULL;
@@ -590,6 +602,7 @@ void room_shutdown(room_t *r)
 {
     pthread_mutex_lock(&r->lock);
     r->closing = true;
+    relay_tick(r, INT64_MAX); /* what waits for another server's answer: 503 */
     for (room_sub_t *s = r->subs; s; s = s->next)
         if (s->suspended && s->wake) {
             s->suspended = false;
@@ -619,6 +632,8 @@ void room_close(room_t *r)
             free(r->buckets.vals[i]);
     rmap_free(&r->games), rmap_free(&r->players), rmap_free(&r->tokens), rmap_free(&r->names);
     rmap_free(&r->challenges), rmap_free(&r->buckets), rmap_free(&r->channels);
+    relay_tick(r, INT64_MAX); /* nothing should wait by now (room_shutdown answered it) */
+    rmap_free(&r->forwards);
     /* Streams still open belong to connections the server closes; they unsubscribe after. */
     pthread_mutex_destroy(&r->lock);
     free(r);
@@ -630,6 +645,11 @@ void room_tick(room_t *r)
     pthread_mutex_lock(&r->lock);
     round_tick(r, now);
     lobby_tick(r, now);
+    relay_tick(r, now);
+    if (r->relaying && now - r->last_adopt >= 1000) {
+        r->last_adopt = now;
+        rounds_adopt(r);
+    }
     if (now - r->last_keepalive >= (int64_t)r->cfg.keepalive_s * 1000) {
         r->last_keepalive = now;
         for (room_sub_t *s = r->subs; s; s = s->next)

@@ -90,6 +90,10 @@ struct room {
     bool lobby_games_dirty, lobby_players_dirty;
     uint64_t moves, events;
     bool closing;
+    bool relaying; /* other servers share the database: the lobby's events go to them too */
+    unsigned holds_epoch; /* the store's, when the games kept here were last taken */
+    rmap_t forwards;      /* request id -> forward_t: actions sent to the server keeping the game */
+    int64_t last_adopt;
 };
 
 /* ---- time --------------------------------------------------------------------------- */
@@ -124,8 +128,29 @@ void players_handle(room_t *r, const room_request_t *q, const char *rest, player
 /* Rates a finished game between a and b (a goats, b tigers) with winner 0 none, 1 goats, 2 tigers. */
 void players_rate(room_t *r, round_t *g, player_t *goats, player_t *tigers);
 
+/* A player another server made, read from the store and kept; NULL when there is none. */
+player_t *players_fetch(room_t *r, const char *id);
+
+/* ---- relay.c: several servers on one database ------------------------------------------ */
+/* Starts hearing the other servers (false with a reason in err when the store cannot). */
+bool relay_start(room_t *r, char *err, size_t errlen);
+/* Sends a committed event that changes the lobby to the other servers (others: nothing). */
+void relay_out(room_t *r, channel_t ch, const char *key, const cJSON *j);
+/* Sends an action (a POST under rest) on a game another server keeps to that server; its
+ * answer comes back as reply's (503 when none comes within 5 s). False when it cannot be sent
+ * (not sharing a database, a body too long, out of memory): then answer it here. */
+bool relay_forward(room_t *r, const char *game, const room_request_t *q, const char *rest, player_t *me,
+                   room_reply_fn reply, void *ctx);
+/* A seek or challenge by id: kept here, or (sharing a database) made on another server and not
+ * heard of yet, read from the database and kept. NULL when there is none. */
+challenge_t *relay_challenge(room_t *r, const char *id);
+/* Answers 503 to the forwarded actions whose answer did not come in time. */
+void relay_tick(room_t *r, int64_t now_mono);
+
 /* ---- lobby.c ------------------------------------------------------------------------- */
 bool lobby_load(room_t *r, char *err, size_t errlen);
+/* The open challenges read again (another server's changes may have been missed). */
+bool lobby_reload(room_t *r, char *err, size_t errlen);
 void lobby_handle(room_t *r, const room_request_t *q, const char *rest, player_t *me, room_reply_fn reply, void *ctx);
 cJSON *lobby_snapshot(room_t *r);
 cJSON *challenge_json(room_t *r, const challenge_t *c);
@@ -146,6 +171,12 @@ cJSON *round_state_json(room_t *r, round_t *g);
 cJSON *round_summary_json(room_t *r, round_t *g); /* for the lobby's list and the event streams */
 cJSON *round_stored_full_json(room_t *r, store_game_t *sg); /* a finished game read from the store */
 void round_tick(room_t *r, int64_t now_mono);
+/* Several servers on one database: takes over the games whose server is gone, and lets go of
+ * those another server took while this one's hold was lost. */
+void rounds_adopt(room_t *r);
+/* A live game nobody keeps (its server gone), taken over at once; NULL when another server
+ * keeps it or it is not live. */
+round_t *round_take_over(room_t *r, const char *id);
 /* A seat's owner opened (delta 1) or closed (-1) a stream of the game. */
 void round_presence(room_t *r, round_t *g, int seat, int delta);
 void round_tell_player(room_t *r, room_sub_t *s, player_t *p); /* gameStart for each game of p's */

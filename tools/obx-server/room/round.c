@@ -351,6 +351,7 @@ round_t *round_start(room_t *r, player_t *goats, player_t *tigers, const store_c
         return NULL;
     }
     r->lobby_games_dirty = true;
+    store_own_game(r->store, g->g.id); /* a new id: nobody else holds it */
     if (!store_put_game(r->store, &g->g, done, ctx) && done)
         done(ctx, false);
     return g;
@@ -361,18 +362,18 @@ typedef struct {
     int64_t heartbeat, now_wall;
 } load_t;
 
-static void load_game(void *ctx, store_game_t *sg)
+/* A stored game that goes on, kept (not yet stored again); NULL when it cannot be. */
+static round_t *adopt(load_t *l, store_game_t *sg)
 {
-    load_t *l = ctx;
     round_t *g = calloc(1, sizeof *g);
     if (!g)
-        return;
+        return NULL;
     g->g = *sg;
     sg->moves = NULL; /* taken */
     g->draw_offer = g->takeback_offer = g->rematch_offer = -1;
     if (!rebuild(g) || !rmap_put(&l->r->games, g->g.id, g)) {
         round_free(g);
-        return;
+        return NULL;
     }
     g->clock[GOATS] = g->g.goats_ms, g->clock[TIGERS] = g->g.tigers_ms;
     /* The time the server was down is nobody's: the side to move is charged up to the last
@@ -385,13 +386,106 @@ static void load_game(void *ctx, store_game_t *sg)
     }
     g->turn_mono = room_mono_ms();
     snapshot_clocks(g);
-    store_put_game(l->r->store, &g->g, NULL, NULL);
+    return g;
+}
+
+static void load_game(void *ctx, store_game_t *sg) { adopt(ctx, sg); }
+
+/* Drops a game this server no longer keeps (another holds it). */
+static void let_go(room_t *r, round_t *g)
+{
+    rmap_del(&r->games, g->g.id);
+    round_free(g);
+    r->lobby_games_dirty = true;
 }
 
 bool rounds_load(room_t *r, int64_t heartbeat_ms, char *err, size_t errlen)
 {
     load_t l = {r, heartbeat_ms, room_wall_ms()};
-    return store_each_live_game(r->store, load_game, &l, err, errlen);
+    if (!store_each_live_game(r->store, load_game, &l, err, errlen))
+        return false;
+    /* Kept here only if no other server on the database keeps it already. */
+    for (size_t i = 0; i < r->games.cap; i++) {
+        if (!rmap_live(&r->games, i))
+            continue;
+        round_t *g = r->games.vals[i];
+        if (store_own_game(r->store, g->g.id) == 1)
+            store_put_game(r->store, &g->g, NULL, NULL);
+        else
+            let_go(r, g);
+    }
+    return true;
+}
+
+/* The live games of the database that this server does not keep. */
+typedef struct {
+    room_t *r;
+    store_game_t *g;
+    size_t n, cap;
+} orphans_t;
+
+static void collect_orphan(void *ctx, store_game_t *sg)
+{
+    orphans_t *o = ctx;
+    if (rmap_get(&o->r->games, sg->id))
+        return;
+    if (o->n == o->cap) {
+        size_t cap = o->cap ? 2 * o->cap : 16;
+        store_game_t *more = realloc(o->g, cap * sizeof *more);
+        if (!more)
+            return;
+        o->g = more, o->cap = cap;
+    }
+    o->g[o->n++] = *sg;
+    sg->moves = NULL; /* taken */
+}
+
+round_t *round_take_over(room_t *r, const char *id)
+{
+    if (store_own_game(r->store, id) != 1)
+        return NULL;
+    store_game_t sg;
+    char err[160];
+    round_t *g = NULL;
+    if (store_get_game(r->store, id, &sg, err, sizeof err) == 1 && sg.ended_ms == 0) {
+        load_t l = {r, store_last_heartbeat(r->store), room_wall_ms()};
+        if ((g = adopt(&l, &sg))) {
+            r->lobby_games_dirty = true;
+            save(r, g, NULL);
+        }
+    }
+    store_game_free(&sg);
+    if (!g)
+        store_disown_game(r->store, id);
+    return g;
+}
+
+void rounds_adopt(room_t *r)
+{
+    /* Holds lost with a connection: each game taken again, or left to whoever took it. */
+    unsigned epoch = store_holds_epoch(r->store);
+    if (epoch != r->holds_epoch) {
+        r->holds_epoch = epoch;
+        for (size_t i = 0; i < r->games.cap; i++)
+            if (rmap_live(&r->games, i) && round_live(r->games.vals[i]) &&
+                store_own_game(r->store, ((round_t *)r->games.vals[i])->g.id) == 0)
+                let_go(r, r->games.vals[i]);
+    }
+    /* Games whose server is gone (its hold ended with its connection): kept here, the side to
+     * move charged up to the last heartbeat of any server. */
+    orphans_t o = {.r = r};
+    char err[160];
+    store_each_live_game(r->store, collect_orphan, &o, err, sizeof err);
+    load_t l = {r, store_last_heartbeat(r->store), room_wall_ms()};
+    for (size_t i = 0; i < o.n; i++) {
+        round_t *g = NULL;
+        if (store_own_game(r->store, o.g[i].id) == 1 && (g = adopt(&l, &o.g[i]))) {
+            r->lobby_games_dirty = true;
+            save(r, g, NULL);
+        }
+        store_game_free(&o.g[i]);
+    }
+    free(o.g);
 }
 
 /* ---- the tick: clocks, first moves, players away, finished games ------------------------------ */
@@ -404,6 +498,7 @@ void round_tick(room_t *r, int64_t now)
         round_t *g = r->games.vals[i];
         if (!round_live(g)) {
             if (!room_game_watched(r, g->g.id) && room_wall_ms() - g->g.ended_ms > FINISHED_KEPT_MS) {
+                store_disown_game(r->store, g->g.id);
                 rmap_del(&r->games, g->g.id);
                 round_free(g);
             }
@@ -816,15 +911,23 @@ void round_handle(room_t *r, const room_request_t *q, const char *rest, player_t
         return;
     }
     round_t *g = rmap_get(&r->games, id);
+    if (!g && r->relaying)
+        g = round_take_over(r, id);
     if (!g) {
         store_game_t sg;
         char err[128];
         int k = store_get_game(r->store, id, &sg, err, sizeof err);
+        bool elsewhere = k == 1 && sg.ended_ms == 0;
         if (k == 1)
             store_game_free(&sg);
-        reply(ctx, k == 1 ? 409 : 404,
-              k == 1 ? room_error_json("over", "game %s is over", id) : room_error_json("no-game", "no game %.40s", id),
-              NULL);
+        if (elsewhere && relay_forward(r, id, q, rest, me, reply, ctx))
+            return; /* answered by the server that keeps it */
+        if (elsewhere)
+            reply(ctx, 409, room_error_json("elsewhere", "game %s is kept by another server: play it there", id), NULL);
+        else
+            reply(ctx, k == 1 ? 409 : 404,
+                  k == 1 ? room_error_json("over", "game %s is over", id) : room_error_json("no-game", "no game %.40s", id),
+                  NULL);
         return;
     }
     int seat = !strcmp(g->g.goats, me->p.id) ? GOATS : !strcmp(g->g.tigers, me->p.id) ? TIGERS : -1;

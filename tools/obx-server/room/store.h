@@ -1,7 +1,7 @@
 /* The room's storage: players, their sign-in tokens and ratings, challenges (seeks, links to a
- * friend, challenges to a player or bot) and games, in one SQLite file under the data folder.
- * One narrow interface, so that another database can stand behind it later without touching
- * the room.
+ * friend, challenges to a player or bot) and games, in one SQLite file under the data folder
+ * (store_sqlite.c) or in PostgreSQL (store_pg.c). One narrow interface: the room does not know
+ * which database stands behind it.
  *
  * Reads are synchronous (the room loads what is live at start, and looks up finished games
  * and names on demand). Writes are queued and done by one writer thread, in the order they
@@ -9,8 +9,9 @@
  * writer thread, once its transaction is committed (ok true) or has failed (ok false). So a
  * caller that answers its client from the callback never acknowledges what is not stored.
  *
- * Schema migrations are versioned (PRAGMA user_version): an older file is upgraded at open,
- * in one transaction; a newer one is refused with a message naming both versions. */
+ * Schema migrations are versioned (SQLite: PRAGMA user_version; PostgreSQL: the table
+ * schema_version): an older file is upgraded at open, in one transaction; a newer one is
+ * refused with a message naming both versions. */
 #ifndef ROOM_STORE_H
 #define ROOM_STORE_H
 
@@ -94,7 +95,9 @@ typedef struct store store_t;
  * synchronous=NORMAL (a committed transaction survives the process's death, not the
  * machine's). NULL with a one-line reason in err: the file cannot be opened or created, is not
  * a database, or is of a newer schema ("... has schema version 3; this server knows up to 1:
- * use a newer baghchal-server"). */
+ * use a newer baghchal-server").
+ * A path that starts with postgresql:// or postgres:// is a PostgreSQL database (libpq's URL),
+ * its version in the table schema_version; durable is synchronous_commit on, else off. */
 store_t *store_open(const char *path, bool durable, char *err, size_t errlen);
 
 /* Waits for every queued write, stops the writer, closes the file. */
@@ -122,11 +125,34 @@ int store_get_game(store_t *s, const char *id, store_game_t *out, char *err, siz
  * returns how many, -1 on error. */
 int store_player_games(store_t *s, const char *player, char (*ids)[STORE_ID_LEN], int max, char *err, size_t errlen);
 
+/* One player by id, with up to max of its ratings in ratings (*nratings of them): 1 found,
+ * 0 no such player, -1 error (err). For a player another server made. */
+int store_get_player(store_t *s, const char *id, store_player_t *out, store_rating_t *ratings, int max, int *nratings,
+                     char *err, size_t errlen);
+
+/* The named player or bot of a name, whatever its ASCII case: 1 found (id copied), 0 none,
+ * -1 error. */
+int store_find_name(store_t *s, const char *name, char player[STORE_ID_LEN], char *err, size_t errlen);
+
+/* One open challenge by id: 1 found, 0 none (taken, cancelled or never made), -1 error. */
+int store_get_challenge(store_t *s, const char *id, store_challenge_t *out, char *err, size_t errlen);
+
 /* The player a token's hash belongs to: 1 found (id copied), 0 none, -1 error. */
 int store_find_token(store_t *s, const char *token_hash, char player[STORE_ID_LEN], char *err, size_t errlen);
 
 /* The wall clock of the last heartbeat written (store_heartbeat), 0 when none. */
 int64_t store_last_heartbeat(store_t *s);
+
+/* Which server keeps a game's clock, among the servers sharing a database (PostgreSQL: a
+ * session advisory lock on the game's id, held by the reading connection, so that it ends
+ * with the server's process or its connection). 1 this store holds the game now (taken, or
+ * held already: take a game once), 0 another server holds it, -1 error. SQLite: 1. */
+int store_own_game(store_t *s, const char *id);
+/* Lets a game go (it ended and is no longer kept). */
+void store_disown_game(store_t *s, const char *id);
+/* Changes whenever the holds may have been lost (the connection holding them was made again);
+ * then each game should be taken again. Always 0 on SQLite. */
+unsigned store_holds_epoch(store_t *s);
 
 /* ---- writes (any thread; queued, done in order by the writer thread) -------------- */
 
@@ -146,6 +172,21 @@ bool store_put_game(store_t *s, const store_game_t *g, store_done_fn done, void 
 /* Records that the server is alive at now_ms (wall clock): after a stop, the room charges no
  * player for the time after the last heartbeat. */
 bool store_heartbeat(store_t *s, int64_t now_ms, store_done_fn done, void *ctx);
+
+/* ---- other servers on the same database ----------------------------------------- */
+
+enum { STORE_NOTE_MAX = 7000 }; /* a message's bytes at most (PostgreSQL's NOTIFY takes 8000) */
+
+/* Queues a message to every other process listening on the database, sent with the writes
+ * queued before it (PostgreSQL's NOTIFY: delivered once committed, in the order of commits).
+ * On SQLite nobody else listens: done is called with ok. False when the store is closing, out
+ * of memory, or the text is longer than STORE_NOTE_MAX. */
+bool store_notify(store_t *s, const char *text, store_done_fn done, void *ctx);
+
+/* From now on calls fn, on a thread of the store's, with each message another process sent
+ * (never this store's own), and with NULL when some may have been missed (the connection was
+ * lost and made again). 1 listening, 0 nothing to listen to (SQLite: one process), -1 error. */
+int store_listen(store_t *s, void (*fn)(void *ctx, const char *text), void *ctx, char *err, size_t errlen);
 
 /* Blocks until every write queued before the call is committed (or failed). */
 void store_flush(store_t *s);

@@ -1,0 +1,311 @@
+/* Several servers on one database: the lobby's events go to the other servers as the store's
+ * messages (PostgreSQL's NOTIFY, once committed), and theirs come here. Each server keeps the
+ * lobby in its memory, so a message names what changed and the record is read again from the
+ * database, the one truth: a seek or challenge made elsewhere is added (with its players), one
+ * taken, cancelled or declined elsewhere is dropped, and the event goes on to this server's
+ * streams as the other server sent it. On SQLite the store has nobody to tell. */
+#include "room_int.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The events that change the lobby, on the lobby's channel or a player's. */
+static bool lobby_type(const char *type)
+{
+    static const char *const TYPES[] = {"seekAdded", "seekRemoved", "challenge", "challengeCanceled",
+                                        "challengeDeclined"};
+    for (size_t i = 0; i < sizeof TYPES / sizeof TYPES[0]; i++)
+        if (!strcmp(type, TYPES[i]))
+            return true;
+    return false;
+}
+
+/* A game's start and end on its players' streams. */
+static bool game_type(const char *type) { return !strcmp(type, "gameStart") || !strcmp(type, "gameFinish"); }
+
+/* What goes to the other servers: the lobby's changes, and every event of a game (its stream
+ * may be open on any server). */
+static bool relayed(channel_t ch, const char *type)
+{
+    return ch == CH_GAME || (ch == CH_LOBBY && lobby_type(type)) ||
+           (ch == CH_PLAYER && (lobby_type(type) || game_type(type)));
+}
+
+static const char *type_of(const cJSON *j)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(j, "type");
+    return cJSON_IsString(t) ? t->valuestring : "";
+}
+
+void relay_out(room_t *r, channel_t ch, const char *key, const cJSON *j)
+{
+    if (!r->relaying || !relayed(ch, type_of(j)))
+        return;
+    char *t = cJSON_PrintUnformatted(j);
+    if (!t)
+        return;
+    /* "L JSON" for the lobby, "P PLAYER JSON" for a player's stream, "G GAME JSON" for a game's. */
+    size_t n = strlen(t) + STORE_ID_LEN + 4;
+    char *msg = malloc(n);
+    if (msg) {
+        if (ch == CH_LOBBY)
+            snprintf(msg, n, "L %s", t);
+        else
+            snprintf(msg, n, "%c %s %s", ch == CH_GAME ? 'G' : 'P', key, t);
+        store_notify(r->store, msg, NULL, NULL);
+    }
+    free(msg);
+    free(t);
+}
+
+/* A player another server made, read from the store and kept (under the room's lock). */
+static player_t *known(room_t *r, const char *id)
+{
+    player_t *p = room_player(r, id);
+    if (p || !id[0])
+        return p;
+    return players_fetch(r, id);
+}
+
+challenge_t *relay_challenge(room_t *r, const char *id)
+{
+    store_challenge_t c;
+    char err[160];
+    challenge_t *ch = rmap_get(&r->challenges, id);
+    if (ch || !r->relaying || store_get_challenge(r->store, id, &c, err, sizeof err) != 1)
+        return ch;
+    player_t *from = known(r, c.from);
+    if (!from || (c.to[0] && !known(r, c.to)))
+        return NULL;
+    if (!(ch = malloc(sizeof *ch)))
+        return NULL;
+    ch->c = c;
+    if (!rmap_put(&r->challenges, c.id, ch)) {
+        free(ch);
+        return NULL;
+    }
+    from->challenges++;
+    return ch;
+}
+
+static void adopt_challenge(room_t *r, const char *id) { relay_challenge(r, id); }
+
+static void drop_challenge(room_t *r, const char *id)
+{
+    challenge_t *c = rmap_del(&r->challenges, id);
+    if (!c)
+        return;
+    player_t *from = room_player(r, c->c.from);
+    if (from && from->challenges > 0)
+        from->challenges--;
+    free(c);
+}
+
+/* The challenge's id in an event: "seek" or "challenge" objects, or "id". */
+static const char *challenge_id(const cJSON *j)
+{
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(j, "seek");
+    if (!o)
+        o = cJSON_GetObjectItemCaseSensitive(j, "challenge");
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(o ? o : j, "id");
+    return cJSON_IsString(id) && strlen(id->valuestring) < STORE_ID_LEN ? id->valuestring : NULL;
+}
+
+/* ---- actions on a game another server keeps ------------------------------------------ */
+
+enum { FORWARD_WAIT_MS = 2000 };
+
+/* An action sent to the server keeping its game, kept until its answer comes: when none comes
+ * in time, that server may be gone, and the action is done here if the game can be taken. */
+typedef struct {
+    room_reply_fn reply;
+    void *ctx;
+    int64_t deadline;
+    char game[STORE_ID_LEN], who[STORE_ID_LEN];
+    char *rest, *body;
+} forward_t;
+
+static void forward_free(forward_t *f)
+{
+    free(f->rest), free(f->body), free(f);
+}
+
+bool relay_forward(room_t *r, const char *game, const room_request_t *q, const char *rest, player_t *me,
+                   room_reply_fn reply, void *ctx)
+{
+    if (!r->relaying || strlen(rest) > 200)
+        return false;
+    const char *body = q->body && q->body_len ? q->body : "";
+    if (strlen(body) > STORE_NOTE_MAX - 400)
+        return false;
+    /* "F GAME REQUEST PLAYER REST\nBODY": the server keeping the game acts as if asked itself. */
+    char req[STORE_ID_LEN];
+    room_new_id(req, 'q', 12);
+    size_t n = strlen(body) + strlen(rest) + 3 * STORE_ID_LEN + 16;
+    char *msg = malloc(n);
+    forward_t *f = calloc(1, sizeof *f);
+    if (!msg || !f || !(f->rest = strdup(rest)) || !(f->body = strdup(body))) {
+        free(msg);
+        if (f)
+            forward_free(f);
+        return false;
+    }
+    snprintf(msg, n, "F %s %s %s %s\n%s", game, req, me->p.id, rest, body);
+    f->reply = reply, f->ctx = ctx, f->deadline = room_mono_ms() + FORWARD_WAIT_MS;
+    snprintf(f->game, sizeof f->game, "%s", game);
+    snprintf(f->who, sizeof f->who, "%s", me->p.id);
+    bool ok = rmap_put(&r->forwards, req, f) && store_notify(r->store, msg, NULL, NULL);
+    free(msg);
+    if (!ok) {
+        rmap_del(&r->forwards, req);
+        forward_free(f);
+    }
+    return ok;
+}
+
+void relay_tick(room_t *r, int64_t now)
+{
+    for (size_t i = 0; i < r->forwards.cap; i++) {
+        if (!rmap_live(&r->forwards, i))
+            continue;
+        forward_t *f = r->forwards.vals[i];
+        if (now < f->deadline)
+            continue;
+        rmap_del(&r->forwards, r->forwards.keys[i]);
+        player_t *me = room_player(r, f->who);
+        if (!r->closing && me && round_take_over(r, f->game)) {
+            char path[300];
+            snprintf(path, sizeof path, "/api%s", f->rest);
+            room_request_t q = {.method = "POST", .path = path, .body = f->body, .body_len = strlen(f->body)};
+            round_handle(r, &q, f->rest, me, f->reply, f->ctx);
+        } else {
+            f->reply(f->ctx, 503, room_error_json("elsewhere", "the server that keeps the game did not answer"), NULL);
+        }
+        forward_free(f);
+    }
+}
+
+/* The answer of the server keeping the game, sent back to the one asking. */
+typedef struct {
+    room_t *room;
+    char req[STORE_ID_LEN];
+} answer_t;
+
+static void send_answer(void *ctx, unsigned status, char *json, char *cookie)
+{
+    answer_t *a = ctx;
+    size_t n = (json ? strlen(json) : 0) + STORE_ID_LEN + 16;
+    char *msg = malloc(n);
+    if (msg && n <= STORE_NOTE_MAX) {
+        snprintf(msg, n, "A %s %u %s", a->req, status, json ? json : "{}");
+        store_notify(a->room->store, msg, NULL, NULL);
+    }
+    free(msg), free(json), free(cookie), free(a);
+}
+
+/* "F GAME REQUEST PLAYER REST\nBODY": acted on when this server keeps the game. */
+static void forwarded(room_t *r, const char *text)
+{
+    char game[STORE_ID_LEN], req[STORE_ID_LEN], who[STORE_ID_LEN], rest[256];
+    const char *nl = strchr(text, '\n');
+    if (!nl || sscanf(text, "%15s %15s %15s %255s", game, req, who, rest) != 4)
+        return;
+    round_t *g = rmap_get(&r->games, game);
+    player_t *me = room_player(r, who);
+    if (!g || !round_live(g) || !(me || (me = players_fetch(r, who))))
+        return; /* not ours: the server keeping it answers */
+    answer_t *a = malloc(sizeof *a);
+    if (!a)
+        return;
+    a->room = r;
+    snprintf(a->req, sizeof a->req, "%s", req);
+    char path[260];
+    snprintf(path, sizeof path, "/api%s", rest);
+    room_request_t q = {.method = "POST", .path = path, .body = nl + 1, .body_len = strlen(nl + 1)};
+    round_handle(r, &q, rest, me, send_answer, a);
+}
+
+/* "A REQUEST STATUS JSON": the answer to an action this server sent. */
+static void answered(room_t *r, const char *text)
+{
+    char req[STORE_ID_LEN];
+    unsigned status;
+    int used = 0;
+    if (sscanf(text, "%15s %u %n", req, &status, &used) != 2 || !used)
+        return;
+    forward_t *f = rmap_del(&r->forwards, req);
+    if (!f)
+        return;
+    char *json = strdup(text + used);
+    if (json)
+        f->reply(f->ctx, status, json, NULL);
+    else
+        f->reply(f->ctx, 503, room_error_json("memory", "out of memory"), NULL);
+    forward_free(f);
+}
+
+/* The store's listener: another server's message (NULL: some were missed). */
+static void heard(void *ctx, const char *text)
+{
+    room_t *r = ctx;
+    pthread_mutex_lock(&r->lock);
+    if (r->closing) {
+        pthread_mutex_unlock(&r->lock);
+        return;
+    }
+    if (!text) {
+        char err[160];
+        lobby_reload(r, err, sizeof err);
+        pthread_mutex_unlock(&r->lock);
+        return;
+    }
+    if (text[0] == 'F' || text[0] == 'A') {
+        if (text[0] == 'F')
+            forwarded(r, text + 2);
+        else
+            answered(r, text + 2);
+        pthread_mutex_unlock(&r->lock);
+        return;
+    }
+    channel_t ch = text[0] == 'P' ? CH_PLAYER : text[0] == 'G' ? CH_GAME : CH_LOBBY;
+    char key[STORE_ID_LEN] = "";
+    const char *json = text + 1 + (text[1] == ' ');
+    if (ch != CH_LOBBY) {
+        size_t n = strcspn(json, " ");
+        if (n < STORE_ID_LEN && json[n] == ' ') {
+            memcpy(key, json, n);
+            key[n] = '\0';
+        }
+        json += n + (json[n] == ' ');
+    }
+    cJSON *j = (text[0] == 'L' || key[0]) ? cJSON_Parse(json) : NULL;
+    const char *type = type_of(j), *id = challenge_id(j);
+    if (j && (ch == CH_GAME || (ch == CH_PLAYER && game_type(type)))) {
+        /* On to this server's streams of the game or the player (a game this server keeps
+         * sends its own events). */
+        if (ch == CH_GAME && rmap_get(&r->games, key))
+            cJSON_Delete(j);
+        else
+            room_publish(r, ch, key, j);
+    } else if (j && id && lobby_type(type)) {
+        if (!strcmp(type, "seekAdded") || !strcmp(type, "challenge"))
+            adopt_challenge(r, id);
+        else
+            drop_challenge(r, id);
+        if (ch == CH_PLAYER)
+            known(r, key);
+        room_publish(r, ch, key, j);
+    } else {
+        cJSON_Delete(j);
+    }
+    pthread_mutex_unlock(&r->lock);
+}
+
+bool relay_start(room_t *r, char *err, size_t errlen)
+{
+    int k = store_listen(r->store, heard, r, err, errlen);
+    r->relaying = k == 1;
+    return k >= 0;
+}
