@@ -1279,7 +1279,7 @@ Test(tbtools, prove_tables_count_each_layer_as_listed)
                         continue;
                     }
                     if (per_layer)
-                        cr_assert_eq(n[side][h][c][0] + n[side][h][c][1] + n[side][h][c][2], per_layer, "%s", absent);
+                        cr_assert_eq(n[side][h][c][0] + n[side][h][c][1] + n[side][h][c][2], (unsigned long long)per_layer, "%s", absent);
                     prove_row(want, sizeof want, side, label, n[side][h][c]);
                     if (!find_line(&r, want))
                         dump(&r);
