@@ -1422,12 +1422,19 @@ Test(room, each_clock_loses_the_time_its_side_takes)
     cr_assert(jnum(st, "ttime") > 59900 && jnum(st, "ttime") <= 60000, "ttime %.0f", jnum(st, "ttime"));
     /* The tigers think for 300 ms. */
     sleep_ms(300);
+    double t1 = pipe_now_ms();
     play(s, &b, game, "B1B2", 3);
     spent = pipe_now_ms() - t0;
     cJSON *st2 = expect_state(sp, "C3 A1B1 C4 B1B2");
+    double since = pipe_now_ms() - t1;
     lost = 62000 - jnum(st2, "ttime");
     cr_assert(lost >= 290 && lost <= spent + 10, "the tigers took %.0f ms and lost %.0f", spent, lost);
-    cr_assert_eq(jnum(st2, "gtime"), jnum(st, "gtime"), "the goats' clock stood still");
+    /* The goats' clock stood still through the tigers' turn; it runs again from the tigers'
+     * move, so the state sent after it may show the goats a few ms down (when the machine is
+     * busy, the time between the move and the state written for it), never more than that. */
+    double ran = jnum(st, "gtime") - jnum(st2, "gtime");
+    cr_assert(ran >= 0 && ran <= since + 1, "the goats' clock stood still in the tigers' turn: %.0f -> %.0f, %.0f ms after "
+              "the tigers' move was sent", jnum(st, "gtime"), jnum(st2, "gtime"), since);
     /* Read while the goats think: their time goes down. */
     sleep_ms(300);
     const cJSON *now = game_state(s, game);
@@ -1795,8 +1802,15 @@ Test(room, a_game_played_through_three_servers_and_taken_over_when_its_server_is
     }
     cr_assert_geq(took, 0, "nobody took the game over within %.0f s", 10 * slow());
     cr_assert_lt(took, 5000 * slow(), "the game was taken over %.0f ms after the kill", took);
-    expect_state(sp, SEEN[2]); /* the state as it was taken over */
-    expect_state(sp, SEEN[3]);
+    /* The state as it was taken over (announced again by the new keeper, once or more as the
+     * takeover and the forwarded move race), then the move: never another position. */
+    for (int seen = 0;; seen++) {
+        cr_assert_lt(seen, 5, "the move taken over never reached the spectator");
+        cJSON *j = expect_event(sp, "gameState");
+        if (strcmp(jstr(j, "moves"), SEEN[3]) == 0)
+            break;
+        cr_assert_str_eq(jstr(j, "moves"), SEEN[2], "a stream's gameState after the takeover: %s", sp->last);
+    }
     play(b, &x, game, MOVES[4], 4);
     expect_state(sp, SEEN[4]);
     const cJSON *st = game_state(b, game);

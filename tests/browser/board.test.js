@@ -237,9 +237,13 @@ async function main() {
       !document.querySelector('#analysis-list .val[data-proven]'), null, { timeout: STEP_MS });
 
     // ---- the engine's lines: MultiPV 2, scores, arrows, a line played by a click ----
+    // The lines search on for the chosen time, deepening: the shortest, and its end awaited,
+    // so that the lines clicked below are the last ones answered.
     await page.selectOption('#multipv', '2');
+    await page.selectOption('#ceval-time', '2000');
     await page.check('#lines-on');
-    await page.waitForFunction(() => document.querySelectorAll('#lines li').length === 2, null, { timeout: STEP_MS });
+    await page.waitForFunction(() => document.querySelectorAll('#lines li').length === 2 &&
+      document.querySelector('#lines-info').getAttribute('data-running') === 'false', null, { timeout: STEP_MS });
     const linesShown = await page.locator('#lines li').evaluateAll((lis) => lis.map((li) => ({
       score: li.querySelector('.sc').textContent, moves: [...li.querySelectorAll('.mv')].map((m) => m.textContent) })));
     const lineReq = obxBodies[obxBodies.length - 1];

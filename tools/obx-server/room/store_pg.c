@@ -662,50 +662,24 @@ static void row_challenge(const PGresult *res, int i, store_challenge_t *c)
     c->created_ms = int_value(res, i, 9);
 }
 
-static bool pg_each_player(void *db, void (*fn)(void *ctx, const store_player_t *p), void *ctx, char *err,
-                           size_t errlen)
-{
-    PGresult *res = query(db, R_PLAYERS, 0, NULL, err, errlen);
-    if (!res)
-        return false;
-    for (int i = 0, n = PQntuples(res); i < n; i++) {
-        store_player_t p;
-        row_player(res, i, &p);
-        fn(ctx, &p);
+/* pg_each_NAME: every row of the statement STMT, read by ROW into a T, handed to fn. */
+#define PG_EACH(name, T, STMT, ROW)                                                                           \
+    static bool pg_each_##name(void *db, void (*fn)(void *ctx, const T *x), void *ctx, char *err, size_t errlen) \
+    {                                                                                                         \
+        PGresult *res = query(db, STMT, 0, NULL, err, errlen);                                                \
+        if (!res)                                                                                             \
+            return false;                                                                                     \
+        for (int i = 0, n = PQntuples(res); i < n; i++) {                                                     \
+            T x;                                                                                              \
+            ROW(res, i, &x);                                                                                  \
+            fn(ctx, &x);                                                                                      \
+        }                                                                                                     \
+        PQclear(res);                                                                                         \
+        return true;                                                                                          \
     }
-    PQclear(res);
-    return true;
-}
-
-static bool pg_each_rating(void *db, void (*fn)(void *ctx, const store_rating_t *r), void *ctx, char *err,
-                           size_t errlen)
-{
-    PGresult *res = query(db, R_RATINGS, 0, NULL, err, errlen);
-    if (!res)
-        return false;
-    for (int i = 0, n = PQntuples(res); i < n; i++) {
-        store_rating_t r;
-        row_rating(res, i, &r);
-        fn(ctx, &r);
-    }
-    PQclear(res);
-    return true;
-}
-
-static bool pg_each_challenge(void *db, void (*fn)(void *ctx, const store_challenge_t *c), void *ctx, char *err,
-                              size_t errlen)
-{
-    PGresult *res = query(db, R_CHALLENGES, 0, NULL, err, errlen);
-    if (!res)
-        return false;
-    for (int i = 0, n = PQntuples(res); i < n; i++) {
-        store_challenge_t c;
-        row_challenge(res, i, &c);
-        fn(ctx, &c);
-    }
-    PQclear(res);
-    return true;
-}
+PG_EACH(player, store_player_t, R_PLAYERS, row_player)
+PG_EACH(rating, store_rating_t, R_RATINGS, row_rating)
+PG_EACH(challenge, store_challenge_t, R_CHALLENGES, row_challenge)
 
 /* Row i of GAME_COLUMNS into g (moves on the heap); false when out of memory. */
 static bool read_game(const PGresult *res, int i, store_game_t *g)

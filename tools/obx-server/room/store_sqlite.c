@@ -674,51 +674,25 @@ static void row_challenge(sqlite3_stmt *st, store_challenge_t *c)
     c->created_ms = sqlite3_column_int64(st, 9);
 }
 
-static bool sqlite_each_player(void *db, void (*fn)(void *ctx, const store_player_t *p), void *ctx, char *err, size_t errlen)
-{
-    sdb_t *s = db;
-    sqlite3_stmt *st = s->r[R_PLAYERS];
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        store_player_t p;
-        row_player(st, &p);
-        fn(ctx, &p);
+/* sqlite_each_NAME: every row of the statement STMT, read by ROW into a T, handed to fn. */
+#define SQLITE_EACH(name, T, STMT, ROW)                                                                          \
+    static bool sqlite_each_##name(void *db, void (*fn)(void *ctx, const T *x), void *ctx, char *err, size_t errlen) \
+    {                                                                                                            \
+        sdb_t *s = db;                                                                                           \
+        sqlite3_stmt *st = s->r[STMT];                                                                           \
+        int rc;                                                                                                  \
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {                                                          \
+            T x;                                                                                                 \
+            ROW(st, &x);                                                                                         \
+            fn(ctx, &x);                                                                                         \
+        }                                                                                                        \
+        bool ok = read_done(s, rc, err, errlen);                                                                 \
+        read_end(st);                                                                                            \
+        return ok;                                                                                               \
     }
-    bool ok = read_done(s, rc, err, errlen);
-    read_end(st);
-    return ok;
-}
-
-static bool sqlite_each_rating(void *db, void (*fn)(void *ctx, const store_rating_t *r), void *ctx, char *err, size_t errlen)
-{
-    sdb_t *s = db;
-    sqlite3_stmt *st = s->r[R_RATINGS];
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        store_rating_t r;
-        row_rating(st, &r);
-        fn(ctx, &r);
-    }
-    bool ok = read_done(s, rc, err, errlen);
-    read_end(st);
-    return ok;
-}
-
-static bool sqlite_each_challenge(void *db, void (*fn)(void *ctx, const store_challenge_t *c), void *ctx, char *err,
-                          size_t errlen)
-{
-    sdb_t *s = db;
-    sqlite3_stmt *st = s->r[R_CHALLENGES];
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        store_challenge_t c;
-        row_challenge(st, &c);
-        fn(ctx, &c);
-    }
-    bool ok = read_done(s, rc, err, errlen);
-    read_end(st);
-    return ok;
-}
+SQLITE_EACH(player, store_player_t, R_PLAYERS, row_player)
+SQLITE_EACH(rating, store_rating_t, R_RATINGS, row_rating)
+SQLITE_EACH(challenge, store_challenge_t, R_CHALLENGES, row_challenge)
 
 /* A row of GAME_COLUMNS into g (moves on the heap); false when out of memory. */
 static bool read_game(sqlite3_stmt *st, store_game_t *g)
