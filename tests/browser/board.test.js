@@ -248,9 +248,13 @@ async function main() {
       score: li.querySelector('.sc').textContent, moves: [...li.querySelectorAll('.mv')].map((m) => m.textContent) })));
     const lineReq = obxBodies[obxBodies.length - 1];
     check(lineReq.multipv === 2, `the lines were asked with multipv 2 (${JSON.stringify(lineReq)})`);
-    const lineAns = answers[answers.length - 1];
+    // The answer the lines show (the lines deepen through several answers).
+    const plainMove = (t) => t.replace(/[^A-Za-z0-9]/g, '').toUpperCase();
+    const lineAns = [...answers].reverse().find((a) => a.lines && a.lines.length === 2 && a.lines.every((l, i) =>
+      linesShown[i] && l.pv.slice(0, linesShown[i].moves.length).map((m) => m.replace(/^m/, '').replace(/\(.*\)$/, '')).join(' ') ===
+        linesShown[i].moves.map(plainMove).join(' '))) || {};
     check(lineAns.lines && lineAns.lines.length === 2 && linesShown.every((l) => /\d\.\d\d|#\d/.test(l.score) && l.moves.length >= 1),
-      `two lines with scores and moves (${JSON.stringify(linesShown)})`);
+      `two lines with scores and moves (${JSON.stringify(linesShown)}; answers: ${JSON.stringify(answers.slice(-4).map((a) => (a.lines || []).map((l) => l.pv.slice(0, 3).join(' '))))})`);
     const best = await page.locator('[data-arrow="best"]').getAttribute('data-move');
     check(best === lineAns.lines[0].pv[0], `the best-move arrow shows ${lineAns.lines[0].pv[0]} (${best})`);
     check(await page.locator('[data-arrow="line2"]').count() === 1, 'the second line has an arrow too');
