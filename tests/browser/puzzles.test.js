@@ -230,10 +230,16 @@ async function main() {
 
       // Closing the card gives back the game in progress as it was; opening it again goes on.
       await page.click('#puzzles-close');
-      await page.waitForFunction((n) => document.querySelectorAll('#moves .mv[data-ply]').length === n, game.moves.length, { timeout: STEP_MS });
+      // The game comes back in steps (the record, then the board and its controls): what it
+      // shows once settled.
       const board4 = (o) => o.trim().split(/\s+/).slice(0, 4).join(' ');
-      check(board4(await page.inputValue('#obx')) === board4(game.obx) && JSON.stringify(await page.locator('#moves .mv[data-ply]').allTextContents()) === JSON.stringify(game.moves) &&
-        await page.isEnabled('#hint') && await page.isEnabled('#analyse'), `the game in progress is back as it was: ${await page.inputValue('#obx')}`);
+      const back = await page.waitForFunction(([obx, moves]) => {
+        const four = (o) => o.trim().split(/\s+/).slice(0, 4).join(' ');
+        const shown = [...document.querySelectorAll('#moves .mv[data-ply]')].map((e) => e.textContent);
+        return four(document.querySelector('#obx').value) === obx && JSON.stringify(shown) === JSON.stringify(moves) &&
+          !document.querySelector('#hint').disabled && !document.querySelector('#analyse').disabled;
+      }, [board4(game.obx), game.moves], { timeout: STEP_MS }).then(() => true, () => false);
+      check(back, `the game in progress is back as it was: ${await page.inputValue('#obx')} (${JSON.stringify(game)}, moves ${JSON.stringify(await page.locator('#moves .mv[data-ply]').allTextContents())}, hint ${await page.isEnabled('#hint')}, analyse ${await page.isEnabled('#analyse')})`);
       await page.click('#puzzles-open');
       p = await started(p.id);
       await solve(p);
