@@ -768,9 +768,10 @@ static int pg_player_games(void *db, const char *player, char (*ids)[STORE_ID_LE
     return n;
 }
 
-static int pg_find_token(void *db, const char *token_hash, char player[STORE_ID_LEN], char *err, size_t errlen)
+/* The player id the statement stmt finds for arg: 1 found, 0 none, -1 error. */
+static int find_player_id(void *db, int stmt, const char *arg, char player[STORE_ID_LEN], char *err, size_t errlen)
 {
-    PGresult *res = query(db, R_TOKEN, 1, &token_hash, err, errlen);
+    PGresult *res = query(db, stmt, 1, &arg, err, errlen);
     if (!res)
         return -1;
     int found = PQntuples(res) > 0;
@@ -778,6 +779,11 @@ static int pg_find_token(void *db, const char *token_hash, char player[STORE_ID_
         copy_value(res, 0, 0, player, STORE_ID_LEN);
     PQclear(res);
     return found;
+}
+
+static int pg_find_token(void *db, const char *token_hash, char player[STORE_ID_LEN], char *err, size_t errlen)
+{
+    return find_player_id(db, R_TOKEN, token_hash, player, err, errlen);
 }
 
 static int64_t pg_last_heartbeat(void *db)
@@ -824,14 +830,7 @@ static int pg_get_challenge(void *db, const char *id, store_challenge_t *out, ch
 
 static int pg_find_name(void *db, const char *name, char player[STORE_ID_LEN], char *err, size_t errlen)
 {
-    PGresult *res = query(db, R_NAME, 1, &name, err, errlen);
-    if (!res)
-        return -1;
-    int found = PQntuples(res) > 0;
-    if (found)
-        copy_value(res, 0, 0, player, STORE_ID_LEN);
-    PQclear(res);
-    return found;
+    return find_player_id(db, R_NAME, name, player, err, errlen);
 }
 
 /* A game's hold: a session advisory lock on its id's hash, on the reading connection. */
