@@ -374,8 +374,16 @@ async function main() {
       await press('ArrowDown');
       check(await isActive('#lines li[data-line="2"] .mv[data-idx="1"]'), `${vp}: the arrows went to line 2's second move (${await active()})`);
       check(await page.evaluate(() => document.querySelector('#status').getAttribute('data-ply')) === '3', `${vp}: the arrows in the lines leave the game where it is`);
-      const line2 = await page.$$eval('#lines li[data-line="2"] .mv', (ms) => ms.slice(0, 2).map((m) => m.textContent.trim()));
+      // The line as it stands when Enter is pressed (the lines deepen while the test runs).
+      await page.evaluate(() => document.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter' && e.target.closest('#lines')) {
+          window.a11yLine = [...e.target.parentElement.querySelectorAll('.mv')].slice(0, 2).map((m) => m.textContent.trim());
+          window.a11yLineAt = [e.target.parentElement.getAttribute('data-line'), e.target.getAttribute('data-idx')];
+        }
+      }, { capture: true, once: true }));
       await press('Enter');
+      const line2 = await page.evaluate(() => window.a11yLine);
+      check(JSON.stringify(await page.evaluate(() => window.a11yLineAt)) === '["2","1"]', `${vp}: Enter was pressed on line 2's second move`);
       await plies(5);
       const last2 = await page.$$eval('#moves .mv[data-ply]', (ms) => ms.slice(3, 5).map((m) => m.firstChild.textContent.trim()));
       check(JSON.stringify(last2) === JSON.stringify(line2), `${vp}: Enter played line 2 up to its second move (${last2} / ${line2})`);

@@ -292,7 +292,9 @@ async function main() {
       await page.click('#moves .mv[data-ply="2"]');
       // The board shows ply 2 before the click that branches from it (on a busy machine a click
       // could land on the last ply's board and add a move to the main line instead).
-      await page.waitForFunction(() => document.querySelector('#status')?.getAttribute('data-ply') === '2', null, { timeout: STEP_MS });
+      // and its legal moves known (they may come from the server after the board is shown).
+      await page.waitForFunction(() => document.querySelector('#status')?.getAttribute('data-ply') === '2' &&
+        document.querySelector('#board [data-point="D3"].clickable') !== null, null, { timeout: STEP_MS });
       await page.click('[data-point="D3"]');
       await page.waitForFunction(() => document.querySelector('#moves .vmv.current') !== null, null, { timeout: STEP_MS });
       await page.focus('#annot [data-glyph="?"]');

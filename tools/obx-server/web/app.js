@@ -1100,6 +1100,29 @@
   function roveItems(list) { return [...list.querySelectorAll(ROVE[list.id])]; }
   // Before a list is drawn again: the index of its item with the focus, or -1.
   function roveFocus(list) { return roveItems(list).indexOf(document.activeElement); }
+  // An item's name that outlives a redraw: its line and place in it, or its move.
+  function roveName(x) {
+    return x ? `${x.parentElement.getAttribute('data-line') || ''}/${x.getAttribute('data-idx') || x.getAttribute('data-move') || ''}` : null;
+  }
+  // Before a list whose items come and go is drawn again (the engine's lines as they deepen,
+  // the analysis): the item holding the Tab stop, by name, and whether it had the focus.
+  function roveSave(list) {
+    const items = roveItems(list);
+    const focused = items.indexOf(document.activeElement);
+    const stop = focused >= 0 ? focused : items.findIndex((x) => x.tabIndex === 0);
+    return { focused: focused >= 0, index: Math.max(stop, 0), name: roveName(items[stop]) };
+  }
+  // After: the Tab stop (and the focus, if it had it) back on the item of that name, else on
+  // the same line's last item, else at the same index.
+  function roveRestore(list, was) {
+    const items = roveItems(list);
+    let at = was.name === null ? -1 : items.findIndex((x) => roveName(x) === was.name);
+    if (at < 0 && was.name && !was.name.startsWith('/')) {
+      const line = was.name.slice(0, was.name.indexOf('/'));
+      items.forEach((x, i) => { if (x.parentElement.getAttribute('data-line') === line) at = i; });
+    }
+    rove(list, at >= 0 ? at : was.index, was.focused ? 0 : -1);
+  }
   function rove(list, at, had) {
     const items = roveItems(list);
     at = Math.max(0, Math.min(at, items.length - 1));
@@ -1351,7 +1374,7 @@
 
   function renderLines() {
     const list = $('lines');
-    const had = roveFocus(list);
+    const had = roveSave(list);
     clear(list);
     const node = state.cur;
     const lines = mpvLines(node);
@@ -1392,7 +1415,7 @@
         side = other(side);
       });
     });
-    rove(list, had, had);
+    roveRestore(list, had);
   }
 
   // The evaluation along the line shown: a point per position the engine has scored, goats up.
@@ -1464,7 +1487,7 @@
 
   function renderAnalysis() {
     const list = $('analysis-list');
-    const had = roveFocus(list);
+    const had = roveSave(list);
     clear(list);
     const a = state.an;
     const fresh = a && a.nodeId === state.cur.id;
@@ -1508,7 +1531,7 @@
       });
     }
     $('analysis-legend').hidden = !open;
-    rove(list, had, had);
+    roveRestore(list, had);
     keepCurrentInView(); // the list may have shrunk the move list
   }
 
