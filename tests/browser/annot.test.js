@@ -290,9 +290,9 @@ async function main() {
       await page.fill('#annot-comment', COMMENT);
       // A side line at ply 3 with its own glyph and comment, and a comment on the start.
       await page.click('#moves .mv[data-ply="2"]');
-      // The board shows ply 2 before the click that branches from it (on a busy machine a click
-      // could land on the last ply's board and add a move to the main line instead).
-      // and its legal moves known (they may come from the server after the board is shown).
+      // The board shows ply 2, with its legal moves known, before the click that branches from
+      // it (on a busy machine a click could land on the last ply's board and add a move to the
+      // main line instead, or come before the server has sent ply 2's moves).
       await page.waitForFunction(() => document.querySelector('#status')?.getAttribute('data-ply') === '2' &&
         document.querySelector('#board [data-point="D3"].clickable') !== null, null, { timeout: STEP_MS });
       await page.click('[data-point="D3"]');
