@@ -24,6 +24,7 @@
 
 #include "baghchal.h"
 #include "pipe.h"
+#include "sanitized.h"
 #include "tb_build.h"
 
 #define ENGINE BAGHCHAL_BIN_DIR "/baghchal"
@@ -1172,7 +1173,9 @@ Test(tbengine, tbprobe_game_lost_by_repetition)
     end_engine();
 }
 
-Test(tbengine, tbprobe_random_games)
+/* 300 random games, each probed through the engine: values, not threads (disabled under
+ * ThreadSanitizer, where the other tests drive the same engine). */
+Test(tbengine, tbprobe_random_games, .disabled = UNDER_TSAN)
 {
     start_with_database();
     checks_t seen = {0};
@@ -1310,7 +1313,9 @@ Test(tbengine, tbreport_values)
 }
 
 /* Database entries of every slice, as OBX positions without history. */
-Test(tbengine, tbprobe_database_entries)
+/* 250 database entries, each probed through the engine: values, not threads (disabled under
+ * ThreadSanitizer, where the other tests drive the same engine). */
+Test(tbengine, tbprobe_database_entries, .disabled = UNDER_TSAN)
 {
     start_with_database();
     uint64_t seed = 42;

@@ -16,6 +16,7 @@
 #include "baghchal.h"
 #include "pipe.h"
 #include "reference.h"
+#include "sanitized.h"
 #include "tb_build.h"
 #include "tb_place_code.h"
 #include "tree.h"
@@ -599,13 +600,6 @@ static tb_t *real_movement(char *dir_out, size_t len)
  * layers with at least 19 (h + c <= 1, and h + c = 2 for goats to move, 4 layers, about a
  * fifth of the entries): the larger ones are the same code over more entries, and
  * AddressSanitizer's build took two and a half minutes of CPU over them. */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(BAGHCHAL_TSAN_BUILD)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
 #ifdef SANITIZED
 enum { REAL_TOP = 2, REAL_MIN_GOATS = 19, REAL_LAYERS = 4 };
 #define REAL_LAYERS_ARE "tigers: (1,0); goats: (1,0) (1,1) (2,0)"

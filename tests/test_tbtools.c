@@ -7,7 +7,11 @@
  * same byte for byte); a build stopped or killed in its merge (no layer built again, the
  * same file); one build at a time in a folder; a FIFO or a directory in a file's place;
  * files of an older or a newer version, each refused with what to do; and baghchal-tbprove's
- * tables per layer against the positions it lists. */
+ * tables per layer against the positions it lists.
+ * Under ThreadSanitizer, whose build is there for the threads, three of them run: --all and a
+ * sample on two threads against one, and a threaded build resumed (the fixture tb_small_build
+ * builds the game on two threads there as well); the others check files, values and refusals,
+ * the same code on one thread or two, in the release and AddressSanitizer builds. */
 #include <criterion/criterion.h>
 
 #include <dirent.h>
@@ -24,6 +28,7 @@
 
 #include "baghchal.h"
 #include "pipe.h"
+#include "sanitized.h"
 #include "tb_build.h"
 #include "tree.h"
 
@@ -356,7 +361,7 @@ static void corrupt_stored_layer(const char *dir)
     free(x);
 }
 
-Test(tbtools, a_corrupt_byte_in_a_stored_layer_is_refused)
+Test(tbtools, a_corrupt_byte_in_a_stored_layer_is_refused, .disabled = UNDER_TSAN)
 {
     const char *dir = make_dir();
     build_small(dir);
@@ -403,7 +408,7 @@ static uint64_t plant_wrong_value(const char *dir)
     return entry;
 }
 
-Test(tbtools, a_wrong_value_under_a_right_checksum_is_found)
+Test(tbtools, a_wrong_value_under_a_right_checksum_is_found, .disabled = UNDER_TSAN)
 {
     const char *dir = make_dir();
     build_small(dir);
@@ -440,7 +445,7 @@ Test(tbtools, a_wrong_value_under_a_right_checksum_is_found)
     run_free(&r);
 }
 
-Test(tbtools, verify_exit_status_when_it_cannot_run)
+Test(tbtools, verify_exit_status_when_it_cannot_run, .disabled = UNDER_TSAN)
 {
     const char *dir = make_dir();
     run_t r;
@@ -481,7 +486,7 @@ Test(tbtools, verify_exit_status_when_it_cannot_run)
 /* A sample of 1,000,000 draws over the small game's five layers (200,000 each) meets the
  * one wrong entry of 34,986 about 5.7 times: every seed tried finds it. The draws of
  * neighbouring chunks once followed each other shifted by one, and then no seed did. */
-Test(tbtools, a_wrong_value_is_found_by_a_sample)
+Test(tbtools, a_wrong_value_is_found_by_a_sample, .disabled = UNDER_TSAN)
 {
     const char *dir = make_dir();
     build_small(dir);
@@ -501,7 +506,7 @@ Test(tbtools, a_wrong_value_is_found_by_a_sample)
 
 /* The distinct entries of a sample are about what independent draws give: n (1 - e^(-d/n))
  * for d draws from each of the layers (or slice sides) of n entries. */
-Test(tbtools, a_sample_draws_independent_entries)
+Test(tbtools, a_sample_draws_independent_entries, .disabled = UNDER_TSAN)
 {
     const char *dir = make_dir();
     build_small(dir);
@@ -528,7 +533,7 @@ Test(tbtools, a_sample_draws_independent_entries)
 
 /* ---- baghchal-tbgen --stats and --bench-probe ------------------------------------------ */
 
-Test(tbtools, stats_print_every_placement_layer_and_the_start)
+Test(tbtools, stats_print_every_placement_layer_and_the_start, .disabled = UNDER_TSAN)
 {
     const char *dir = make_dir();
     build_small(dir);
@@ -577,7 +582,7 @@ Test(tbtools, stats_print_every_placement_layer_and_the_start)
 /* --forbid on the small game: the movement slices, then the placement table, whose layers with
  * one goat in hand and none captured are marked (their boards can come back after a capture)
  * and open in full, and the start's value under both rules. */
-Test(tbtools, forbid_table_marks_the_layers_whose_boards_can_come_back)
+Test(tbtools, forbid_table_marks_the_layers_whose_boards_can_come_back, .disabled = UNDER_TSAN)
 {
     const char *dir = make_dir();
     build_small(dir);
@@ -615,7 +620,7 @@ Test(tbtools, forbid_table_marks_the_layers_whose_boards_can_come_back)
     run_free(&r);
 }
 
-Test(tbtools, bench_probe_times_both_sides_and_the_move_choice)
+Test(tbtools, bench_probe_times_both_sides_and_the_move_choice, .disabled = UNDER_TSAN)
 {
     const char *dir = make_dir();
     build_small(dir);
@@ -782,7 +787,7 @@ static void expect_file_refused(const char *dir, const char *reason)
 }
 
 /* A file of the version before (its header says 3) is refused, naming the command. */
-Test(tbtools, an_older_file_is_refused_with_the_command_that_rebuilds_it)
+Test(tbtools, an_older_file_is_refused_with_the_command_that_rebuilds_it, .disabled = UNDER_TSAN)
 {
     char path[256], msg[300];
     const char *dir = small_game_of_version(3, path, sizeof path);
@@ -846,7 +851,7 @@ static uint8_t *straight_build(const char *dir, size_t *len)
 
 /* The merge once deleted each captured count's packed layers after writing its array, and a
  * build stopped after that rebuilt every layer from the first deleted one on. */
-Test(tbtools, a_build_stopped_in_its_merge_goes_on_where_it_stopped)
+Test(tbtools, a_build_stopped_in_its_merge_goes_on_where_it_stopped, .disabled = UNDER_TSAN)
 {
     const char *dir = make_dir();
     size_t len;
@@ -871,7 +876,7 @@ Test(tbtools, a_build_stopped_in_its_merge_goes_on_where_it_stopped)
 }
 
 /* As the user meets it: killed (SIGKILL) as soon as placement-work/array-0.rec appears. */
-Test(tbtools, a_build_killed_once_its_first_array_is_written_builds_no_layer_again)
+Test(tbtools, a_build_killed_once_its_first_array_is_written_builds_no_layer_again, .disabled = UNDER_TSAN)
 {
     const char *dir = make_dir();
     size_t len;
@@ -899,7 +904,7 @@ Test(tbtools, a_build_killed_once_its_first_array_is_written_builds_no_layer_aga
 
 /* The folder locked (here by this process): a build is refused with the holder's pid and
  * touches nothing, not even with --restart; once unlocked it runs. */
-Test(tbtools, a_build_in_a_locked_folder_is_refused_with_the_holders_pid)
+Test(tbtools, a_build_in_a_locked_folder_is_refused_with_the_holders_pid, .disabled = UNDER_TSAN)
 {
     const char *dir = make_dir();
     build_small(dir);
@@ -939,7 +944,7 @@ Test(tbtools, a_build_in_a_locked_folder_is_refused_with_the_holders_pid)
 
 /* Five builds started together in one folder once left a renamed file with a wrong SHA-256:
  * now one builds, the others are refused (or find it built), and the file is right. */
-Test(tbtools, overlapping_builds_leave_the_right_file)
+Test(tbtools, overlapping_builds_leave_the_right_file, .disabled = UNDER_TSAN)
 {
     const char *dir = make_dir();
     build_small(dir);
@@ -987,7 +992,7 @@ static void expect_both_refuse(const char *dir, const char *path, const char *wh
     expect_refusal(1, false, want, "%s %s --goats %d --captures-to-win %d", TBGEN, dir, GOATS_N, WIN_K);
 }
 
-Test(tbtools, a_fifo_or_directory_in_a_files_place_is_refused)
+Test(tbtools, a_fifo_or_directory_in_a_files_place_is_refused, .disabled = UNDER_TSAN)
 {
     const char *dir = make_dir();
     char d[256], path[300], ppath[300], work[300], want[600];
@@ -1052,7 +1057,7 @@ Test(tbtools, a_fifo_or_directory_in_a_files_place_is_refused)
 
 /* --forbid reads a checkpoint for each slice it resumes: a FIFO in its place is refused before
  * the search (it used to be opened for reading after the retrograde pass, and wait for good). */
-Test(tbtools, a_fifo_as_a_forbid_checkpoint_is_refused_before_the_search)
+Test(tbtools, a_fifo_as_a_forbid_checkpoint_is_refused_before_the_search, .disabled = UNDER_TSAN)
 {
     const char *dir = make_dir();
     build_small(dir);
@@ -1070,7 +1075,7 @@ Test(tbtools, a_fifo_as_a_forbid_checkpoint_is_refused_before_the_search)
 
 /* --forbid and --forbid-check read the draw rule's database from their folder: one that does
  * not exist is refused, and left not existing (no empty folder, no lock file). */
-Test(tbtools, forbid_in_a_missing_folder_creates_nothing)
+Test(tbtools, forbid_in_a_missing_folder_creates_nothing, .disabled = UNDER_TSAN)
 {
     const char *dir = make_dir();
     char d[256], want[1024];
@@ -1094,7 +1099,7 @@ Test(tbtools, forbid_in_a_missing_folder_creates_nothing)
 }
 
 /* Numbers beyond 64 bits are refused with the range, not saturated into it. */
-Test(tbtools, out_of_range_numbers_are_refused_with_the_range)
+Test(tbtools, out_of_range_numbers_are_refused_with_the_range, .disabled = UNDER_TSAN)
 {
     static const char *const tools[] = {"baghchal-tbprove", "baghchal-tbverify"};
     for (int i = 0; i < 2; i++) {
@@ -1112,7 +1117,7 @@ Test(tbtools, out_of_range_numbers_are_refused_with_the_range)
 
 /* ---- baghchal-tbverify's options and messages ----------------------------------------------- */
 
-Test(tbtools, verify_refuses_all_with_a_sample)
+Test(tbtools, verify_refuses_all_with_a_sample, .disabled = UNDER_TSAN)
 {
     const char *dir = make_dir();
     build_small(dir);
@@ -1129,7 +1134,7 @@ Test(tbtools, verify_refuses_all_with_a_sample)
 }
 
 /* A 6,000-character folder: the message keeps its reason, the path shortened around "...". */
-Test(tbtools, a_long_paths_message_keeps_its_reason)
+Test(tbtools, a_long_paths_message_keeps_its_reason, .disabled = UNDER_TSAN)
 {
     char *dir = malloc(6001);
     cr_assert_not_null(dir);
@@ -1167,7 +1172,7 @@ Test(tbtools, a_long_paths_message_keeps_its_reason)
 
 /* A placement file newer than the program: the message says the program is the older one,
  * and the build does not write over the file unless asked (--restart). */
-Test(tbtools, a_newer_file_says_the_program_is_older)
+Test(tbtools, a_newer_file_says_the_program_is_older, .disabled = UNDER_TSAN)
 {
     char path[256], msg[300];
     const char *dir = small_game_of_version(TBP_FILE_VERSION + 1, path, sizeof path);
@@ -1216,7 +1221,7 @@ static void prove_row(char *buf, size_t len, int side, const char *label, const 
  * in hand, and the movement phase's per captured, each count exactly what --list printed for
  * its positions, a layer not sampled has no row, and the sum is the sample; with --per-layer 7
  * each of the 8 placement layers has exactly 7, and --sample with it is refused. */
-Test(tbtools, prove_tables_count_each_layer_as_listed)
+Test(tbtools, prove_tables_count_each_layer_as_listed, .disabled = UNDER_TSAN)
 {
     const char *dir = make_dir();
     run_t r;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses with clang in build-fuzz and runs each one for a bounded
-# time on a copy of its seed corpus (the source tree is never written). Exits non-zero if a
-# harness finds a crash, a leak or a hang, and prints the reproducer.
+# Builds the libFuzzer harnesses with clang in build-fuzz and runs them side by side, each for
+# a bounded time on a copy of its seed corpus (the source tree is never written). Exits
+# non-zero if a harness finds a crash, a leak or a hang, and prints the reproducer.
 #
 #   tools/run-fuzz.sh [seconds-per-harness]      (default 60)
 #
@@ -27,17 +27,28 @@ CC=clang cmake -S "$root" -B "$build" -DBAGHCHAL_FUZZ=ON -DBAGHCHAL_NATIVE=OFF \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j2 --target "${harnesses[@]/#/fuzz_}"
 
-failed=0
+# The harnesses run side by side (one core each), then each is reported in turn.
+run_one() { # harness
+    local h=$1 bin=$build/bin/fuzz_$1 work=$build/fuzz-run/$1 status=0
+    (cd "$work" && "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+        -print_final_stats=1 -artifact_prefix="$work/artifacts/" "$work/corpus" >"$work/log" 2>&1) || status=$?
+    echo "$status" >"$work/status"
+}
 for h in "${harnesses[@]}"; do
-    bin=$build/bin/fuzz_$h
     work=$build/fuzz-run/$h
     rm -rf "$work"
     mkdir -p "$work/corpus" "$work/artifacts"
     cp -R "$root/tests/fuzz/corpus/$h/." "$work/corpus/"
     echo "== fuzz_$h: ${seconds}s on $(find "$work/corpus" -type f | wc -l) seeds (log: $work/log)"
-    status=0
-    (cd "$work" && "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
-        -print_final_stats=1 -artifact_prefix="$work/artifacts/" "$work/corpus" >"$work/log" 2>&1) || status=$?
+    run_one "$h" &
+done
+wait
+
+failed=0
+for h in "${harnesses[@]}"; do
+    bin=$build/bin/fuzz_$h
+    work=$build/fuzz-run/$h
+    status=$(cat "$work/status" 2>/dev/null || echo 1)
     grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb)' "$work/log" || true
     mapfile -t found < <(find "$work/artifacts" -type f | sort)
     if ((status != 0 || ${#found[@]} > 0)); then
