@@ -9,7 +9,8 @@
 // the page uses the server, never loads the worker, and /analysis answers (from the database
 // when BOARD_TB names one). Between the two, the static board with a baghchal-server on
 // another origin (--cors) named in its settings: the analysis, a hint and the review answered
-// by it, then, once it is gone, by the worker, each saying which.
+// by it, then, once it is gone, by the worker, each saying which. Then from a host that makes
+// the page cross-origin isolated: the worker with threads, their number a setting.
 // Usage: BOARD_DIR=build/board-static BOARD_SERVER=build/bin/baghchal-server [BOARD_TB=dir]
 //        node wasm/static-test.js   (playwright-core on NODE_PATH; CHROMIUM, default /usr/bin/chromium)
 'use strict';
@@ -28,8 +29,9 @@ const API = ['/health', '/legal', '/obx', '/analysis'];
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml',
   '.wasm': 'application/wasm', '.webmanifest': 'application/manifest+json' };
 
-// The site's files as any static host serves them; with api, the API passed on to that port.
-function staticServer(api) {
+// The site's files as any static host serves them; with api, the API passed on to that port;
+// isolated: with the headers that make the page cross-origin isolated (its engine's threads).
+function staticServer(api, isolated) {
   const srv = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
     if (API.includes(url.pathname)) {
@@ -45,7 +47,8 @@ function staticServer(api) {
     const name = url.pathname === '/' ? 'index.html' : path.basename(url.pathname);
     const file = path.join(DIR, name);
     if (!fs.existsSync(file)) { res.writeHead(404, { 'Content-Type': 'text/plain' }); res.end('not found'); return; }
-    res.writeHead(200, { 'Content-Type': TYPES[path.extname(name)] || 'application/octet-stream' });
+    const isolation = isolated ? { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } : {};
+    res.writeHead(200, { 'Content-Type': TYPES[path.extname(name)] || 'application/octet-stream', ...isolation });
     res.end(fs.readFileSync(file));
   });
   return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve(srv)));
@@ -124,8 +127,9 @@ async function main() {
     };
   });
   const local = await page.evaluate(() => ({ shown: getComputedStyle(document.querySelector('#engine-local')).display !== 'none',
-    threads: document.querySelector('#engine-threads').textContent }));
-  check(local.shown && local.threads === '1: this page is not cross-origin isolated',
+    threads: document.querySelector('#engine-threads').value, choice: document.querySelector('#engine-threads').disabled,
+    why: document.querySelector('#engine-threads-note').textContent }));
+  check(local.shown && local.threads === '1' && local.choice && local.why === '1: this page is not cross-origin isolated',
     `the browser engine's settings are shown, one thread and why: ${JSON.stringify(local)}`);
   await page.selectOption('#engine-hash', '32');
   await page.selectOption('#ceval-time', '0');
@@ -361,6 +365,58 @@ async function main() {
   check(errors.length === 0, `no page errors: ${errors.join('; ')}`);
   await context.close();
   site.close();
+
+  // ---- a host that makes the page cross-origin isolated: the engine's threads ----------------
+  // The worker built with threads (baghchal-worker-mt.js), the number of threads a setting from
+  // 1 to the machine's cores, sent to every worker; the game and the lines play as before.
+  const isolatedSite = await staticServer(0, true);
+  const isoCtx = await browser.newContext();
+  const isoPage = await isoCtx.newPage();
+  const isoErrors = [];
+  isoPage.on('pageerror', (e) => isoErrors.push(String(e)));
+  const isoFetched = [];
+  isoPage.on('request', (r) => isoFetched.push(new URL(r.url()).pathname));
+  await isoPage.addInitScript(() => {
+    const post = Worker.prototype.postMessage;
+    window.toWorkers = [];
+    Worker.prototype.postMessage = function (m) { window.toWorkers.push(String(m)); return post.call(this, m); };
+  });
+  await isoPage.goto(`http://127.0.0.1:${isolatedSite.address().port}/`);
+  await isoPage.waitForFunction(() => /engine \d+\.\d+\.\d+ in this browser/.test(document.querySelector('#server-info')?.textContent),
+    null, { timeout: STEP_MS });
+  const iso = await isoPage.evaluate(() => ({ isolated: window.crossOriginIsolated, threaded: document.documentElement.dataset.engineThreaded,
+    options: [...document.querySelector('#engine-threads').options].map((o) => o.value), disabled: document.querySelector('#engine-threads').disabled,
+    why: document.querySelector('#engine-threads-note').textContent, cores: navigator.hardwareConcurrency }));
+  const want = Math.min(iso.cores, 16);
+  check(iso.isolated && iso.threaded === 'true' && !iso.disabled && iso.why === '' && iso.options.length === want &&
+    iso.options[0] === '1' && iso.options[want - 1] === String(want),
+    `isolated, the engine's threads are a choice from 1 to the cores: ${JSON.stringify(iso)}`);
+  check(isoFetched.includes('/baghchal-worker-mt.js') && !isoFetched.includes('/baghchal-worker.js'),
+    `the worker with threads is the one loaded: ${isoFetched.filter((p) => p.includes('worker')).join(', ')}`);
+  const threadsNow = String(Math.min(2, want));
+  await isoPage.selectOption('#engine-threads', threadsNow);
+  await isoPage.$eval('#movetime', (el) => { el.value = '300'; el.dispatchEvent(new Event('input')); });
+  await isoPage.waitForFunction(() => document.querySelectorAll('[data-target]').length > 0 &&
+    document.documentElement.dataset.pending === '0', null, { timeout: STEP_MS });
+  await isoPage.click('[data-point="C3"]');
+  await isoPage.waitForFunction(() => document.querySelectorAll('#moves .mv[data-ply]').length === 2 &&
+    document.querySelector('#thinking').hidden, null, { timeout: STEP_MS });
+  const reply = await isoPage.evaluate(() => ({ obx: document.querySelector('#obx').value, meta: document.querySelector('#engine-meta').textContent,
+    sent: window.toWorkers }));
+  check(/ g @\d+ /.test(reply.obx) && /nodes/.test(reply.meta) && reply.sent.includes(`setoption name Threads value ${threadsNow}`),
+    `the engine with ${threadsNow} threads replied: ${JSON.stringify({ obx: reply.obx, meta: reply.meta, sent: reply.sent.filter((l) => l.startsWith('setoption')) })}`);
+  // The lines in a worker of their own, with the same threads, deepening live.
+  await isoPage.evaluate(() => document.activeElement && document.activeElement.blur());
+  await isoPage.keyboard.press('l');
+  await isoPage.waitForFunction(() => document.querySelectorAll('#lines li').length === 3 &&
+    Number(document.querySelector('#lines-info').dataset.depth) > 1, null, { timeout: STEP_MS });
+  const threadLines = (await isoPage.evaluate(() => window.toWorkers)).filter((l) => l === `setoption name Threads value ${threadsNow}`);
+  check(threadLines.length === 2, `the lines' worker has the threads too: ${threadLines.length} workers told`);
+  check(await isoPage.evaluate(() => JSON.parse(localStorage.getItem('baghchal.board.v2') || '{}').engineThreads) === Number(threadsNow),
+    'the threads chosen are kept with the settings');
+  check(isoErrors.length === 0, `no page errors with threads: ${isoErrors.join('; ')}`);
+  await isoCtx.close();
+  isolatedSite.close();
 
   // ---- the same files with baghchal-server behind the same origin ----
   const server = await startServer();

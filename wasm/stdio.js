@@ -1,25 +1,8 @@
 // Standard input and output of the Node engine: read and written with Node's fs by the
 // thread that calls, never proxied to the main thread. The protocol's reader blocks in
-// read() on its own thread while the search thread writes its lines, as natively.
+// read() on its own thread while the search thread writes its lines, as natively. (With
+// nofiles.js: no files.)
 mergeInto(LibraryManager.library, {
-  // No files: the databases are the server's (tools/obx-server). Every path is missing, so
-  // TablebasePath and the standard folder say so as they do natively for an empty folder.
-  __syscall_open__proxy: '',
-  __syscall_open: function() { return -{{{ cDefine('ENOENT') }}}; },
-  __syscall_openat__proxy: '',
-  __syscall_openat: function() { return -{{{ cDefine('ENOENT') }}}; },
-  __syscall_faccessat__proxy: '',
-  __syscall_faccessat: function() { return -{{{ cDefine('ENOENT') }}}; },
-  __syscall_stat64__proxy: '',
-  __syscall_stat64: function() { return -{{{ cDefine('ENOENT') }}}; },
-  __syscall_lstat64__proxy: '',
-  __syscall_lstat64: function() { return -{{{ cDefine('ENOENT') }}}; },
-  __syscall_fstatat64__proxy: '',
-  __syscall_fstatat64: function() { return -{{{ cDefine('ENOENT') }}}; },
-  __syscall_fstat64__proxy: '',
-  __syscall_fstat64: function() { return -{{{ cDefine('EBADF') }}}; },
-  __syscall_fcntl64__proxy: '',
-  __syscall_fcntl64: function() { return -{{{ cDefine('EBADF') }}}; },
   fd_write__proxy: '',
   fd_write: function(fd, iov, iovcnt, pnum) {
     var fs = require('fs'), num = 0;

@@ -1,7 +1,8 @@
 // The static board's engine. Loaded before app.js: when a baghchal-server answers /health the
 // page is the server's board as it is; when none does (a static host, a phone offline) the
 // page's requests to /health, /legal and /obx are answered by the engine in a Web Worker
-// (baghchal-worker.js) with the protocol's lines (PROTOCOL.md): every rule is still the
+// (baghchal-worker.js; baghchal-worker-mt.js, with threads, where the page is cross-origin
+// isolated) with the protocol's lines (PROTOCOL.md): every rule is still the
 // engine's. /analysis is a MultiPV search over every move (no databases here: an engine
 // estimate, source "search"). The header and <html data-engine>
 // ("server" or "local"; not data-mode, which app.js gives its mode buttons) say which mode the
@@ -41,7 +42,7 @@
   // used; they may search on until stopped), so that none waits behind another's search.
 
   function makeEngine() {
-    const e = { worker: null, current: null, jobs: [], hash: null };
+    const e = { worker: null, current: null, jobs: [], hash: null, threads: 1 };
     e.next = () => {
       if (e.current || !e.jobs.length) return;
       e.current = e.jobs.shift();
@@ -61,7 +62,7 @@
     // also to onLine as it comes (a search's info lines, live).
     e.run = (lines, last, hold, onLine) => {
       if (!e.worker) {
-        e.worker = new Worker('baghchal-worker.js');
+        e.worker = new Worker(THREADED ? 'baghchal-worker-mt.js' : 'baghchal-worker.js');
         e.worker.onmessage = (m) => {
           const line = String(m.data);
           const cur = e.current;
@@ -82,6 +83,12 @@
         lines = [`setoption name Hash value ${want}`, ...lines];
         e.hash = want;
       }
+      // Its threads (Board's "Engine threads"), where the worker has them.
+      const threads = threadCount();
+      if (THREADED && threads !== e.threads) {
+        lines = [`setoption name Threads value ${threads}`, ...lines];
+        e.threads = threads;
+      }
       return new Promise((resolve) => {
         const job = { lines, last, out: [], resolve, onLine };
         if (hold) hold(job);
@@ -90,6 +97,18 @@
       });
     };
     return e;
+  }
+  // Threads where the page may share memory with its workers (it is cross-origin isolated: the
+  // host sends Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy:
+  // require-corp): the worker built with emscripten's pthreads, protocol/main.c on threads of
+  // its own as natively. Elsewhere the worker without threads. <html data-engine-threaded>
+  // says which, for the page's settings.
+  const THREADED = Boolean(window.crossOriginIsolated) && typeof SharedArrayBuffer === 'function';
+  document.documentElement.setAttribute('data-engine-threaded', String(THREADED));
+  // The threads the page's settings ask for (app.js keeps them in <html data-engine-threads>).
+  function threadCount() {
+    const n = Number(document.documentElement.getAttribute('data-engine-threads'));
+    return Number.isInteger(n) && n >= 1 && n <= 64 ? n : 1;
   }
   const game = makeEngine(), lines = makeEngine(), every = makeEngine();
   // The Hash (MB) the page's settings ask for (app.js keeps it in <html data-engine-hash>).
@@ -343,7 +362,7 @@
       version = (field(out, 'id name baghchal ') || '?').trim();
     }
     return answer(200, { status: 'ok', version, workers: 1, busy: game.current ? 1 : 0, queued: game.jobs.length,
-      threads: 1, movetime: 1000, max_movetime: 10000, repetition: 'forbid', tablebase: false, mode: 'local' });
+      threads: THREADED ? threadCount() : 1, movetime: 1000, max_movetime: 10000, repetition: 'forbid', tablebase: false, mode: 'local' });
   }
 
   // ---- a baghchal-server on another origin, for exact values ----------------------------------

@@ -3,9 +3,9 @@
 // the copy kept when the network fails. The API (/health, /legal, /obx, /analysis) is never
 // kept: without a server the page's engine answers it.
 'use strict';
-const CACHE = 'baghchal-board-v1';
+const CACHE = 'baghchal-board-v2';
 const FILES = ['./', 'index.html', 'i18n.js', 'app.js', 'annotations.js', 'review.js', 'puzzles.js', 'lobby.js', 'online.js', 'puzzles.json', 'style.css', 'favicon.svg', 'local.js', 'manifest.webmanifest',
-  'baghchal-worker.js', 'baghchal-worker.wasm'];
+  'baghchal-worker.js', 'baghchal-worker.wasm', 'baghchal-worker-mt.js', 'baghchal-worker-mt.wasm', 'baghchal-worker-mt.worker.js'];
 const API = ['/health', '/legal', '/obx', '/analysis'];
 
 self.addEventListener('install', (e) => {

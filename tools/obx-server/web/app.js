@@ -32,6 +32,8 @@
   const SHAPE = /^[GRBY][A-E][1-5](?:[A-E][1-5])?$/;
   const SHAPES_MAX = 64;
   const ENGINE_HASH = [16, 32, 64, 128, 256];
+  // The browser engine's threads: up to the machine's logical cores, at most this many.
+  const MAX_ENGINE_THREADS = 16;
 
   const $ = (id) => document.getElementById(id);
   // Every text a person sees or hears goes through tr (i18n.js's I18N.t): the English is the key,
@@ -97,6 +99,7 @@
     multipv: 3,
     cevalTime: 10000, // how long the engine lines and the analysis search on (ms; 0: until stopped)
     engineHash: 64,   // the browser engine's memory (Hash, MB; the static board's local.js)
+    engineThreads: null, // its threads where the page is cross-origin isolated (null: half the cores)
     engineServer: '', // a baghchal-server elsewhere for exact values (the static board's local.js)
     ceval: null,      // the lines' search: {nodeId, running, limit, time}
     anRun: null,      // the analysis's search: {nodeId, ctrl, running, limit, time}
@@ -1657,7 +1660,7 @@
         mode: state.mode, movetime: state.movetime, flipped: state.flipped, skill: state.skill, elo: state.elo,
         tc: state.tc, tcMin: state.tcMin, tcInc: state.tcInc, clock, resigned: state.resigned, sound: state.sound, theme: state.theme,
         linesOn: state.linesOn, multipv: state.multipv, cevalTime: state.cevalTime, engineHash: state.engineHash,
-        engineServer: state.engineServer,
+        engineThreads: state.engineThreads, engineServer: state.engineServer,
     };
   }
 
@@ -3187,6 +3190,7 @@
       if (typeof saved.linesOn === 'boolean') state.linesOn = saved.linesOn;
       if (CEVAL_TIMES.includes(saved.cevalTime)) state.cevalTime = saved.cevalTime;
       if (ENGINE_HASH.includes(saved.engineHash)) state.engineHash = saved.engineHash;
+      if (Number.isInteger(saved.engineThreads) && saved.engineThreads >= 1 && saved.engineThreads <= MAX_ENGINE_THREADS) state.engineThreads = saved.engineThreads;
       if (typeof saved.engineServer === 'string') state.engineServer = saved.engineServer.slice(0, 300);
       if (Number.isInteger(saved.multipv) && saved.multipv >= 1 && saved.multipv <= 5) state.multipv = saved.multipv;
       state.flipped = Boolean(saved.flipped);
@@ -3282,8 +3286,20 @@
     document.documentElement.setAttribute('data-engine-server', state.engineServer);
     if (document.activeElement !== $('engine-server')) $('engine-server').value = state.engineServer;
     renderRemote();
-    $('engine-threads').textContent = window.crossOriginIsolated ? tr('1: the browser engine is built for one thread')
-      : tr('1: this page is not cross-origin isolated');
+    // Threads where the worker has them (local.js's <html data-engine-threaded>: the page is
+    // cross-origin isolated): 1 up to the logical cores, half of them unless chosen; else one, and why.
+    const threaded = document.documentElement.getAttribute('data-engine-threaded') === 'true';
+    const cores = Math.max(1, Math.min(MAX_ENGINE_THREADS, navigator.hardwareConcurrency || 1));
+    const threads = threaded ? Math.min(cores, state.engineThreads || Math.max(1, Math.floor(cores / 2))) : 1;
+    const sel = $('engine-threads');
+    if (sel.options.length !== (threaded ? cores : 1)) {
+      clear(sel);
+      for (let n = 1; n <= (threaded ? cores : 1); n++) html('option', null, String(n), sel).value = String(n);
+    }
+    sel.value = String(threads);
+    sel.disabled = !threaded;
+    $('engine-threads-note').textContent = threaded ? '' : tr('1: this page is not cross-origin isolated');
+    document.documentElement.setAttribute('data-engine-threads', String(threads));
   }
 
   // Whether the server for exact values answered the last time it was asked (local.js's
@@ -3353,6 +3369,7 @@
     $('ceval-time').addEventListener('change', (e) => { state.cevalTime = Number(e.target.value); save(); state.mpv = null; requestLines(); });
     $('ceval-deeper').addEventListener('click', () => requestLines(true));
     $('engine-hash').addEventListener('change', (e) => { state.engineHash = Number(e.target.value); applyEngineSettings(); save(); });
+    $('engine-threads').addEventListener('change', (e) => { state.engineThreads = Number(e.target.value); applyEngineSettings(); save(); });
     $('engine-server').addEventListener('change', (e) => {
       state.engineServer = e.target.value.trim().slice(0, 300);
       document.documentElement.removeAttribute('data-remote');

@@ -232,7 +232,6 @@
       "the server's longest search": 'सर्भरको सबैभन्दा लामो खोज',
       'Engine memory': 'इन्जिनको मेमोरी',
       'Engine threads': 'इन्जिनका थ्रेड',
-      '1: the browser engine is built for one thread': '1: ब्राउजरको इन्जिन एउटै थ्रेडका लागि बनेको छ',
       '1: this page is not cross-origin isolated': '1: यो पेज अरू साइटबाट अलग्याइएको (क्रस-ओरिजिन आइसोलेटेड) छैन',
       'the engine lines on or off': 'इन्जिनका क्रम खोल्ने वा बन्द गर्ने',
       'Server for exact values': 'सही मूल्यका लागि सर्भर',
