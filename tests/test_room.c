@@ -241,6 +241,21 @@ typedef struct {
     char what[160];
 } resp_t;
 
+/* Reads a whole answer (the server closes the connection) into r. */
+static void read_answer(int fd, resp_t *r)
+{
+    size_t n;
+    char *raw = net_read_all(fd, &n, REPLY_MS);
+    const char *sep = raw ? strstr(raw, "\r\n\r\n") : NULL;
+    if (sep && !strncmp(raw, "HTTP/1.", 7)) {
+        r->status = atoi(raw + 9);
+        r->head = keep_str(strndup(raw, (size_t)(sep - raw) + 2));
+        r->body = keep_str(strdup(sep + 4));
+        r->json = keep_json(cJSON_Parse(r->body));
+    }
+    free(raw);
+}
+
 /* Sends raw bytes; the answer (status 0 when none came) with its parts kept till the end. */
 static resp_t raw_request(int port, const char *text, size_t len)
 {
@@ -249,18 +264,8 @@ static resp_t raw_request(int port, const char *text, size_t len)
     int fd = net_connect(port);
     if (fd < 0)
         return r;
-    if (net_send_all(fd, text, len)) {
-        size_t n;
-        char *raw = net_read_all(fd, &n, REPLY_MS);
-        const char *sep = raw ? strstr(raw, "\r\n\r\n") : NULL;
-        if (sep && !strncmp(raw, "HTTP/1.", 7)) {
-            r.status = atoi(raw + 9);
-            r.head = keep_str(strndup(raw, (size_t)(sep - raw) + 2));
-            r.body = keep_str(strdup(sep + 4));
-            r.json = keep_json(cJSON_Parse(r.body));
-        }
-        free(raw);
-    }
+    if (net_send_all(fd, text, len))
+        read_answer(fd, &r);
     close(fd);
     return r;
 }
@@ -1824,6 +1829,97 @@ Test(room, a_game_played_through_three_servers_and_taken_over_when_its_server_is
     free(row);
     stop_room(b);
     stop_room(c);
+}
+
+/* POSTs with no body, sent at once: each on a connection of its own, every one on the wire
+ * before any answer is read. out[i] is the answer to tokens[i]'s, sent to to[i]. */
+static void posts_at_once(int n, srv_t *const *to, const char *path, const char *const *tokens, resp_t *out)
+{
+    int fd[16];
+    cr_assert_leq(n, 16);
+    for (int i = 0; i < n; i++) {
+        fd[i] = net_connect(to[i]->port);
+        cr_assert_geq(fd[i], 0, "cannot connect to port %d", to[i]->port);
+    }
+    for (int i = 0; i < n; i++) {
+        char text[512];
+        int len = snprintf(text, sizeof text,
+                           "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                           "Authorization: Bearer %s\r\nContent-Length: 0\r\n\r\n",
+                           path, tokens[i]);
+        memset(&out[i], 0, sizeof out[i]);
+        snprintf(out[i].what, sizeof out[i].what, "POST %s (port %d)", path, to[i]->port);
+        cr_assert(net_send_all(fd[i], text, (size_t)len));
+    }
+    for (int i = 0; i < n; i++) {
+        read_answer(fd[i], &out[i]);
+        close(fd[i]);
+    }
+}
+
+/* A seek, or a link for a friend, accepted at the same instant by many players through two
+ * servers starts one game: the accept committed first wins, and every other is refused as a
+ * seek already taken is on one server (404 no-challenge), whichever server it went through.
+ * The challenger hears of one game only, on a stream on either server. */
+Test(room, a_seek_accepted_at_once_through_two_servers_starts_one_game)
+{
+    if (!pgtest_server())
+        cr_skip_test("several servers share a PostgreSQL database only (tests/support/postgres.sh)");
+    const char *db = fresh_db("race");
+    srv_t *srv[2] = {start_room(db, NULL), start_room(db, NULL)};
+    enum { TAKERS = 8, ROUNDS = 6 };
+    who_t maker = guest(srv[0]), takers[TAKERS];
+    for (int i = 0; i < TAKERS; i++)
+        takers[i] = guest(srv[i % 2]);
+    stream_t *events = stream_open(srv[1], "/api/stream/event", maker.token);
+    char path[128], sql[160], err[256] = "", want[32];
+    for (int round = 0; round < ROUNDS; round++) {
+        bool link = round % 3 == 2;
+        srv_t *home = srv[round % 2], *other = srv[1 - round % 2];
+        cJSON *c = expect(req(home, "POST", link ? "/api/challenge" : "/api/seek", maker.token, "{\"side\": \"goats\"}"),
+                          201);
+        const char *id = keep_str(strdup(jstr(c, "id")));
+        /* Known to both servers before the race. */
+        snprintf(path, sizeof path, "/api/challenge/%s", id);
+        expect(req(other, "GET", path, NULL, NULL), 200);
+        snprintf(path, sizeof path, "/api/%s/%s/accept", link ? "challenge" : "seek", id);
+        srv_t *to[TAKERS];
+        const char *tokens[TAKERS];
+        resp_t out[TAKERS];
+        for (int i = 0; i < TAKERS; i++)
+            to[i] = srv[i % 2], tokens[i] = takers[(i + round) % TAKERS].token;
+        posts_at_once(TAKERS, to, path, tokens, out);
+        int won = -1;
+        for (int i = 0; i < TAKERS; i++) {
+            if (out[i].status == 200) {
+                cr_assert_eq(won, -1, "%s was accepted twice: %s and %s", id, out[won].body, out[i].body);
+                won = i;
+            } else {
+                expect_code(out[i], 404, "no-challenge");
+            }
+        }
+        cr_assert_geq(won, 0, "nobody's accept of %s won", id);
+        const char *game = keep_str(strdup(jstr(out[won].json, "game")));
+        cr_assert_str_eq(jstr(out[won].json, "side"), "tigers");
+        for (int k = 0; k < 2; k++) {
+            cJSON *full = game_full(srv[k], game);
+            cr_assert_str_eq(jstr(full, "goats.id"), maker.id);
+            cr_assert_str_eq(jstr(full, "tigers.id"), takers[(won + round) % TAKERS].id);
+        }
+        cr_assert_str_eq(jstr(expect_event(events, "gameStart"), "game.id"), game);
+        /* One game in the database for each seek, and no seek left. */
+        snprintf(sql, sizeof sql, "SELECT (SELECT count(*) FROM games) || ' ' || (SELECT count(*) FROM challenges)");
+        char *counts = pgtest_value(db, sql, err, sizeof err);
+        cr_assert_not_null(counts, "%s", err);
+        snprintf(want, sizeof want, "%d 0", round + 1);
+        cr_assert_str_eq(counts, want, "games and open challenges after %d seeks", round + 1);
+        free(counts);
+        expect_code(req(other, "POST", path, takers[0].token, NULL), 404, "no-challenge");
+    }
+    /* No other game started for the challenger. */
+    cr_assert_null(stream_until(events, "gameStart", 500), "a second gameStart: %s", events->last);
+    stop_room(srv[0]);
+    stop_room(srv[1]);
 }
 
 /* ==== 8. bad input ================================================================================ */

@@ -163,6 +163,12 @@ static void load_challenge(void *ctx, const store_challenge_t *sc)
 
 bool lobby_load(room_t *r, char *err, size_t errlen) { return store_each_challenge(r->store, load_challenge, r, err, errlen); }
 
+void lobby_restore(room_t *r, const store_challenge_t *c)
+{
+    if (c && !rmap_get(&r->challenges, c->id))
+        load_challenge(r, c);
+}
+
 bool lobby_reload(room_t *r, char *err, size_t errlen)
 {
     for (size_t i = 0; i < r->challenges.cap; i++)
@@ -387,17 +393,19 @@ static void accept(room_t *r, challenge_t *c, player_t *me, room_reply_fn reply,
         reply(ctx, 503, room_error_json("memory", "out of memory"), NULL);
         return;
     }
+    /* The challenge's row goes with the game's insertion, in one step that only one server
+     * can win: an accept through another server at the same instant finds it gone. */
+    round_t *g = round_start(r, goats, tigers, &c->c, NULL, c->c.id, &pd->gone, pending_done, pd);
+    if (!g) {
+        free(pd);
+        reply(ctx, 503, room_error_json("memory", "out of memory or stopping"), NULL);
+        return;
+    }
     rmap_del(&r->challenges, c->c.id);
     if (from->challenges > 0)
         from->challenges--;
-    store_delete_challenge(r->store, c->c.id, NULL, NULL);
-    round_t *g = round_start(r, goats, tigers, &c->c, NULL, pending_done, pd);
-    if (!g) {
-        free(pd);
-        free(c);
-        reply(ctx, 503, room_error_json("memory", "out of memory"), NULL);
-        return;
-    }
+    snprintf(pd->started, sizeof pd->started, "%s", g->g.id);
+    pd->claim = c->c;
     cJSON *ans = cJSON_CreateObject();
     if (ans) {
         cJSON_AddStringToObject(ans, "game", g->g.id);

@@ -224,6 +224,12 @@ static void pending_finish(pending_t *p, bool ok, bool locked)
     room_t *r = p->room;
     if (!locked)
         pthread_mutex_lock(&r->lock);
+    if (!ok && p->started[0]) {
+        /* Nobody heard of the game: it is forgotten; the challenge it came from is open again,
+         * unless it is gone from the database (then another server's game took it). */
+        round_drop(r, p->started);
+        lobby_restore(r, p->gone ? NULL : &p->claim);
+    }
     for (int i = 0; i < p->nevents; i++) {
         if (ok)
             relay_out(r, p->ch[i], p->key[i], p->events[i]);
@@ -238,6 +244,10 @@ static void pending_finish(pending_t *p, bool ok, bool locked)
         free(p->json), free(p->cookie);
     } else if (ok) {
         p->reply(p->ctx, p->status, p->json, p->cookie);
+    } else if (p->gone) {
+        free(p->json), free(p->cookie);
+        p->reply(p->ctx, 404, room_error_json("no-challenge", "no open seek or challenge %s (taken, cancelled or never made)",
+                                              p->claim.id), NULL);
     } else {
         free(p->json), free(p->cookie);
         p->reply(p->ctx, 503, room_error_json("storage", "the change could not be stored; try again"), NULL);

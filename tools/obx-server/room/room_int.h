@@ -149,6 +149,8 @@ void relay_tick(room_t *r, int64_t now_mono);
 
 /* ---- lobby.c ------------------------------------------------------------------------- */
 bool lobby_load(room_t *r, char *err, size_t errlen);
+/* A challenge whose game could not be stored, open again (NULL: nothing to restore). */
+void lobby_restore(room_t *r, const store_challenge_t *c);
 /* The open challenges read again (another server's changes may have been missed). */
 bool lobby_reload(room_t *r, char *err, size_t errlen);
 void lobby_handle(room_t *r, const room_request_t *q, const char *rest, player_t *me, room_reply_fn reply, void *ctx);
@@ -162,9 +164,14 @@ void lobby_tick(room_t *r, int64_t now_mono);
 
 /* ---- round.c ------------------------------------------------------------------------- */
 bool rounds_load(room_t *r, int64_t heartbeat_ms, char *err, size_t errlen);
-/* Starts a game between goats and tigers with the challenge's settings; NULL when out of memory. */
+/* Starts a game between goats and tigers with the challenge's settings, its write queued with
+ * done; NULL when out of memory or the store is closing (nothing started, done not called).
+ * From a challenge (claim: its id; else NULL), the game is stored only if the challenge's row
+ * can be deleted with it (store_start_game, which tells *gone): when that fails, round_drop. */
 round_t *round_start(room_t *r, player_t *goats, player_t *tigers, const store_challenge_t *settings,
-                     const char *rematch_of, store_done_fn done, void *ctx);
+                     const char *rematch_of, const char *claim, bool *gone, store_done_fn done, void *ctx);
+/* Forgets a game just started whose write failed (nobody was told of it). */
+void round_drop(room_t *r, const char *id);
 void round_handle(room_t *r, const room_request_t *q, const char *rest, player_t *me, room_reply_fn reply, void *ctx);
 cJSON *round_full_json(room_t *r, round_t *g);
 cJSON *round_state_json(room_t *r, round_t *g);
@@ -198,6 +205,12 @@ typedef struct {
     channel_t ch[4];
     char key[4][STORE_ID_LEN];
     int nevents;
+    /* A game started from a challenge (accepted): when its write fails, the game is dropped and
+     * the challenge kept again, or, when the challenge was gone (taken through another server,
+     * or cancelled), the answer is that of a challenge already taken. */
+    char started[STORE_ID_LEN];
+    store_challenge_t claim;
+    bool gone;
 } pending_t;
 pending_t *pending_new(room_t *r, room_reply_fn reply, void *ctx);
 void pending_event(pending_t *p, channel_t ch, const char *key, cJSON *j);

@@ -164,6 +164,8 @@ cJSON *round_state_json(room_t *r, round_t *g)
 static cJSON *seat_json(room_t *r, const char *id, int cls)
 {
     player_t *p = room_player(r, id);
+    if (!p && r->relaying && id[0])
+        p = players_fetch(r, id); /* made on another server sharing the database */
     return p ? player_json(p, cls) : cJSON_CreateNull();
 }
 
@@ -319,7 +321,7 @@ static bool ended_by_rules(room_t *r, round_t *g, pending_t *pd)
 /* ---- starting and loading ----------------------------------------------------------------- */
 
 round_t *round_start(room_t *r, player_t *goats, player_t *tigers, const store_challenge_t *c, const char *rematch_of,
-                     store_done_fn done, void *ctx)
+                     const char *claim, bool *gone, store_done_fn done, void *ctx)
 {
     round_t *g = calloc(1, sizeof *g);
     if (!g)
@@ -350,11 +352,24 @@ round_t *round_start(room_t *r, player_t *goats, player_t *tigers, const store_c
         round_free(g);
         return NULL;
     }
-    r->lobby_games_dirty = true;
     store_own_game(r->store, g->g.id); /* a new id: nobody else holds it */
-    if (!store_put_game(r->store, &g->g, done, ctx) && done)
-        done(ctx, false);
+    if (!(claim ? store_start_game(r->store, &g->g, claim, gone, done, ctx)
+                : store_put_game(r->store, &g->g, done, ctx))) {
+        round_drop(r, g->g.id);
+        return NULL;
+    }
+    r->lobby_games_dirty = true;
     return g;
+}
+
+void round_drop(room_t *r, const char *id)
+{
+    round_t *g = rmap_del(&r->games, id);
+    if (!g)
+        return;
+    store_disown_game(r->store, id);
+    round_free(g);
+    r->lobby_games_dirty = true;
 }
 
 typedef struct {
@@ -769,10 +784,10 @@ static void offer(room_t *r, round_t *g, int seat, const char *what, bool yes, r
         player_t *goats = room_player(r, g->g.tigers), *tigers = room_player(r, g->g.goats);
         store_challenge_t c = {.initial_ms = g->g.initial_ms, .increment_ms = g->g.increment_ms, .rule = g->g.rule,
                                .rated = g->g.rated};
-        round_t *n = goats && tigers ? round_start(r, goats, tigers, &c, g->g.id, NULL, NULL) : NULL;
+        round_t *n = goats && tigers ? round_start(r, goats, tigers, &c, g->g.id, NULL, NULL, NULL, NULL) : NULL;
         if (!n) {
             free(pd->json), free(pd);
-            reply(ctx, 503, room_error_json("memory", "out of memory"), NULL);
+            reply(ctx, 503, room_error_json("memory", "out of memory or stopping"), NULL);
             return;
         }
         snprintf(g->rematch, sizeof g->rematch, "%s", n->g.id);

@@ -122,7 +122,7 @@ void store_close(store_t *s)
 
 static void free_write(write_t *w)
 {
-    if (w->op == OP_GAME)
+    if (w->op == OP_GAME || w->op == OP_START)
         free(w->u.game.moves);
     free(w->note);
     free(w);
@@ -147,6 +147,8 @@ static void *writer_main(void *arg)
             next = w->next;
             n++;
             failed += !w->ok;
+            if (w->gone)
+                *w->gone = w->lost && !w->ok;
             if (w->done)
                 w->done(w->ctx, w->ok);
             free_write(w);
@@ -270,6 +272,21 @@ bool store_put_game(store_t *s, const store_game_t *g, store_done_fn done, void 
         free(w);
         return false;
     }
+    return enqueue(s, w);
+}
+
+bool store_start_game(store_t *s, const store_game_t *g, const char *challenge, bool *gone, store_done_fn done,
+                      void *ctx)
+{
+    write_t *w = new_write(OP_START, done, ctx);
+    if (!w)
+        return false;
+    if (!store_game_copy(&w->u.game, g)) {
+        free(w);
+        return false;
+    }
+    COPY_FIELD(w->claim, challenge);
+    w->gone = gone;
     return enqueue(s, w);
 }
 
