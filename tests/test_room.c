@@ -1831,6 +1831,106 @@ Test(room, a_game_played_through_three_servers_and_taken_over_when_its_server_is
     stop_room(c);
 }
 
+/* Is id in the list (players or games) of a lobby's picture? Its entry, or NULL. */
+static const cJSON *listed_in(const cJSON *lobby, const char *list, const char *id)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, jget(lobby, list))
+    {
+        if (!strcmp(jstr(e, "id"), id))
+            return e;
+    }
+    return NULL;
+}
+
+/* Asks s's lobby until ok(lobby, arg) holds, for up to 10 s: the last picture, which must. */
+static cJSON *lobby_until(const srv_t *s, bool (*ok)(const cJSON *lobby, const void *arg), const void *arg,
+                          const char *what)
+{
+    double end = pipe_now_ms() + 10000 * slow();
+    for (;;) {
+        cJSON *j = expect(req(s, "GET", "/api/lobby", NULL, NULL), 200);
+        if (ok(j, arg))
+            return j;
+        cr_assert_lt(pipe_now_ms(), end, "the lobby on port %d never showed %s: %s", s->port, what,
+                     keep_str(cJSON_PrintUnformatted(j)));
+        sleep_ms(100);
+    }
+}
+
+static bool online_in(const cJSON *lobby, const void *id) { return listed_in(lobby, "players", id) != NULL; }
+static bool offline_in(const cJSON *lobby, const void *id) { return !online_in(lobby, id); }
+static bool game_moved_in(const cJSON *lobby, const void *id)
+{
+    const cJSON *g = listed_in(lobby, "games", id);
+    return g && jnum(g, "plies") == 1;
+}
+static bool none_playing(const cJSON *lobby, const void *arg)
+{
+    (void)arg;
+    return jnum(lobby, "playing") == 0 && cJSON_GetArraySize(jget(lobby, "games")) == 0;
+}
+
+/* Who is online and which games are being played are the same on every server: a player whose
+ * stream is open on one is online in the other's lobby and on its page there; a game one keeps
+ * is in the other's list, with its moves and clocks, and on its lobby stream; a game that ends
+ * and a stream that closes leave both. */
+Test(room, two_servers_show_the_same_players_online_and_games_being_played)
+{
+    if (!pgtest_server())
+        cr_skip_test("several servers share a PostgreSQL database only (tests/support/postgres.sh)");
+    const char *db = fresh_db("presence");
+    srv_t *a = start_room(db, NULL), *b = start_room(db, NULL);
+    who_t x = named(a, "Xenia", NULL), y = guest(b);
+    stream_t *lb = stream_open(b, "/api/lobby/stream", NULL);
+    expect_event(lb, "lobby");
+
+    stream_t *sx = stream_open(a, "/api/stream/event", x.token);
+    lobby_until(b, online_in, x.id, "the player online on the other server");
+    cr_assert(jtrue(expect(req(b, "GET", "/api/player/Xenia", NULL, NULL), 200), "online"));
+    stream_t *sy = stream_open(b, "/api/stream/event", y.token);
+    cJSON *la = lobby_until(a, online_in, y.id, "the player online on the other server");
+    cr_assert_eq(jnum(la, "online"), 2);
+    cr_assert_eq(jnum(lobby_until(b, online_in, x.id, "both players"), "online"), 2);
+
+    /* A game a keeps, in b's list and on b's lobby stream. */
+    const char *game = new_game(a, &x, &y, "\"clock\": {\"initial\": 300, \"increment\": 2}");
+    for (;;) {
+        cJSON *j = expect_event(lb, "lobbyUpdate");
+        if (jget(j, "games") && listed_in(j, "games", game)) {
+            cr_assert_eq(jnum(j, "playing"), 1);
+            break;
+        }
+    }
+    play(a, &x, game, "C3", 0);
+    cJSON *l = lobby_until(b, game_moved_in, game, "the game with its first move");
+    const cJSON *g = listed_in(l, "games", game);
+    cr_assert_eq(jnum(l, "playing"), 1);
+    cr_assert_str_eq(jstr(g, "goats.id"), x.id);
+    cr_assert_str_eq(jstr(g, "tigers.id"), y.id);
+    cr_assert_str_eq(jstr(g, "turn"), "tigers");
+    cr_assert_str_eq(jstr(g, "status"), "started");
+    cr_assert_eq(jnum(g, "gtime"), 300000);
+    cr_assert_eq(jnum(g, "ttime"), 300000);
+    cr_assert_not_null(listed_in(expect(req(a, "GET", "/api/lobby", NULL, NULL), 200), "games", game));
+
+    /* The game ends (resigned through b): out of both lists. */
+    expect(act(b, &y, game, "resign", NULL), 200);
+    lobby_until(b, none_playing, NULL, "no game being played");
+    lobby_until(a, none_playing, NULL, "no game being played");
+
+    /* x's stream closes: offline on b too. */
+    stream_close(sx);
+    lobby_until(b, offline_in, x.id, "the player gone");
+    cr_assert(cJSON_IsFalse(jget(expect(req(b, "GET", "/api/player/Xenia", NULL, NULL), 200), "online")));
+    /* b stops with y's stream open: y leaves a's lobby at once (b says so as it stops). */
+    cr_assert_not_null(listed_in(expect(req(a, "GET", "/api/lobby", NULL, NULL), 200), "players", y.id));
+    stop_room(b);
+    stream_close(sy);
+    lobby_until(a, offline_in, y.id, "the stopped server's player gone");
+    stop_room(a);
+}
+
 /* POSTs with no body, sent at once: each on a connection of its own, every one on the wire
  * before any answer is read. out[i] is the answer to tokens[i]'s, sent to to[i]. */
 static void posts_at_once(int n, srv_t *const *to, const char *path, const char *const *tokens, resp_t *out)

@@ -165,8 +165,162 @@ bool relay_forward(room_t *r, const char *game, const room_request_t *q, const c
     return ok;
 }
 
+/* ---- who is online on the other servers ----------------------------------------------- */
+
+/* Each server sends the players that have a stream open on it, in full: at most every
+ * PRESENCE_CHANGED_MS when they changed, and every PRESENCE_EVERY_MS anyway, so that a server that starts hears of
+ * them soon and a server that dies without a word (killed) is forgotten after PRESENCE_LOST_MS.
+ * "O SERVER GEN K N ID ID ...": part K of N of list GEN (N 0: the server stops). */
+enum { PRESENCE_CHANGED_MS = 250, PRESENCE_EVERY_MS = 5000, PRESENCE_LOST_MS = 15000, PRESENCE_IDS = 300 };
+
+typedef struct {
+    int64_t heard;
+    unsigned gen;
+    rmap_t ids;  /* player id -> player_t: online there */
+    rmap_t next; /* the list being received */
+} peer_t;
+
+static void send_presence(room_t *r, bool stopping)
+{
+    size_t n = 0;
+    const char **ids = malloc((r->players.used + 1) * sizeof *ids);
+    if (!ids)
+        return;
+    for (size_t i = 0; !stopping && i < r->players.cap; i++)
+        if (rmap_live(&r->players, i) && ((player_t *)r->players.vals[i])->streams > 0)
+            ids[n++] = r->players.keys[i];
+    size_t parts = stopping ? 0 : n ? (n + PRESENCE_IDS - 1) / PRESENCE_IDS : 1;
+    unsigned gen = ++r->presence_gen;
+    char *msg = malloc(PRESENCE_IDS * STORE_ID_LEN + 3 * STORE_ID_LEN + 64);
+    for (size_t k = 0; msg && k < (parts ? parts : 1); k++) {
+        int len = sprintf(msg, "O %s %u %zu %zu", r->server, gen, k, parts);
+        for (size_t i = k * PRESENCE_IDS; i < n && i < (k + 1) * PRESENCE_IDS; i++)
+            len += sprintf(msg + len, " %s", ids[i]);
+        store_notify(r->store, msg, NULL, NULL);
+    }
+    free(msg);
+    free(ids);
+}
+
+/* The players a server counts online changed from old to new: each one's count of servers. */
+static void presence_diff(room_t *r, rmap_t *old, rmap_t *new)
+{
+    for (size_t i = 0; i < old->cap; i++)
+        if (rmap_live(old, i) && !rmap_get(new, old->keys[i])) {
+            player_t *p = old->vals[i];
+            if (--p->remote == 0 && p->streams == 0)
+                r->lobby_players_dirty = true;
+        }
+    for (size_t i = 0; i < new->cap; i++)
+        if (rmap_live(new, i) && !rmap_get(old, new->keys[i])) {
+            player_t *p = new->vals[i];
+            if (p->remote++ == 0 && p->streams == 0)
+                r->lobby_players_dirty = true;
+        }
+}
+
+static void peer_forget(room_t *r, const char *server)
+{
+    peer_t *pe = rmap_del(&r->peers, server);
+    if (!pe)
+        return;
+    rmap_t none = {0};
+    presence_diff(r, &pe->ids, &none);
+    rmap_free(&pe->ids), rmap_free(&pe->next);
+    free(pe);
+}
+
+static player_t *known(room_t *r, const char *id);
+
+/* "SERVER GEN K N ID ...": another server's players online. */
+static void presence_heard(room_t *r, const char *text)
+{
+    char server[STORE_ID_LEN];
+    unsigned gen;
+    size_t k, parts;
+    int used = 0;
+    if (sscanf(text, "%15s %u %zu %zu%n", server, &gen, &k, &parts, &used) != 4 || !used)
+        return;
+    if (!parts) {
+        peer_forget(r, server);
+        return;
+    }
+    peer_t *pe = rmap_get(&r->peers, server);
+    if (!pe) {
+        if (!(pe = calloc(1, sizeof *pe)))
+            return;
+        if (!rmap_put(&r->peers, server, pe)) {
+            free(pe);
+            return;
+        }
+        r->presence_dirty = true; /* a server new here hears this one's players soon */
+    }
+    pe->heard = room_mono_ms();
+    if (k == 0) {
+        rmap_free(&pe->next);
+        pe->gen = gen;
+    } else if (gen != pe->gen) {
+        return; /* a part of a list whose start was missed */
+    }
+    for (const char *t = text + used; *t;) {
+        t += strspn(t, " ");
+        size_t n = strcspn(t, " ");
+        if (n > 0 && n < STORE_ID_LEN) {
+            char id[STORE_ID_LEN];
+            memcpy(id, t, n);
+            id[n] = '\0';
+            player_t *p = known(r, id);
+            if (p)
+                rmap_put(&pe->next, id, p);
+        }
+        t += n;
+    }
+    if (k + 1 == parts) {
+        presence_diff(r, &pe->ids, &pe->next);
+        rmap_free(&pe->ids);
+        pe->ids = pe->next;
+        memset(&pe->next, 0, sizeof pe->next);
+    }
+}
+
+void relay_stop(room_t *r)
+{
+    if (r->relaying)
+        send_presence(r, true);
+}
+
+void relay_free(room_t *r)
+{
+    for (size_t i = 0; i < r->peers.cap; i++)
+        if (rmap_live(&r->peers, i)) {
+            peer_t *pe = r->peers.vals[i];
+            rmap_free(&pe->ids), rmap_free(&pe->next);
+            free(pe);
+        }
+    rmap_free(&r->peers);
+    for (size_t i = 0; i < r->nelsewhere; i++)
+        store_game_free(&r->elsewhere[i]);
+    free(r->elsewhere);
+    r->elsewhere = NULL, r->nelsewhere = 0;
+}
+
+static void presence_tick(room_t *r, int64_t now)
+{
+    if (!r->relaying || r->closing)
+        return;
+    if ((r->presence_dirty && now - r->presence_sent >= PRESENCE_CHANGED_MS) || now - r->presence_sent >= PRESENCE_EVERY_MS) {
+        r->presence_dirty = false;
+        r->presence_sent = now;
+        send_presence(r, false);
+    }
+    for (size_t i = 0; i < r->peers.cap; i++)
+        if (rmap_live(&r->peers, i) && now - ((peer_t *)r->peers.vals[i])->heard > PRESENCE_LOST_MS)
+            peer_forget(r, r->peers.keys[i]);
+}
+
 void relay_tick(room_t *r, int64_t now)
 {
+    presence_tick(r, now);
     for (size_t i = 0; i < r->forwards.cap; i++) {
         if (!rmap_live(&r->forwards, i))
             continue;
@@ -261,11 +415,13 @@ static void heard(void *ctx, const char *text)
         pthread_mutex_unlock(&r->lock);
         return;
     }
-    if (text[0] == 'F' || text[0] == 'A') {
+    if (text[0] == 'F' || text[0] == 'A' || text[0] == 'O') {
         if (text[0] == 'F')
             forwarded(r, text + 2);
-        else
+        else if (text[0] == 'A')
             answered(r, text + 2);
+        else
+            presence_heard(r, text + 2);
         pthread_mutex_unlock(&r->lock);
         return;
     }
@@ -305,6 +461,7 @@ static void heard(void *ctx, const char *text)
 
 bool relay_start(room_t *r, char *err, size_t errlen)
 {
+    room_new_id(r->server, 'n', 9);
     int k = store_listen(r->store, heard, r, err, errlen);
     r->relaying = k == 1;
     return k >= 0;

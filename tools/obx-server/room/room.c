@@ -496,7 +496,7 @@ room_sub_t *room_subscribe(room_t *r, const room_request_t *q, room_format_t f, 
     if (me) {
         s->who = me;
         if (me->streams++ == 0)
-            r->lobby_players_dirty = true;
+            r->lobby_players_dirty = r->presence_dirty = true;
         me->offline_mono = 0;
     }
     s->next = r->subs;
@@ -554,7 +554,7 @@ void room_unsubscribe(room_sub_t *s)
             round_presence(r, g, s->seat, -1);
     }
     if (s->who && --s->who->streams == 0) {
-        r->lobby_players_dirty = true;
+        r->lobby_players_dirty = r->presence_dirty = true;
         s->who->offline_mono = room_mono_ms();
     }
     pthread_mutex_unlock(&r->lock);
@@ -613,6 +613,7 @@ void room_shutdown(room_t *r)
     pthread_mutex_lock(&r->lock);
     r->closing = true;
     relay_tick(r, INT64_MAX); /* what waits for another server's answer: 503 */
+    relay_stop(r);
     for (room_sub_t *s = r->subs; s; s = s->next)
         if (s->suspended && s->wake) {
             s->suspended = false;
@@ -644,6 +645,7 @@ void room_close(room_t *r)
     rmap_free(&r->challenges), rmap_free(&r->buckets), rmap_free(&r->channels);
     relay_tick(r, INT64_MAX); /* nothing should wait by now (room_shutdown answered it) */
     rmap_free(&r->forwards);
+    relay_free(r);
     /* Streams still open belong to connections the server closes; they unsubscribe after. */
     pthread_mutex_destroy(&r->lock);
     free(r);
@@ -705,7 +707,7 @@ void room_stats(room_t *r, room_stats_t *out)
     out->players = (int)r->players.used;
     for (size_t i = 0; i < r->players.cap; i++)
         if (rmap_live(&r->players, i))
-            out->online += ((player_t *)r->players.vals[i])->streams > 0;
+            out->online += room_online(r->players.vals[i]);
     out->seeks = (int)r->challenges.used;
     for (size_t i = 0; i < r->games.cap; i++)
         if (rmap_live(&r->games, i))

@@ -49,7 +49,8 @@ enum { SUB_MAX_QUEUE = 1 << 20, CLASS_NB = 5 };
 typedef struct player {
     store_player_t p;
     glicko_t rating[CLASS_NB];
-    int streams;          /* open streams of this player (online when > 0) */
+    int streams;          /* open streams of this player here */
+    int remote;           /* other servers on the database where it has a stream open */
     int64_t offline_mono; /* when its last stream closed (0: online, or never was) */
     int challenges;       /* open seeks and challenges */
     double bucket;        /* actions left (token bucket) */
@@ -94,7 +95,19 @@ struct room {
     unsigned holds_epoch; /* the store's, when the games kept here were last taken */
     rmap_t forwards;      /* request id -> forward_t: actions sent to the server keeping the game */
     int64_t last_adopt;
+    /* The live games other servers keep, as last read from the database (for the lobby). */
+    store_game_t *elsewhere;
+    size_t nelsewhere;
+    /* Who is online: this server's players online go to the others (relay.c). */
+    char server[STORE_ID_LEN]; /* this server's name among them */
+    rmap_t peers;              /* another server's name -> peer_t: the players online there */
+    bool presence_dirty;
+    unsigned presence_gen;
+    int64_t presence_sent;
 };
+
+/* Online: a stream open here, or on another server sharing the database. */
+static inline bool room_online(const struct player *p) { return p->streams > 0 || p->remote > 0; }
 
 /* ---- time --------------------------------------------------------------------------- */
 int64_t room_wall_ms(void);
@@ -144,8 +157,14 @@ bool relay_forward(room_t *r, const char *game, const room_request_t *q, const c
 /* A seek or challenge by id: kept here, or (sharing a database) made on another server and not
  * heard of yet, read from the database and kept. NULL when there is none. */
 challenge_t *relay_challenge(room_t *r, const char *id);
-/* Answers 503 to the forwarded actions whose answer did not come in time. */
+/* Answers 503 to the forwarded actions whose answer did not come in time; sends who is online
+ * here when it changed (at most once a second) or every few seconds, and forgets the players
+ * of a server not heard of for a while (gone without a word: killed). */
 void relay_tick(room_t *r, int64_t now_mono);
+/* The server stops: the others forget its players at once. */
+void relay_stop(room_t *r);
+/* Frees what relay.c keeps (at the room's close). */
+void relay_free(room_t *r);
 
 /* ---- lobby.c ------------------------------------------------------------------------- */
 bool lobby_load(room_t *r, char *err, size_t errlen);
@@ -181,6 +200,8 @@ void round_tick(room_t *r, int64_t now_mono);
 /* Several servers on one database: takes over the games whose server is gone, and lets go of
  * those another server took while this one's hold was lost. */
 void rounds_adopt(room_t *r);
+/* A live game another server keeps, as stored, summarized as round_summary_json does. */
+cJSON *round_elsewhere_json(room_t *r, const store_game_t *sg);
 /* A live game nobody keeps (its server gone), taken over at once; NULL when another server
  * keeps it or it is not live. */
 round_t *round_take_over(room_t *r, const char *id);

@@ -492,15 +492,48 @@ void rounds_adopt(room_t *r)
     char err[160];
     store_each_live_game(r->store, collect_orphan, &o, err, sizeof err);
     load_t l = {r, store_last_heartbeat(r->store), room_wall_ms()};
+    size_t kept = 0; /* the games another server keeps, moved to the front of o.g */
     for (size_t i = 0; i < o.n; i++) {
         round_t *g = NULL;
-        if (store_own_game(r->store, o.g[i].id) == 1 && (g = adopt(&l, &o.g[i]))) {
+        int own = store_own_game(r->store, o.g[i].id);
+        if (own == 1 && (g = adopt(&l, &o.g[i]))) {
             r->lobby_games_dirty = true;
             save(r, g, NULL);
         }
-        store_game_free(&o.g[i]);
+        if (own == 0)
+            o.g[kept++] = o.g[i];
+        else
+            store_game_free(&o.g[i]);
     }
-    free(o.g);
+    /* The lobby's list of games elsewhere: changed when a game started or ended there. */
+    bool same = kept == r->nelsewhere;
+    for (size_t i = 0; same && i < kept; i++) {
+        same = false;
+        for (size_t k = 0; !same && k < r->nelsewhere; k++)
+            same = !strcmp(o.g[i].id, r->elsewhere[k].id);
+    }
+    if (!same)
+        r->lobby_games_dirty = true;
+    for (size_t i = 0; i < r->nelsewhere; i++)
+        store_game_free(&r->elsewhere[i]);
+    free(r->elsewhere);
+    r->elsewhere = kept ? o.g : NULL;
+    r->nelsewhere = kept;
+    if (!kept)
+        free(o.g);
+}
+
+cJSON *round_elsewhere_json(room_t *r, const store_game_t *sg)
+{
+    round_t tmp = {.g = *sg, .draw_offer = -1, .takeback_offer = -1, .rematch_offer = -1};
+    cJSON *j = NULL;
+    if (rebuild(&tmp)) {
+        tmp.clock[GOATS] = sg->goats_ms, tmp.clock[TIGERS] = sg->tigers_ms;
+        tmp.turn_mono = room_mono_ms() - (room_wall_ms() - sg->turn_started_ms);
+        j = round_summary_json(r, &tmp);
+    }
+    game_free(&tmp.game);
+    return j;
 }
 
 /* ---- the tick: clocks, first moves, players away, finished games ------------------------------ */
