@@ -2022,6 +2022,79 @@ Test(room, a_seek_accepted_at_once_through_two_servers_starts_one_game)
     stop_room(srv[1]);
 }
 
+/* No event within a short while on the stream (keepalives aside). */
+static void expect_quiet(stream_t *st)
+{
+    cJSON *j = stream_next(st, (int)(300 * slow()));
+    cr_assert_null(j, "an event more on the stream: %s", st->last);
+}
+
+/* A game kept by a, its moves and offers sent through all three servers: a spectator on another
+ * server (b) and one on a third (c) see every move exactly once and in order, an offer made
+ * again or a "no" to nothing sends nothing, and the rematch is offered and accepted through
+ * servers that do not keep the finished game. */
+Test(room, spectators_on_other_servers_see_every_move_once_in_order)
+{
+    if (!pgtest_server())
+        cr_skip_test("several servers share a PostgreSQL database only (tests/support/postgres.sh)");
+    const char *db = fresh_db("spectators");
+    srv_t *srv[3] = {start_room(db, NULL), start_room(db, NULL), start_room(db, NULL)};
+    who_t x = guest(srv[0]), z = guest(srv[1]);
+    const char *game = new_game(srv[0], &x, &z, "");
+    stream_t *sb = game_stream(srv[1], game, NULL), *sc = game_stream(srv[2], game, NULL);
+    stream_t *spec[2] = {sb, sc};
+    script_t script;
+    script_to_the_end(REP_FORBID, 11, &script);
+    int plies = script.n - 1 < 14 ? script.n - 1 : 14;
+    cr_assert_gt(plies, 6);
+    for (int k = 0; k < plies; k++) {
+        play(srv[(k / 2) % 3], k % 2 ? &z : &x, game, script.move[k], k);
+        if (k % 3 == 2) /* some moves read at once, others after a few more were made */
+            for (int i = 0; i < 2; i++)
+                for (int n = k - 2; n <= k; n++)
+                    expect_state(spec[i], moves_upto(&script, n + 1));
+    }
+    for (int i = 0; i < 2; i++)
+        for (int n = plies - plies % 3; n < plies; n++)
+            expect_state(spec[i], moves_upto(&script, n + 1));
+
+    /* A takeback asked twice (through b, then c): one state. Withdrawn, then withdrawn again:
+     * one state. */
+    const char *asker = plies % 2 ? "goats" : "tigers"; /* the side that moved last */
+    who_t *last = plies % 2 ? &x : &z;
+    expect(act(srv[1], last, game, "takeback/yes", NULL), 200);
+    expect(act(srv[2], last, game, "takeback/yes", NULL), 200);
+    expect(act(srv[1], last, game, "takeback/no", NULL), 200);
+    expect(act(srv[2], last, game, "takeback/no", NULL), 200);
+    for (int i = 0; i < 2; i++) {
+        cJSON *j = expect_state(spec[i], moves_upto(&script, plies));
+        cr_assert_str_eq(jstr(j, "takebackOffer"), asker);
+        j = expect_state(spec[i], moves_upto(&script, plies));
+        cr_assert(jnull(j, "takebackOffer"));
+    }
+    /* Resigned through c; the rematch offered through b and accepted through c, neither of which
+     * keeps the game: one state each. */
+    expect(act(srv[2], &z, game, "resign", NULL), 200);
+    expect(act(srv[1], &z, game, "rematch/yes", NULL), 200);
+    expect(act(srv[1], &z, game, "rematch/yes", NULL), 200);
+    cJSON *j = expect(act(srv[2], &x, game, "rematch/yes", NULL), 200);
+    const char *next = keep_str(strdup(jstr(j, "game")));
+    cr_assert_str_eq(jstr(game_full(srv[1], next), "goats.id"), z.id);
+    expect_code(act(srv[1], &z, game, "rematch/yes", NULL), 409, "rematch");
+    for (int i = 0; i < 2; i++) {
+        j = expect_state(spec[i], moves_upto(&script, plies));
+        cr_assert_str_eq(jstr(j, "status"), "resign");
+        cr_assert_str_eq(jstr(j, "winner"), "goats");
+        j = expect_state(spec[i], moves_upto(&script, plies));
+        cr_assert_str_eq(jstr(j, "rematchOffer"), "tigers");
+        j = expect_state(spec[i], moves_upto(&script, plies));
+        cr_assert_str_eq(jstr(j, "rematch"), next);
+        expect_quiet(spec[i]);
+    }
+    for (int i = 0; i < 3; i++)
+        stop_room(srv[i]);
+}
+
 /* ==== 8. bad input ================================================================================ */
 
 Test(room, bad_input_over_a_raw_socket)

@@ -318,6 +318,16 @@ static void presence_tick(room_t *r, int64_t now)
             peer_forget(r, r->peers.keys[i]);
 }
 
+/* Is the game finished, as stored? */
+static bool stored_over(room_t *r, const char *id)
+{
+    store_game_t sg;
+    char err[160];
+    bool over = store_get_game(r->store, id, &sg, err, sizeof err) == 1 && sg.ended_ms != 0;
+    store_game_free(&sg);
+    return over;
+}
+
 void relay_tick(room_t *r, int64_t now)
 {
     presence_tick(r, now);
@@ -334,6 +344,9 @@ void relay_tick(room_t *r, int64_t now)
             snprintf(path, sizeof path, "/api%s", f->rest);
             room_request_t q = {.method = "POST", .path = path, .body = f->body, .body_len = strlen(f->body)};
             round_handle(r, &q, f->rest, me, f->reply, f->ctx);
+        } else if (stored_over(r, f->game)) {
+            /* Finished, and no longer kept anywhere. */
+            f->reply(f->ctx, 409, room_error_json("over", "game %s is over", f->game), NULL);
         } else {
             f->reply(f->ctx, 503, room_error_json("elsewhere", "the server that keeps the game did not answer"), NULL);
         }
@@ -368,8 +381,8 @@ static void forwarded(room_t *r, const char *text)
         return;
     round_t *g = rmap_get(&r->games, game);
     player_t *me = room_player(r, who);
-    if (!g || !round_live(g) || !(me || (me = players_fetch(r, who))))
-        return; /* not ours: the server keeping it answers */
+    if (!g || !(me || (me = players_fetch(r, who))))
+        return; /* not ours: the server keeping it answers (a finished game too: a rematch) */
     answer_t *a = malloc(sizeof *a);
     if (!a)
         return;

@@ -793,11 +793,14 @@ static void offer(room_t *r, round_t *g, int seat, const char *what, bool yes, r
     pending_t *pd = ok_answer(r, reply, ctx);
     if (!pd)
         return;
+    /* An offer made again, or a "no" with nothing to decline or withdraw, changes nothing: it
+     * is answered, and no state goes out again (each stream would show the same one twice). */
+    if (yes ? *slot == seat : *slot < 0) {
+        pending_now(pd);
+        return;
+    }
     if (!yes) {
-        if (*slot == other)
-            *slot = -1; /* declined */
-        else if (*slot == seat)
-            *slot = -1; /* withdrawn */
+        *slot = -1; /* declined, or withdrawn */
         save(r, g, pd);
         return;
     }
@@ -965,7 +968,9 @@ void round_handle(room_t *r, const room_request_t *q, const char *rest, player_t
         store_game_t sg;
         char err[128];
         int k = store_get_game(r->store, id, &sg, err, sizeof err);
-        bool elsewhere = k == 1 && sg.ended_ms == 0;
+        /* Kept by another server: a live game, or one finished lately (its rematch is offered
+         * and accepted where it was played). */
+        bool elsewhere = k == 1 && (sg.ended_ms == 0 || room_wall_ms() - sg.ended_ms < FINISHED_KEPT_MS);
         if (k == 1)
             store_game_free(&sg);
         if (elsewhere && relay_forward(r, id, q, rest, me, reply, ctx))
