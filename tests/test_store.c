@@ -857,6 +857,64 @@ Test(store, a_game_started_from_a_challenge_takes_it_once)
     gate_destroy(&gate);
 }
 
+typedef struct {
+    char id[8][STORE_ID_LEN];
+    bool held[8];
+    int n;
+} held_t;
+static void collect_held(void *ctx, store_game_t *g, bool held)
+{
+    held_t *h = ctx;
+    if (h->n < 8) {
+        snprintf(h->id[h->n], STORE_ID_LEN, "%s", g->id);
+        h->held[h->n] = held;
+    }
+    h->n++;
+}
+
+/* Whether a live game is held, in one read: by this store or another on the database (and no
+ * longer once let go, or once the store holding it is closed); a finished game is not listed.
+ * SQLite: every live game, none held. */
+Test(store, the_live_games_are_read_with_whether_a_server_holds_them)
+{
+    store_t *s = open_store(false), *other = open_store(false);
+    /* g1's key (hashtextextended) is positive, g3's negative: both halves of the lock's key. */
+    store_game_t g[4] = {game("g1", "p1", "p2", 2, 0), game("g2", "p1", "p2", 3, 0), game("g3", "p1", "p2", 4, 0),
+                         game("g4", "p1", "p2", 5, 99)};
+    count_t c = {0};
+    for (int i = 0; i < 4; i++)
+        cr_assert(store_put_game(s, &g[i], count_cb, &c));
+    store_flush(s);
+    cr_assert_eq(atomic_load(&c.ok), 4);
+    bool pg = pgtest_server() != NULL;
+    cr_assert_eq(store_own_game(s, "g1"), 1);
+    cr_assert_eq(store_own_game(s, "g3"), 1);
+    cr_assert_eq(store_own_game(other, "g1"), pg ? 0 : 1);
+    char err[256] = "";
+    /* Held: g1 and g3; then g3 (g1 let go); then none (the store holding g3 and g2 closed). */
+    static const char *const HELD[3] = {"g1 g3", "g3", ""};
+    for (int round = 0; round < 3; round++) {
+        if (round == 1)
+            store_disown_game(s, "g1");
+        if (round == 2) {
+            cr_assert_eq(store_own_game(s, "g2"), 1);
+            store_close(s);
+            s = NULL;
+        }
+        held_t h = {0};
+        cr_assert(store_each_live_game_held(other, collect_held, &h, err, sizeof err), "%s", err);
+        cr_assert_eq(h.n, 3);
+        for (int i = 0; i < 3; i++) {
+            cr_assert(strcmp(h.id[i], "g4") != 0, "a finished game is listed");
+            bool want = pg && strstr(HELD[round], h.id[i]) != NULL;
+            cr_assert_eq(h.held[i], want, "round %d: %s held %d", round, h.id[i], h.held[i]);
+        }
+    }
+    for (int i = 0; i < 4; i++)
+        store_game_free(&g[i]);
+    store_close(other);
+}
+
 Test(store, the_last_of_many_writes_of_one_game_is_the_one_kept)
 {
     store_t *s = open_store(false);

@@ -98,6 +98,7 @@ struct room {
     /* The live games other servers keep, as last read from the database (for the lobby). */
     store_game_t *elsewhere;
     size_t nelsewhere;
+    uint64_t elsewhere_print; /* their ids' fingerprint */
     /* Who is online: this server's players online go to the others (relay.c). */
     char server[STORE_ID_LEN]; /* this server's name among them */
     rmap_t peers;              /* another server's name -> peer_t: the players online there */

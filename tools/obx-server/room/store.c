@@ -416,6 +416,29 @@ bool store_each_live_game(store_t *s, void (*fn)(void *ctx, store_game_t *g), vo
     return ok;
 }
 
+typedef struct {
+    void (*fn)(void *ctx, store_game_t *g, bool held);
+    void *ctx;
+} unheld_t;
+
+static void unheld(void *ctx, store_game_t *g)
+{
+    unheld_t *u = ctx;
+    u->fn(u->ctx, g, false);
+}
+
+bool store_each_live_game_held(store_t *s, void (*fn)(void *ctx, store_game_t *g, bool held), void *ctx, char *err,
+                               size_t errlen)
+{
+    if (!read_begin(s, err, errlen))
+        return false;
+    unheld_t u = {fn, ctx};
+    bool ok = s->b->each_live_game_held ? s->b->each_live_game_held(s->db, fn, ctx, err, errlen)
+                                        : s->b->each_live_game(s->db, unheld, &u, err, errlen);
+    read_end(s);
+    return ok;
+}
+
 int store_get_game(store_t *s, const char *id, store_game_t *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);

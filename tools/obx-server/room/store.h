@@ -117,6 +117,12 @@ bool store_each_challenge(store_t *s, void (*fn)(void *ctx, const store_challeng
                           size_t errlen);
 bool store_each_live_game(store_t *s, void (*fn)(void *ctx, store_game_t *g), void *ctx, char *err, size_t errlen);
 
+/* The same games, each with whether a server holds it now (store_own_game's hold, by any store
+ * on the database, this one included): one query however many there are, for the search for
+ * games whose server is gone. SQLite: never held. */
+bool store_each_live_game_held(store_t *s, void (*fn)(void *ctx, store_game_t *g, bool held), void *ctx, char *err,
+                               size_t errlen);
+
 /* One game by id, finished or not: 1 found (*out filled, free it with store_game_free), 0 no
  * such game, -1 error (err). */
 int store_get_game(store_t *s, const char *id, store_game_t *out, char *err, size_t errlen);

@@ -53,6 +53,9 @@ typedef struct {
     bool (*each_challenge)(void *db, void (*fn)(void *ctx, const store_challenge_t *c), void *ctx, char *err,
                            size_t errlen);
     bool (*each_live_game)(void *db, void (*fn)(void *ctx, store_game_t *g), void *ctx, char *err, size_t errlen);
+    /* NULL: none is ever held (each_live_game's, held false). */
+    bool (*each_live_game_held)(void *db, void (*fn)(void *ctx, store_game_t *g, bool held), void *ctx, char *err,
+                                size_t errlen);
     int (*get_game)(void *db, const char *id, store_game_t *out, char *err, size_t errlen);
     int (*player_games)(void *db, const char *player, char (*ids)[STORE_ID_LEN], int max, char *err, size_t errlen);
     int (*find_token)(void *db, const char *token_hash, char player[STORE_ID_LEN], char *err, size_t errlen);

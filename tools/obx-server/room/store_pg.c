@@ -173,6 +173,7 @@ enum {
     R_CHALLENGE,
     R_NAME,
     R_OWN,
+    R_LIVE_HELD,
     R_DISOWN,
     R_COUNT
 };
@@ -194,6 +195,13 @@ static const char *const read_sql[R_COUNT] = {
                     "created_ms FROM challenges WHERE id = $1",
     [R_NAME] = "SELECT id FROM players WHERE lower(name COLLATE \"C\") = lower($1 COLLATE \"C\") AND kind <> 0",
     [R_OWN] = "SELECT pg_try_advisory_lock(hashtextextended($1, 0))",
+    /* The live games, each with whether some session holds its advisory lock (a bigint key's
+     * lock is listed with its high half as classid, its low half as objid, objsubid 1). */
+    [R_LIVE_HELD] = "WITH held AS (SELECT (classid::bigint << 32) | objid::bigint AS k FROM pg_locks "
+                    "WHERE locktype = 'advisory' AND objsubid = 1 AND granted AND database = "
+                    "(SELECT oid FROM pg_database WHERE datname = current_database())) "
+                    "SELECT " GAME_COLUMNS ", hashtextextended(id, 0) IN (SELECT k FROM held) "
+                    "FROM games WHERE ended_ms = 0",
     [R_DISOWN] = "SELECT pg_advisory_unlock(hashtextextended($1, 0))",
 };
 
@@ -768,6 +776,28 @@ static bool pg_each_live_game(void *db, void (*fn)(void *ctx, store_game_t *g), 
     return ok;
 }
 
+static bool pg_each_live_game_held(void *db, void (*fn)(void *ctx, store_game_t *g, bool held), void *ctx, char *err,
+                                   size_t errlen)
+{
+    pdb_t *s = db;
+    PGresult *res = query(s, R_LIVE_HELD, 0, NULL, err, errlen);
+    if (!res)
+        return false;
+    bool ok = true;
+    for (int i = 0, n = PQntuples(res); i < n; i++) {
+        store_game_t g;
+        if (!read_game(res, i, &g)) {
+            store_set_err(err, errlen, "%s: out of memory", s->name);
+            ok = false;
+            break;
+        }
+        fn(ctx, &g, !strcmp(PQgetvalue(res, i, 21), "t"));
+        store_game_free(&g);
+    }
+    PQclear(res);
+    return ok;
+}
+
 static int pg_get_game(void *db, const char *id, store_game_t *out, char *err, size_t errlen)
 {
     pdb_t *s = db;
@@ -979,6 +1009,7 @@ static const store_backend_t pg_backend = {
     .each_rating = pg_each_rating,
     .each_challenge = pg_each_challenge,
     .each_live_game = pg_each_live_game,
+    .each_live_game_held = pg_each_live_game_held,
     .get_game = pg_get_game,
     .player_games = pg_player_games,
     .find_token = pg_find_token,
