@@ -2030,9 +2030,9 @@ static void expect_quiet(stream_t *st)
 }
 
 /* A game kept by a, its moves and offers sent through all three servers: a spectator on another
- * server (b) and one on a third (c) see every move exactly once and in order, an offer made
- * again or a "no" to nothing sends nothing, and the rematch is offered and accepted through
- * servers that do not keep the finished game. */
+ * server (b) and one on a third (c) see a player leave and come back, every move exactly once
+ * and in order, an offer made again or a "no" to nothing sends nothing, and the rematch is
+ * offered and accepted through servers that do not keep the finished game. */
 Test(room, spectators_on_other_servers_see_every_move_once_in_order)
 {
     if (!pgtest_server())
@@ -2043,6 +2043,22 @@ Test(room, spectators_on_other_servers_see_every_move_once_in_order)
     const char *game = new_game(srv[0], &x, &z, "");
     stream_t *sb = game_stream(srv[1], game, NULL), *sc = game_stream(srv[2], game, NULL);
     stream_t *spec[2] = {sb, sc};
+    /* The tigers' stream of the game on a, closed and opened again: away, then back, on the
+     * spectators' streams on b and c too. */
+    stream_t *zs = game_stream(srv[0], game, &z);
+    stream_close(zs);
+    for (int i = 0; i < 2; i++) {
+        cJSON *j = expect_event(spec[i], "opponentGone");
+        cr_assert_str_eq(jstr(j, "side"), "tigers");
+        cr_assert(jtrue(j, "gone"));
+        cr_assert_eq(jnum(j, "claimWinInSeconds"), 30);
+    }
+    zs = game_stream(srv[0], game, &z);
+    for (int i = 0; i < 2; i++) {
+        cJSON *j = expect_event(spec[i], "opponentGone");
+        cr_assert_str_eq(jstr(j, "side"), "tigers");
+        cr_assert(cJSON_IsFalse(jget(j, "gone")));
+    }
     script_t script;
     script_to_the_end(REP_FORBID, 11, &script);
     int plies = script.n - 1 < 14 ? script.n - 1 : 14;

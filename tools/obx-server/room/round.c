@@ -550,6 +550,15 @@ cJSON *round_elsewhere_json(room_t *r, const store_game_t *sg)
     return j;
 }
 
+/* An event of the game that is not stored (a player away): to its streams here and on the other
+ * servers. */
+static void publish_relayed(room_t *r, round_t *g, cJSON *ev)
+{
+    if (ev && !r->closing) /* a server stopping closes its streams: nobody left */
+        relay_out(r, CH_GAME, g->g.id, ev);
+    room_publish(r, CH_GAME, g->g.id, ev);
+}
+
 /* ---- the tick: clocks, first moves, players away, finished games ------------------------------ */
 
 void round_tick(room_t *r, int64_t now)
@@ -585,7 +594,7 @@ void round_tick(room_t *r, int64_t now)
                     cJSON_AddBoolToObject(ev, "gone", true);
                     cJSON_AddNumberToObject(ev, "claimWinInSeconds", 0);
                 }
-                room_publish(r, CH_GAME, g->g.id, ev);
+                publish_relayed(r, g, ev);
             }
     }
 }
@@ -611,7 +620,7 @@ void round_presence(room_t *r, round_t *g, int seat, int delta)
         if (gone)
             cJSON_AddNumberToObject(ev, "claimWinInSeconds", r->cfg.gone_s);
     }
-    room_publish(r, CH_GAME, g->g.id, ev);
+    publish_relayed(r, g, ev);
 }
 
 cJSON *round_start_event(room_t *r, round_t *g, int side)
