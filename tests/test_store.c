@@ -903,6 +903,13 @@ Test(store, the_live_games_are_read_with_whether_a_server_holds_them)
         }
         held_t h = {0};
         cr_assert(store_each_live_game_held(other, collect_held, &h, err, sizeof err), "%s", err);
+        /* A closed connection's locks go when its server process has seen it end: soon after. */
+        for (int tries = 0; round == 2 && pg && tries < 200 && (h.held[0] || h.held[1] || h.held[2]); tries++) {
+            struct timespec ts = {0, 25000000};
+            nanosleep(&ts, NULL);
+            h = (held_t){0};
+            cr_assert(store_each_live_game_held(other, collect_held, &h, err, sizeof err), "%s", err);
+        }
         cr_assert_eq(h.n, 3);
         for (int i = 0; i < 3; i++) {
             cr_assert(strcmp(h.id[i], "g4") != 0, "a finished game is listed");
