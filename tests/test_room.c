@@ -2111,6 +2111,40 @@ Test(room, spectators_on_other_servers_see_every_move_once_in_order)
         stop_room(srv[i]);
 }
 
+/* A player's presence in a game counts on whichever server its stream of the game is open: a
+ * reload that lands on another server is no absence (no claim), and the last stream closed on
+ * another server is one, claimed through either server. */
+Test(room, a_player_in_a_game_is_present_through_any_server)
+{
+    if (!pgtest_server())
+        cr_skip_test("several servers share a PostgreSQL database only (tests/support/postgres.sh)");
+    const char *db = fresh_db("seats");
+    srv_t *a = start_room(db, "--gone-seconds", "1", NULL), *b = start_room(db, NULL);
+    who_t x = guest(a), z = guest(b);
+    const char *game = new_game(a, &x, &z, "");
+    stream_t *xs = game_stream(a, game, &x), *zb = game_stream(b, game, &z);
+    /* a has heard b's list, z's seat with it. */
+    lobby_until(a, online_in, z.id, "the player online on the other server");
+    stream_t *za = game_stream(a, game, &z);
+    stream_close(za);
+    expect_quiet(xs);
+    sleep_ms((int)(1200 * slow()));
+    expect_code(act(a, &x, game, "claim-victory", NULL), 409, "not-gone");
+    stream_close(zb);
+    cJSON *j = expect_event(xs, "opponentGone");
+    cr_assert_str_eq(jstr(j, "side"), "tigers");
+    cr_assert(jtrue(j, "gone"));
+    cr_assert_eq(jnum(j, "claimWinInSeconds"), 1);
+    j = expect_event(xs, "opponentGone");
+    cr_assert_eq(jnum(j, "claimWinInSeconds"), 0);
+    expect(act(b, &x, game, "claim-victory", NULL), 200);
+    j = expect_event(xs, "gameState");
+    cr_assert_str_eq(jstr(j, "status"), "timeout");
+    cr_assert_str_eq(jstr(j, "winner"), "goats");
+    stop_room(b);
+    stop_room(a);
+}
+
 /* ==== 8. bad input ================================================================================ */
 
 Test(room, bad_input_over_a_raw_socket)

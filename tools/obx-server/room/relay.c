@@ -167,10 +167,13 @@ bool relay_forward(room_t *r, const char *game, const room_request_t *q, const c
 
 /* ---- who is online on the other servers ----------------------------------------------- */
 
-/* Each server sends the players that have a stream open on it, in full: at most every
- * PRESENCE_CHANGED_MS when they changed, and every PRESENCE_EVERY_MS anyway, so that a server that starts hears of
- * them soon and a server that dies without a word (killed) is forgotten after PRESENCE_LOST_MS.
- * "O SERVER GEN K N ID ID ...": part K of N of list GEN (N 0: the server stops). */
+/* Each server sends the players that have a stream open on it, and the seats of games whose
+ * owner has a stream of the game open on it, in full: at most every PRESENCE_CHANGED_MS when
+ * they changed, and every PRESENCE_EVERY_MS anyway, so that a server that starts hears of them
+ * soon and a server that dies without a word (killed) is forgotten after PRESENCE_LOST_MS.
+ * "O SERVER GEN K N WORD WORD ...": part K of N of list GEN (N 0: the server stops), a word a
+ * player's id or a seat, GAME:0 (goats) or GAME:1 (tigers). The server keeping a game counts
+ * a seat's owner present while a stream of it is open there or on another server. */
 enum { PRESENCE_CHANGED_MS = 250, PRESENCE_EVERY_MS = 5000, PRESENCE_LOST_MS = 15000, PRESENCE_IDS = 300 };
 
 typedef struct {
@@ -178,28 +181,69 @@ typedef struct {
     unsigned gen;
     rmap_t ids;  /* player id -> player_t: online there */
     rmap_t next; /* the list being received */
+    rmap_t seats, next_seats; /* "GAME:S" -> SEAT_HERE: seats with a stream there */
 } peer_t;
+
+static char SEAT_HERE[1]; /* a seat map's value: only its keys count */
+
+enum { WORD_LEN = STORE_ID_LEN + 2 }; /* an id, or GAME:S */
 
 static void send_presence(room_t *r, bool stopping)
 {
     size_t n = 0;
-    const char **ids = malloc((r->players.used + 1) * sizeof *ids);
-    if (!ids)
+    char(*words)[WORD_LEN] = malloc((r->players.used + (size_t)r->nsubs + 1) * sizeof *words);
+    if (!words)
         return;
     for (size_t i = 0; !stopping && i < r->players.cap; i++)
         if (rmap_live(&r->players, i) && ((player_t *)r->players.vals[i])->streams > 0)
-            ids[n++] = r->players.keys[i];
+            snprintf(words[n++], WORD_LEN, "%s", r->players.keys[i]);
+    for (room_sub_t *s = r->subs; !stopping && s; s = s->next)
+        if (s->channel == CH_GAME && s->seat >= 0 && !s->over)
+            snprintf(words[n++], WORD_LEN, "%s:%c", s->key, s->seat ? '1' : '0');
     size_t parts = stopping ? 0 : n ? (n + PRESENCE_IDS - 1) / PRESENCE_IDS : 1;
     unsigned gen = ++r->presence_gen;
-    char *msg = malloc(PRESENCE_IDS * STORE_ID_LEN + 3 * STORE_ID_LEN + 64);
+    char *msg = malloc(PRESENCE_IDS * WORD_LEN + 3 * STORE_ID_LEN + 64);
     for (size_t k = 0; msg && k < (parts ? parts : 1); k++) {
         int len = sprintf(msg, "O %s %u %zu %zu", r->server, gen, k, parts);
         for (size_t i = k * PRESENCE_IDS; i < n && i < (k + 1) * PRESENCE_IDS; i++)
-            len += sprintf(msg + len, " %s", ids[i]);
+            len += sprintf(msg + len, " %s", words[i]);
         store_notify(r->store, msg, NULL, NULL);
     }
     free(msg);
-    free(ids);
+    free(words);
+}
+
+/* The seats a server has streams for changed from old to new: the games kept here count them. */
+static void seats_diff(room_t *r, rmap_t *old, rmap_t *new)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        rmap_t *from = pass ? new : old, *other = pass ? old : new;
+        for (size_t i = 0; i < from->cap; i++) {
+            if (!rmap_live(from, i) || rmap_get(other, from->keys[i]))
+                continue;
+            char id[STORE_ID_LEN];
+            const char *colon = strchr(from->keys[i], ':');
+            size_t n = colon ? (size_t)(colon - from->keys[i]) : 0;
+            if (!n || n >= STORE_ID_LEN || (colon[1] != '0' && colon[1] != '1'))
+                continue;
+            memcpy(id, from->keys[i], n);
+            id[n] = '\0';
+            round_t *g = rmap_get(&r->games, id);
+            if (g && round_live(g))
+                round_presence(r, g, colon[1] - '0', pass ? 1 : -1);
+        }
+    }
+}
+
+int relay_seat_servers(room_t *r, const char *game, int seat)
+{
+    char key[WORD_LEN];
+    snprintf(key, sizeof key, "%.15s:%c", game, seat ? '1' : '0');
+    int n = 0;
+    for (size_t i = 0; i < r->peers.cap; i++)
+        if (rmap_live(&r->peers, i))
+            n += rmap_get(&((peer_t *)r->peers.vals[i])->seats, key) != NULL;
+    return n;
 }
 
 /* The players a server counts online changed from old to new: each one's count of servers. */
@@ -226,7 +270,8 @@ static void peer_forget(room_t *r, const char *server)
         return;
     rmap_t none = {0};
     presence_diff(r, &pe->ids, &none);
-    rmap_free(&pe->ids), rmap_free(&pe->next);
+    seats_diff(r, &pe->seats, &none);
+    rmap_free(&pe->ids), rmap_free(&pe->next), rmap_free(&pe->seats), rmap_free(&pe->next_seats);
     free(pe);
 }
 
@@ -257,7 +302,7 @@ static void presence_heard(room_t *r, const char *text)
     }
     pe->heard = room_mono_ms();
     if (k == 0) {
-        rmap_free(&pe->next);
+        rmap_free(&pe->next), rmap_free(&pe->next_seats);
         pe->gen = gen;
     } else if (gen != pe->gen) {
         return; /* a part of a list whose start was missed */
@@ -265,21 +310,25 @@ static void presence_heard(room_t *r, const char *text)
     for (const char *t = text + used; *t;) {
         t += strspn(t, " ");
         size_t n = strcspn(t, " ");
-        if (n > 0 && n < STORE_ID_LEN) {
-            char id[STORE_ID_LEN];
-            memcpy(id, t, n);
-            id[n] = '\0';
-            player_t *p = known(r, id);
-            if (p)
-                rmap_put(&pe->next, id, p);
+        if (n > 0 && n < WORD_LEN) {
+            char word[WORD_LEN];
+            memcpy(word, t, n);
+            word[n] = '\0';
+            player_t *p = NULL;
+            if (strchr(word, ':'))
+                rmap_put(&pe->next_seats, word, SEAT_HERE);
+            else if (n < STORE_ID_LEN && (p = known(r, word)))
+                rmap_put(&pe->next, word, p);
         }
         t += n;
     }
     if (k + 1 == parts) {
         presence_diff(r, &pe->ids, &pe->next);
-        rmap_free(&pe->ids);
-        pe->ids = pe->next;
+        seats_diff(r, &pe->seats, &pe->next_seats);
+        rmap_free(&pe->ids), rmap_free(&pe->seats);
+        pe->ids = pe->next, pe->seats = pe->next_seats;
         memset(&pe->next, 0, sizeof pe->next);
+        memset(&pe->next_seats, 0, sizeof pe->next_seats);
     }
 }
 
@@ -294,7 +343,7 @@ void relay_free(room_t *r)
     for (size_t i = 0; i < r->peers.cap; i++)
         if (rmap_live(&r->peers, i)) {
             peer_t *pe = r->peers.vals[i];
-            rmap_free(&pe->ids), rmap_free(&pe->next);
+            rmap_free(&pe->ids), rmap_free(&pe->next), rmap_free(&pe->seats), rmap_free(&pe->next_seats);
             free(pe);
         }
     rmap_free(&r->peers);

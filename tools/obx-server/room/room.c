@@ -368,6 +368,14 @@ static void channel_remove(room_t *r, room_sub_t *s)
 
 bool room_game_watched(room_t *r, const char *id) { return channel_head(r, CH_GAME, id) != NULL; }
 
+int room_seat_streams(room_t *r, const char *id, int seat)
+{
+    int n = 0;
+    for (room_sub_t *s = channel_head(r, CH_GAME, id); s; s = s->cnext)
+        n += s->seat == seat && !s->over;
+    return n;
+}
+
 void room_publish(room_t *r, channel_t ch, const char *key, cJSON *j)
 {
     char *t = j ? cJSON_PrintUnformatted(j) : NULL;
@@ -454,6 +462,11 @@ room_sub_t *room_subscribe(room_t *r, const room_request_t *q, room_format_t f, 
             /* A finished game: its record once, and the stream ends. A game another server keeps:
              * as stored, then its events as that server sends them (relay.c). */
             bool elsewhere = r->relaying && sg.ended_ms == 0;
+            /* A player's own stream of a game another server keeps: its presence goes there. */
+            if (elsewhere && me)
+                s->seat = !strcmp(sg.goats, me->p.id) ? GOATS : !strcmp(sg.tigers, me->p.id) ? TIGERS : -1;
+            if (s->seat >= 0)
+                r->presence_dirty = true;
             cJSON *full = round_stored_full_json(r, &sg);
             store_game_free(&sg);
             if (full)
@@ -475,8 +488,10 @@ room_sub_t *room_subscribe(room_t *r, const room_request_t *q, room_format_t f, 
                 s->seat = GOATS;
             else if (me && !strcmp(g->g.tigers, me->p.id))
                 s->seat = TIGERS;
-            if (s->seat >= 0)
+            if (s->seat >= 0) {
                 round_presence(r, g, s->seat, 1);
+                r->presence_dirty = true;
+            }
             if (!s->over)
                 round_tell_presence(r, s, g);
         }
@@ -552,6 +567,7 @@ void room_unsubscribe(room_sub_t *s)
         round_t *g = rmap_get(&r->games, s->key);
         if (g)
             round_presence(r, g, s->seat, -1);
+        r->presence_dirty = true;
     }
     if (s->who && --s->who->streams == 0) {
         r->lobby_players_dirty = r->presence_dirty = true;

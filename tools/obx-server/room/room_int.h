@@ -126,6 +126,8 @@ int class_of(int64_t initial_ms, int64_t increment_ms);
 /* ---- events --------------------------------------------------------------------------- */
 /* Is anyone watching the game's stream? */
 bool room_game_watched(room_t *r, const char *id);
+/* The streams of the game open here by the owner of a seat (GOATS, TIGERS). */
+int room_seat_streams(room_t *r, const char *id, int seat);
 /* Queues j (printed once) on every stream of the channel; deletes j. */
 void room_publish(room_t *r, channel_t ch, const char *key, cJSON *j);
 /* Queues j on one stream; does not delete j. */
@@ -162,6 +164,8 @@ challenge_t *relay_challenge(room_t *r, const char *id);
  * here when it changed (at most once a second) or every few seconds, and forgets the players
  * of a server not heard of for a while (gone without a word: killed). */
 void relay_tick(room_t *r, int64_t now_mono);
+/* The other servers where the owner of a seat of the game has a stream of it open. */
+int relay_seat_servers(room_t *r, const char *game, int seat);
 /* The server stops: the others forget its players at once. */
 void relay_stop(room_t *r);
 /* Frees what relay.c keeps (at the room's close). */

@@ -401,6 +401,9 @@ static round_t *adopt(load_t *l, store_game_t *sg)
     }
     g->turn_mono = room_mono_ms();
     snapshot_clocks(g);
+    /* Its players' streams of it, here and on the other servers. */
+    for (int s = 0; s < 2; s++)
+        g->present[s] = room_seat_streams(l->r, g->g.id, s) + relay_seat_servers(l->r, g->g.id, s);
     return g;
 }
 
