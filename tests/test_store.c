@@ -792,8 +792,8 @@ Test(store, a_game_started_from_a_challenge_takes_it_once)
         steps[i] = (step_t){&t, i};
     store_game_t g[6];
     for (int i = 0; i < 6; i++) {
-        char id[8];
-        snprintf(id, sizeof id, "g%d", i + 1);
+        char id[] = "g0";
+        id[1] = (char)('1' + i);
         g[i] = game(id, "p1", "p2", 0, 0);
     }
     bool gone[6];
