@@ -97,7 +97,8 @@ cJSON *lobby_snapshot(room_t *r)
         qsort(live, n, sizeof *live, cmp_games);
     cJSON *games = cJSON_AddArrayToObject(j, "games");
     for (size_t i = 0; games && live && i < n && i < LOBBY_GAMES_SHOWN; i++)
-        cJSON_AddItemToArray(games, live[i].g ? round_summary_json(r, live[i].g) : round_elsewhere_json(r, live[i].sg));
+        cJSON_AddItemToArray(games, live[i].g ? round_summary_json(r, live[i].g)
+                                              : round_elsewhere_json(r, live[i].sg));
     cJSON_AddNumberToObject(j, "playing", (double)n);
     free(live);
     int online = 0;

@@ -357,7 +357,8 @@ static void presence_tick(room_t *r, int64_t now)
 {
     if (!r->relaying || r->closing)
         return;
-    if ((r->presence_dirty && now - r->presence_sent >= PRESENCE_CHANGED_MS) || now - r->presence_sent >= PRESENCE_EVERY_MS) {
+    int64_t since = now - r->presence_sent;
+    if ((r->presence_dirty && since >= PRESENCE_CHANGED_MS) || since >= PRESENCE_EVERY_MS) {
         r->presence_dirty = false;
         r->presence_sent = now;
         send_presence(r, false);

@@ -246,8 +246,10 @@ static void pending_finish(pending_t *p, bool ok, bool locked)
         p->reply(p->ctx, p->status, p->json, p->cookie);
     } else if (p->gone) {
         free(p->json), free(p->cookie);
-        p->reply(p->ctx, 404, room_error_json("no-challenge", "no open seek or challenge %s (taken, cancelled or never made)",
-                                              p->claim.id), NULL);
+        p->reply(p->ctx, 404,
+                 room_error_json("no-challenge", "no open seek or challenge %s (taken, cancelled or never made)",
+                                 p->claim.id),
+                 NULL);
     } else {
         free(p->json), free(p->cookie);
         p->reply(p->ctx, 503, room_error_json("storage", "the change could not be stored; try again"), NULL);
