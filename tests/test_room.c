@@ -241,6 +241,21 @@ typedef struct {
     char what[160];
 } resp_t;
 
+/* Reads a whole answer (the server closes the connection) into r. */
+static void read_answer(int fd, resp_t *r)
+{
+    size_t n;
+    char *raw = net_read_all(fd, &n, REPLY_MS);
+    const char *sep = raw ? strstr(raw, "\r\n\r\n") : NULL;
+    if (sep && !strncmp(raw, "HTTP/1.", 7)) {
+        r->status = atoi(raw + 9);
+        r->head = keep_str(strndup(raw, (size_t)(sep - raw) + 2));
+        r->body = keep_str(strdup(sep + 4));
+        r->json = keep_json(cJSON_Parse(r->body));
+    }
+    free(raw);
+}
+
 /* Sends raw bytes; the answer (status 0 when none came) with its parts kept till the end. */
 static resp_t raw_request(int port, const char *text, size_t len)
 {
@@ -249,18 +264,8 @@ static resp_t raw_request(int port, const char *text, size_t len)
     int fd = net_connect(port);
     if (fd < 0)
         return r;
-    if (net_send_all(fd, text, len)) {
-        size_t n;
-        char *raw = net_read_all(fd, &n, REPLY_MS);
-        const char *sep = raw ? strstr(raw, "\r\n\r\n") : NULL;
-        if (sep && !strncmp(raw, "HTTP/1.", 7)) {
-            r.status = atoi(raw + 9);
-            r.head = keep_str(strndup(raw, (size_t)(sep - raw) + 2));
-            r.body = keep_str(strdup(sep + 4));
-            r.json = keep_json(cJSON_Parse(r.body));
-        }
-        free(raw);
-    }
+    if (net_send_all(fd, text, len))
+        read_answer(fd, &r);
     close(fd);
     return r;
 }
@@ -1824,6 +1829,320 @@ Test(room, a_game_played_through_three_servers_and_taken_over_when_its_server_is
     free(row);
     stop_room(b);
     stop_room(c);
+}
+
+/* Is id in the list (players or games) of a lobby's picture? Its entry, or NULL. */
+static const cJSON *listed_in(const cJSON *lobby, const char *list, const char *id)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, jget(lobby, list))
+    {
+        if (!strcmp(jstr(e, "id"), id))
+            return e;
+    }
+    return NULL;
+}
+
+/* Asks s's lobby until ok(lobby, arg) holds, for up to 10 s: the last picture, which must. */
+static cJSON *lobby_until(const srv_t *s, bool (*ok)(const cJSON *lobby, const void *arg), const void *arg,
+                          const char *what)
+{
+    double end = pipe_now_ms() + 10000 * slow();
+    for (;;) {
+        cJSON *j = expect(req(s, "GET", "/api/lobby", NULL, NULL), 200);
+        if (ok(j, arg))
+            return j;
+        cr_assert_lt(pipe_now_ms(), end, "the lobby on port %d never showed %s: %s", s->port, what,
+                     keep_str(cJSON_PrintUnformatted(j)));
+        sleep_ms(100);
+    }
+}
+
+static bool online_in(const cJSON *lobby, const void *id) { return listed_in(lobby, "players", id) != NULL; }
+static bool offline_in(const cJSON *lobby, const void *id) { return !online_in(lobby, id); }
+static bool game_moved_in(const cJSON *lobby, const void *id)
+{
+    const cJSON *g = listed_in(lobby, "games", id);
+    return g && jnum(g, "plies") == 1;
+}
+static bool none_playing(const cJSON *lobby, const void *arg)
+{
+    (void)arg;
+    return jnum(lobby, "playing") == 0 && cJSON_GetArraySize(jget(lobby, "games")) == 0;
+}
+
+/* Who is online and which games are being played are the same on every server: a player whose
+ * stream is open on one is online in the other's lobby and on its page there; a game one keeps
+ * is in the other's list, with its moves and clocks, and on its lobby stream; a game that ends
+ * and a stream that closes leave both. */
+Test(room, two_servers_show_the_same_players_online_and_games_being_played)
+{
+    if (!pgtest_server())
+        cr_skip_test("several servers share a PostgreSQL database only (tests/support/postgres.sh)");
+    const char *db = fresh_db("presence");
+    srv_t *a = start_room(db, NULL), *b = start_room(db, NULL);
+    who_t x = named(a, "Xenia", NULL), y = guest(b);
+    stream_t *lb = stream_open(b, "/api/lobby/stream", NULL);
+    expect_event(lb, "lobby");
+
+    stream_t *sx = stream_open(a, "/api/stream/event", x.token);
+    lobby_until(b, online_in, x.id, "the player online on the other server");
+    cr_assert(jtrue(expect(req(b, "GET", "/api/player/Xenia", NULL, NULL), 200), "online"));
+    stream_t *sy = stream_open(b, "/api/stream/event", y.token);
+    cJSON *la = lobby_until(a, online_in, y.id, "the player online on the other server");
+    cr_assert_eq(jnum(la, "online"), 2);
+    cr_assert_eq(jnum(lobby_until(b, online_in, x.id, "both players"), "online"), 2);
+
+    /* A game a keeps, in b's list and on b's lobby stream. */
+    const char *game = new_game(a, &x, &y, "\"clock\": {\"initial\": 300, \"increment\": 2}");
+    for (;;) {
+        cJSON *j = expect_event(lb, "lobbyUpdate");
+        if (jget(j, "games") && listed_in(j, "games", game)) {
+            cr_assert_eq(jnum(j, "playing"), 1);
+            break;
+        }
+    }
+    play(a, &x, game, "C3", 0);
+    cJSON *l = lobby_until(b, game_moved_in, game, "the game with its first move");
+    const cJSON *g = listed_in(l, "games", game);
+    cr_assert_eq(jnum(l, "playing"), 1);
+    cr_assert_str_eq(jstr(g, "goats.id"), x.id);
+    cr_assert_str_eq(jstr(g, "tigers.id"), y.id);
+    cr_assert_str_eq(jstr(g, "turn"), "tigers");
+    cr_assert_str_eq(jstr(g, "status"), "started");
+    cr_assert_eq(jnum(g, "gtime"), 300000);
+    cr_assert_eq(jnum(g, "ttime"), 300000);
+    cr_assert_not_null(listed_in(expect(req(a, "GET", "/api/lobby", NULL, NULL), 200), "games", game));
+
+    /* The game ends (resigned through b): out of both lists. */
+    expect(act(b, &y, game, "resign", NULL), 200);
+    lobby_until(b, none_playing, NULL, "no game being played");
+    lobby_until(a, none_playing, NULL, "no game being played");
+
+    /* x's stream closes: offline on b too. */
+    stream_close(sx);
+    lobby_until(b, offline_in, x.id, "the player gone");
+    cr_assert(cJSON_IsFalse(jget(expect(req(b, "GET", "/api/player/Xenia", NULL, NULL), 200), "online")));
+    /* b stops with y's stream open: y leaves a's lobby at once (b says so as it stops). */
+    cr_assert_not_null(listed_in(expect(req(a, "GET", "/api/lobby", NULL, NULL), 200), "players", y.id));
+    stop_room(b);
+    stream_close(sy);
+    lobby_until(a, offline_in, y.id, "the stopped server's player gone");
+    stop_room(a);
+}
+
+/* POSTs with no body, sent at once: each on a connection of its own, every one on the wire
+ * before any answer is read. out[i] is the answer to tokens[i]'s, sent to to[i]. */
+static void posts_at_once(int n, srv_t *const *to, const char *path, const char *const *tokens, resp_t *out)
+{
+    int fd[16];
+    cr_assert_leq(n, 16);
+    for (int i = 0; i < n; i++) {
+        fd[i] = net_connect(to[i]->port);
+        cr_assert_geq(fd[i], 0, "cannot connect to port %d", to[i]->port);
+    }
+    for (int i = 0; i < n; i++) {
+        char text[512];
+        int len = snprintf(text, sizeof text,
+                           "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                           "Authorization: Bearer %s\r\nContent-Length: 0\r\n\r\n",
+                           path, tokens[i]);
+        memset(&out[i], 0, sizeof out[i]);
+        snprintf(out[i].what, sizeof out[i].what, "POST %s (port %d)", path, to[i]->port);
+        cr_assert(net_send_all(fd[i], text, (size_t)len));
+    }
+    for (int i = 0; i < n; i++) {
+        read_answer(fd[i], &out[i]);
+        close(fd[i]);
+    }
+}
+
+/* A seek, or a link for a friend, accepted at the same instant by many players through two
+ * servers starts one game: the accept committed first wins, and every other is refused as a
+ * seek already taken is on one server (404 no-challenge), whichever server it went through.
+ * The challenger hears of one game only, on a stream on either server. */
+Test(room, a_seek_accepted_at_once_through_two_servers_starts_one_game)
+{
+    if (!pgtest_server())
+        cr_skip_test("several servers share a PostgreSQL database only (tests/support/postgres.sh)");
+    const char *db = fresh_db("race");
+    srv_t *srv[2] = {start_room(db, NULL), start_room(db, NULL)};
+    enum { TAKERS = 8, ROUNDS = 6 };
+    who_t maker = guest(srv[0]), takers[TAKERS];
+    for (int i = 0; i < TAKERS; i++)
+        takers[i] = guest(srv[i % 2]);
+    stream_t *events = stream_open(srv[1], "/api/stream/event", maker.token);
+    char path[128], sql[160], err[256] = "", want[32];
+    for (int round = 0; round < ROUNDS; round++) {
+        bool link = round % 3 == 2;
+        srv_t *home = srv[round % 2], *other = srv[1 - round % 2];
+        cJSON *c = expect(req(home, "POST", link ? "/api/challenge" : "/api/seek", maker.token, "{\"side\": \"goats\"}"),
+                          201);
+        const char *id = keep_str(strdup(jstr(c, "id")));
+        /* Known to both servers before the race. */
+        snprintf(path, sizeof path, "/api/challenge/%s", id);
+        expect(req(other, "GET", path, NULL, NULL), 200);
+        snprintf(path, sizeof path, "/api/%s/%s/accept", link ? "challenge" : "seek", id);
+        srv_t *to[TAKERS];
+        const char *tokens[TAKERS];
+        resp_t out[TAKERS];
+        for (int i = 0; i < TAKERS; i++)
+            to[i] = srv[i % 2], tokens[i] = takers[(i + round) % TAKERS].token;
+        posts_at_once(TAKERS, to, path, tokens, out);
+        int won = -1;
+        for (int i = 0; i < TAKERS; i++) {
+            if (out[i].status == 200) {
+                cr_assert_eq(won, -1, "%s was accepted twice: %s and %s", id, out[won].body, out[i].body);
+                won = i;
+            } else {
+                expect_code(out[i], 404, "no-challenge");
+            }
+        }
+        cr_assert_geq(won, 0, "nobody's accept of %s won", id);
+        const char *game = keep_str(strdup(jstr(out[won].json, "game")));
+        cr_assert_str_eq(jstr(out[won].json, "side"), "tigers");
+        for (int k = 0; k < 2; k++) {
+            cJSON *full = game_full(srv[k], game);
+            cr_assert_str_eq(jstr(full, "goats.id"), maker.id);
+            cr_assert_str_eq(jstr(full, "tigers.id"), takers[(won + round) % TAKERS].id);
+        }
+        cr_assert_str_eq(jstr(expect_event(events, "gameStart"), "game.id"), game);
+        /* One game in the database for each seek, and no seek left. */
+        snprintf(sql, sizeof sql, "SELECT (SELECT count(*) FROM games) || ' ' || (SELECT count(*) FROM challenges)");
+        char *counts = pgtest_value(db, sql, err, sizeof err);
+        cr_assert_not_null(counts, "%s", err);
+        snprintf(want, sizeof want, "%d 0", round + 1);
+        cr_assert_str_eq(counts, want, "games and open challenges after %d seeks", round + 1);
+        free(counts);
+        expect_code(req(other, "POST", path, takers[0].token, NULL), 404, "no-challenge");
+    }
+    /* No other game started for the challenger. */
+    cr_assert_null(stream_until(events, "gameStart", 500), "a second gameStart: %s", events->last);
+    stop_room(srv[0]);
+    stop_room(srv[1]);
+}
+
+/* No event within a short while on the stream (keepalives aside). */
+static void expect_quiet(stream_t *st)
+{
+    cJSON *j = stream_next(st, (int)(300 * slow()));
+    cr_assert_null(j, "an event more on the stream: %s", st->last);
+}
+
+/* A game kept by a, its moves and offers sent through all three servers: a spectator on another
+ * server (b) and one on a third (c) see a player leave and come back, every move exactly once
+ * and in order, an offer made again or a "no" to nothing sends nothing, and the rematch is
+ * offered and accepted through servers that do not keep the finished game. */
+Test(room, spectators_on_other_servers_see_every_move_once_in_order)
+{
+    if (!pgtest_server())
+        cr_skip_test("several servers share a PostgreSQL database only (tests/support/postgres.sh)");
+    const char *db = fresh_db("spectators");
+    srv_t *srv[3] = {start_room(db, NULL), start_room(db, NULL), start_room(db, NULL)};
+    who_t x = guest(srv[0]), z = guest(srv[1]);
+    const char *game = new_game(srv[0], &x, &z, "");
+    stream_t *sb = game_stream(srv[1], game, NULL), *sc = game_stream(srv[2], game, NULL);
+    stream_t *spec[2] = {sb, sc};
+    /* The tigers' stream of the game on a, closed and opened again: away, then back, on the
+     * spectators' streams on b and c too. */
+    stream_t *zs = game_stream(srv[0], game, &z);
+    stream_close(zs);
+    for (int i = 0; i < 2; i++) {
+        cJSON *j = expect_event(spec[i], "opponentGone");
+        cr_assert_str_eq(jstr(j, "side"), "tigers");
+        cr_assert(jtrue(j, "gone"));
+        cr_assert_eq(jnum(j, "claimWinInSeconds"), 30);
+    }
+    zs = game_stream(srv[0], game, &z);
+    for (int i = 0; i < 2; i++) {
+        cJSON *j = expect_event(spec[i], "opponentGone");
+        cr_assert_str_eq(jstr(j, "side"), "tigers");
+        cr_assert(cJSON_IsFalse(jget(j, "gone")));
+    }
+    script_t script;
+    script_to_the_end(REP_FORBID, 11, &script);
+    int plies = script.n - 1 < 14 ? script.n - 1 : 14;
+    cr_assert_gt(plies, 6);
+    for (int k = 0; k < plies; k++) {
+        play(srv[(k / 2) % 3], k % 2 ? &z : &x, game, script.move[k], k);
+        if (k % 3 == 2) /* some moves read at once, others after a few more were made */
+            for (int i = 0; i < 2; i++)
+                for (int n = k - 2; n <= k; n++)
+                    expect_state(spec[i], moves_upto(&script, n + 1));
+    }
+    for (int i = 0; i < 2; i++)
+        for (int n = plies - plies % 3; n < plies; n++)
+            expect_state(spec[i], moves_upto(&script, n + 1));
+
+    /* A takeback asked twice (through b, then c): one state. Withdrawn, then withdrawn again:
+     * one state. */
+    const char *asker = plies % 2 ? "goats" : "tigers"; /* the side that moved last */
+    who_t *last = plies % 2 ? &x : &z;
+    expect(act(srv[1], last, game, "takeback/yes", NULL), 200);
+    expect(act(srv[2], last, game, "takeback/yes", NULL), 200);
+    expect(act(srv[1], last, game, "takeback/no", NULL), 200);
+    expect(act(srv[2], last, game, "takeback/no", NULL), 200);
+    for (int i = 0; i < 2; i++) {
+        cJSON *j = expect_state(spec[i], moves_upto(&script, plies));
+        cr_assert_str_eq(jstr(j, "takebackOffer"), asker);
+        j = expect_state(spec[i], moves_upto(&script, plies));
+        cr_assert(jnull(j, "takebackOffer"));
+    }
+    /* Resigned through c; the rematch offered through b and accepted through c, neither of which
+     * keeps the game: one state each. */
+    expect(act(srv[2], &z, game, "resign", NULL), 200);
+    expect(act(srv[1], &z, game, "rematch/yes", NULL), 200);
+    expect(act(srv[1], &z, game, "rematch/yes", NULL), 200);
+    cJSON *j = expect(act(srv[2], &x, game, "rematch/yes", NULL), 200);
+    const char *next = keep_str(strdup(jstr(j, "game")));
+    cr_assert_str_eq(jstr(game_full(srv[1], next), "goats.id"), z.id);
+    expect_code(act(srv[1], &z, game, "rematch/yes", NULL), 409, "rematch");
+    for (int i = 0; i < 2; i++) {
+        j = expect_state(spec[i], moves_upto(&script, plies));
+        cr_assert_str_eq(jstr(j, "status"), "resign");
+        cr_assert_str_eq(jstr(j, "winner"), "goats");
+        j = expect_state(spec[i], moves_upto(&script, plies));
+        cr_assert_str_eq(jstr(j, "rematchOffer"), "tigers");
+        j = expect_state(spec[i], moves_upto(&script, plies));
+        cr_assert_str_eq(jstr(j, "rematch"), next);
+        expect_quiet(spec[i]);
+    }
+    for (int i = 0; i < 3; i++)
+        stop_room(srv[i]);
+}
+
+/* A player's presence in a game counts on whichever server its stream of the game is open: a
+ * reload that lands on another server is no absence (no claim), and the last stream closed on
+ * another server is one, claimed through either server. */
+Test(room, a_player_in_a_game_is_present_through_any_server)
+{
+    if (!pgtest_server())
+        cr_skip_test("several servers share a PostgreSQL database only (tests/support/postgres.sh)");
+    const char *db = fresh_db("seats");
+    srv_t *a = start_room(db, "--gone-seconds", "1", NULL), *b = start_room(db, NULL);
+    who_t x = guest(a), z = guest(b);
+    const char *game = new_game(a, &x, &z, "");
+    stream_t *xs = game_stream(a, game, &x), *zb = game_stream(b, game, &z);
+    /* a has heard b's list, z's seat with it. */
+    lobby_until(a, online_in, z.id, "the player online on the other server");
+    stream_t *za = game_stream(a, game, &z);
+    stream_close(za);
+    expect_quiet(xs);
+    sleep_ms((int)(1200 * slow()));
+    expect_code(act(a, &x, game, "claim-victory", NULL), 409, "not-gone");
+    stream_close(zb);
+    cJSON *j = expect_event(xs, "opponentGone");
+    cr_assert_str_eq(jstr(j, "side"), "tigers");
+    cr_assert(jtrue(j, "gone"));
+    cr_assert_eq(jnum(j, "claimWinInSeconds"), 1);
+    j = expect_event(xs, "opponentGone");
+    cr_assert_eq(jnum(j, "claimWinInSeconds"), 0);
+    expect(act(b, &x, game, "claim-victory", NULL), 200);
+    j = expect_event(xs, "gameState");
+    cr_assert_str_eq(jstr(j, "status"), "timeout");
+    cr_assert_str_eq(jstr(j, "winner"), "goats");
+    stop_room(b);
+    stop_room(a);
 }
 
 /* ==== 8. bad input ================================================================================ */

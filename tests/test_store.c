@@ -761,6 +761,167 @@ Test(store, a_failing_write_is_undone_alone_and_its_neighbours_commit)
     gate_destroy(&gate);
 }
 
+/* A game started from a challenge deletes the challenge's row with the game's insertion, or
+ * does nothing when the row is gone: of two starts from one challenge, in one group or from two
+ * stores on one database, exactly one game is stored, the other is told the challenge was gone,
+ * and the writes beside it stand (in a group that also holds a failing write too). */
+Test(store, a_game_started_from_a_challenge_takes_it_once)
+{
+    store_t *s = open_store(false), *other = open_store(false);
+    store_player_t p = player("p1", "Asha", STORE_NAMED), q = player("p2", "Bikram", STORE_NAMED);
+    store_challenge_t ch[3];
+    count_t c = {0};
+    cr_assert(store_put_player(s, &p, count_cb, &c) && store_put_player(s, &q, count_cb, &c));
+    for (int i = 0; i < 3; i++) {
+        ch[i] = (store_challenge_t){.from = "p1", .listed = true, .initial_ms = -1, .created_ms = 1700000000000 + i};
+        snprintf(ch[i].id, sizeof ch[i].id, "s%d", i + 1);
+        cr_assert(store_put_challenge(s, &ch[i], count_cb, &c));
+    }
+    store_flush(s);
+    cr_assert_eq(atomic_load(&c.ok), 5);
+
+    /* One group: g1 takes s1, g2 finds it gone, a player beside them, g3 takes s2. */
+    store_stats_t st;
+    store_stats(s, &st);
+    uint64_t before = st.transactions;
+    gate_t gate;
+    gate_close(s, &gate);
+    trace_t t = {0};
+    step_t steps[8];
+    for (int i = 0; i < 8; i++)
+        steps[i] = (step_t){&t, i};
+    store_game_t g[6];
+    for (int i = 0; i < 6; i++) {
+        char id[] = "g0";
+        id[1] = (char)('1' + i);
+        g[i] = game(id, "p1", "p2", 0, 0);
+    }
+    bool gone[6];
+    memset(gone, 1, sizeof gone);
+    store_player_t r = player("p3", "Chandra", STORE_NAMED);
+    cr_assert(store_start_game(s, &g[0], "s1", &gone[0], trace_cb, &steps[0]));
+    cr_assert(store_start_game(s, &g[1], "s1", &gone[1], trace_cb, &steps[1]));
+    cr_assert(store_put_player(s, &r, trace_cb, &steps[2]));
+    cr_assert(store_start_game(s, &g[2], "s2", &gone[2], trace_cb, &steps[3]));
+    gate_open(&gate);
+    store_flush(s);
+    cr_assert_eq(t.n, 4);
+    static const bool OK1[] = {true, false, true, true};
+    for (int i = 0; i < 4; i++) {
+        cr_assert_eq(t.order[i], i, "callbacks in queue order");
+        cr_assert_eq(t.ok[i], OK1[i], "write %d: ok %d", i, t.ok[i]);
+    }
+    cr_assert(!gone[0] && gone[1] && !gone[2]);
+    store_stats(s, &st);
+    cr_assert_eq(st.transactions, before + 2, "the starts and the player were one group");
+
+    /* Another store on the database: s1 is gone there too; s3 is taken. */
+    t.n = 0;
+    cr_assert(store_start_game(other, &g[3], "s1", &gone[3], trace_cb, &steps[0]));
+    cr_assert(store_start_game(other, &g[4], "s3", &gone[4], trace_cb, &steps[1]));
+    store_flush(other);
+    cr_assert_eq(t.n, 2);
+    cr_assert(!t.ok[0] && gone[3]);
+    cr_assert(t.ok[1] && !gone[4]);
+
+    /* A group with a write that fails (a name taken): the start from a challenge gone is refused
+     * as gone all the same, the failing write alone undone. */
+    gate_destroy(&gate);
+    gate_close(s, &gate);
+    t.n = 0;
+    store_player_t clash = player("p4", "ASHA", STORE_NAMED);
+    cr_assert(store_put_player(s, &clash, trace_cb, &steps[0]));
+    cr_assert(store_start_game(s, &g[5], "s3", &gone[5], trace_cb, &steps[1]));
+    cr_assert(store_put_player(s, &r, trace_cb, &steps[2]));
+    gate_open(&gate);
+    store_flush(s);
+    cr_assert_eq(t.n, 3);
+    cr_assert(!t.ok[0] && !t.ok[1] && t.ok[2]);
+    cr_assert(gone[5]);
+
+    char err[256] = "";
+    challenges_t left = {0};
+    cr_assert(store_each_challenge(s, collect_challenge, &left, err, sizeof err), "%s", err);
+    cr_assert_eq(left.n, 0, "%d challenges left", left.n);
+    static const int STORED[] = {1, 0, 1, 0, 1, 0};
+    for (int i = 0; i < 6; i++) {
+        store_game_t got;
+        cr_assert_eq(store_get_game(s, g[i].id, &got, err, sizeof err), STORED[i], "game %s: %s", g[i].id, err);
+        if (STORED[i])
+            assert_same_game(&got, &g[i]);
+        store_game_free(&got);
+        store_game_free(&g[i]);
+    }
+    store_close(other);
+    store_close(s);
+    gate_destroy(&gate);
+}
+
+typedef struct {
+    char id[8][STORE_ID_LEN];
+    bool held[8];
+    int n;
+} held_t;
+static void collect_held(void *ctx, store_game_t *g, bool held)
+{
+    held_t *h = ctx;
+    if (h->n < 8) {
+        snprintf(h->id[h->n], STORE_ID_LEN, "%s", g->id);
+        h->held[h->n] = held;
+    }
+    h->n++;
+}
+
+/* Whether a live game is held, in one read: by this store or another on the database (and no
+ * longer once let go, or once the store holding it is closed); a finished game is not listed.
+ * SQLite: every live game, none held. */
+Test(store, the_live_games_are_read_with_whether_a_server_holds_them)
+{
+    store_t *s = open_store(false), *other = open_store(false);
+    /* g1's key (hashtextextended) is positive, g3's negative: both halves of the lock's key. */
+    store_game_t g[4] = {game("g1", "p1", "p2", 2, 0), game("g2", "p1", "p2", 3, 0), game("g3", "p1", "p2", 4, 0),
+                         game("g4", "p1", "p2", 5, 99)};
+    count_t c = {0};
+    for (int i = 0; i < 4; i++)
+        cr_assert(store_put_game(s, &g[i], count_cb, &c));
+    store_flush(s);
+    cr_assert_eq(atomic_load(&c.ok), 4);
+    bool pg = pgtest_server() != NULL;
+    cr_assert_eq(store_own_game(s, "g1"), 1);
+    cr_assert_eq(store_own_game(s, "g3"), 1);
+    cr_assert_eq(store_own_game(other, "g1"), pg ? 0 : 1);
+    char err[256] = "";
+    /* Held: g1 and g3; then g3 (g1 let go); then none (the store holding g3 and g2 closed). */
+    static const char *const HELD[3] = {"g1 g3", "g3", ""};
+    for (int round = 0; round < 3; round++) {
+        if (round == 1)
+            store_disown_game(s, "g1");
+        if (round == 2) {
+            cr_assert_eq(store_own_game(s, "g2"), 1);
+            store_close(s);
+            s = NULL;
+        }
+        held_t h = {0};
+        cr_assert(store_each_live_game_held(other, collect_held, &h, err, sizeof err), "%s", err);
+        /* A closed connection's locks go when its server process has seen it end: soon after. */
+        for (int tries = 0; round == 2 && pg && tries < 200 && (h.held[0] || h.held[1] || h.held[2]); tries++) {
+            struct timespec ts = {0, 25000000};
+            nanosleep(&ts, NULL);
+            h = (held_t){0};
+            cr_assert(store_each_live_game_held(other, collect_held, &h, err, sizeof err), "%s", err);
+        }
+        cr_assert_eq(h.n, 3);
+        for (int i = 0; i < 3; i++) {
+            cr_assert(strcmp(h.id[i], "g4") != 0, "a finished game is listed");
+            bool want = pg && strstr(HELD[round], h.id[i]) != NULL;
+            cr_assert_eq(h.held[i], want, "round %d: %s held %d", round, h.id[i], h.held[i]);
+        }
+    }
+    for (int i = 0; i < 4; i++)
+        store_game_free(&g[i]);
+    store_close(other);
+}
+
 Test(store, the_last_of_many_writes_of_one_game_is_the_one_kept)
 {
     store_t *s = open_store(false);

@@ -6,7 +6,10 @@
  * reached its stream. It measures the time from a move's POST to its arrival on the opponent's
  * stream and on the spectator's (p50, p99, max), the POST's round trip, the moves a second,
  * and the server's memory and CPU from /proc. A game that ends is followed by its rematch
- * (both players offer it; the sides swap).
+ * (both players offer it; the sides swap). It counts what should never happen: a move refused
+ * (by its status), a rematch refused, and on a stream a gameState the same as the one before it
+ * (an event delivered twice) or with fewer plies (out of order). A move's arrival on a stream is
+ * its first gameState there with the move's plies (an offer's state has the same plies).
  *
  * Several servers sharing one database: --port P1,P2,... spreads the players over them, player
  * k on the k-th port in turn, so that a game's two players are on different servers (its
@@ -139,6 +142,7 @@ typedef struct {
     int64_t move_at_us; /* when the side to move moves next; 0: waiting */
     bool posting, over;
     int rematching;     /* rematch offers in flight (0 to 2) */
+    int64_t rematch_at_us; /* a refused offer is made again from then on */
     char next_id[32];   /* the rematch's game, once an answer names it */
     conn_t *streams[3]; /* goats, tigers, spectator */
 } match_t;
@@ -157,6 +161,8 @@ struct conn {
     bool headers_done;
     int64_t started_us;
     int ply; /* a POST: the ply its move makes */
+    int seen; /* a stream: the plies of the last gameState on it (-1: none yet) */
+    uint64_t seen_hash; /* and that event's text's hash */
 };
 
 static int ep;
@@ -164,6 +170,9 @@ static match_t *matches;
 static uint64_t *lat_opp, *lat_spec, *lat_post;
 static size_t n_opp, n_spec, n_post, cap_lat;
 static uint64_t moves_done, errors, games_ended, stream_ends;
+/* What a stream should never show: a gameState with the plies of the one before it (the same
+ * move twice), or with fewer (out of order); and the moves refused, by their status. */
+static uint64_t repeated, backwards, refused[6], rematches_refused;
 static bool measuring;
 
 static void sample(uint64_t **arr, size_t *n, int64_t us)
@@ -194,7 +203,7 @@ static conn_t *open_conn(kind_t kind, match_t *m, int role, int who, const char 
     conn_t *c = calloc(1, sizeof *c);
     if (!c)
         die("out of memory");
-    c->kind = kind, c->m = m, c->role = role;
+    c->kind = kind, c->m = m, c->role = role, c->seen = -1;
     c->fd = connect_from(who, false);
     /* HTTP/1.0: the stream comes as it is, no chunks; the answer ends with the connection. */
     c->out_len = format_request(c->out, sizeof c->out, method, path, token, NULL, "1.0");
@@ -223,8 +232,9 @@ static void open_streams(match_t *m)
                                   r < 2 ? m->token[r] : NULL);
 }
 
-/* A move's event: the opponent's and the spectator's streams measure; the game goes on. */
-static void on_state(conn_t *c, const cJSON *j)
+/* A move's event: the opponent's and the spectator's streams measure; the game goes on. hash:
+ * the event's text's (0: the state in a gameFull). */
+static void on_state(conn_t *c, const cJSON *j, uint64_t hash)
 {
     match_t *m = c->m;
     const cJSON *plies = cJSON_GetObjectItemCaseSensitive(j, "plies");
@@ -233,7 +243,13 @@ static void on_state(conn_t *c, const cJSON *j)
         return;
     int p = plies->valueint;
     int64_t t = now_us();
-    if (m->sent_ply && p == m->sent_ply) {
+    if (measuring && hash && hash == c->seen_hash)
+        repeated++;
+    if (measuring && p < c->seen)
+        backwards++;
+    bool first = p != c->seen;
+    c->seen = p, c->seen_hash = hash;
+    if (first && m->sent_ply && p == m->sent_ply) {
         int mover = (p - 1) % 2 == 0 ? GOATS : TIGERS; /* goats move first */
         if (c->role == 2)
             sample(&lat_spec, &n_spec, t - m->sent_us);
@@ -284,10 +300,14 @@ static void on_line(conn_t *c, char *line)
     }
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(j, "type");
     if (cJSON_IsString(type)) {
-        if (!strcmp(type->valuestring, "gameState"))
-            on_state(c, j);
-        else if (!strcmp(type->valuestring, "gameFull"))
-            on_state(c, cJSON_GetObjectItemCaseSensitive(j, "state"));
+        if (!strcmp(type->valuestring, "gameState")) {
+            uint64_t h = 1469598103934665603ull; /* FNV-1a */
+            for (const unsigned char *s = (const unsigned char *)line; *s; s++)
+                h = (h ^ *s) * 1099511628211ull;
+            on_state(c, j, h | 1);
+        } else if (!strcmp(type->valuestring, "gameFull")) {
+            on_state(c, cJSON_GetObjectItemCaseSensitive(j, "state"), 0);
+        }
     }
     cJSON_Delete(j);
 }
@@ -322,6 +342,7 @@ static void on_post_done(conn_t *c)
         if (measuring)
             moves_done++;
     } else {
+        refused[status == 409 ? 0 : status == 503 ? 1 : status == 429 ? 2 : status == 400 ? 3 : status == 0 ? 4 : 5]++;
         errors++;
         if (errors < 10)
             fprintf(stderr, "move refused (%d): %.200s\n", status, c->in ? c->in : "");
@@ -333,6 +354,17 @@ static void on_rematch_done(conn_t *c)
 {
     match_t *m = c->m;
     m->rematching--;
+    int status = 0;
+    if (c->in)
+        sscanf(c->in, "HTTP/1.%*d %d", &status);
+    if (status != 200) {
+        /* Offered again half a second later. */
+        rematches_refused++;
+        errors++;
+        m->rematch_at_us = now_us() + 500000;
+        if (errors < 10)
+            fprintf(stderr, "rematch refused (%d): %.200s\n", status, c->in ? c->in : "");
+    }
     const char *b = c->in ? strstr(c->in, "\r\n\r\n") : NULL;
     cJSON *j = b ? cJSON_Parse(b + 4) : NULL;
     const cJSON *g = cJSON_GetObjectItemCaseSensitive(j, "game");
@@ -606,7 +638,7 @@ int main(int argc, char **argv)
             last_scan = t;
         for (int g = 0; scan && g < games_nb; g++) {
             match_t *m = &matches[g];
-            if (m->over && !m->posting && !m->rematching && !m->next_id[0]) {
+            if (m->over && !m->posting && !m->rematching && !m->next_id[0] && t >= m->rematch_at_us) {
                 /* Both offer a rematch (sides swapped): the second answer names the new game. */
                 char path[128];
                 snprintf(path, sizeof path, "/api/board/game/%s/rematch/yes", m->id);
@@ -654,6 +686,11 @@ int main(int argc, char **argv)
     printf("moves %llu (%.0f a second), games ended and restarted %llu, errors %llu, streams ended %llu\n",
            (unsigned long long)moves_done, (double)moves_done / seconds, (unsigned long long)games_ended,
            (unsigned long long)errors, (unsigned long long)stream_ends);
+    printf("moves refused: %llu 409, %llu 503, %llu 429, %llu 400, %llu unanswered, %llu other; rematches refused %llu; "
+           "on a stream, an event twice %llu, a ply before the last %llu\n",
+           (unsigned long long)refused[0], (unsigned long long)refused[1], (unsigned long long)refused[2],
+           (unsigned long long)refused[3], (unsigned long long)refused[4], (unsigned long long)refused[5],
+           (unsigned long long)rematches_refused, (unsigned long long)repeated, (unsigned long long)backwards);
     report("move POST to the opponent's stream", lat_opp, n_opp);
     report("move POST to the spectator's stream", lat_spec, n_spec);
     report("move POST to its answer", lat_post, n_post);

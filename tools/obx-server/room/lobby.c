@@ -60,10 +60,18 @@ static cJSON *typed(const char *type, const char *key, cJSON *item)
     return j;
 }
 
+/* A game being played: kept here (g), or by another server (sg, as stored). */
+typedef struct {
+    round_t *g;
+    const store_game_t *sg;
+} live_t;
+
+static int64_t live_created(const live_t *l) { return l->g ? l->g->g.created_ms : l->sg->created_ms; }
+
 static int cmp_games(const void *a, const void *b)
 {
-    const round_t *x = *(round_t *const *)a, *y = *(round_t *const *)b;
-    return x->g.created_ms > y->g.created_ms ? -1 : x->g.created_ms < y->g.created_ms;
+    int64_t x = live_created(a), y = live_created(b);
+    return x > y ? -1 : x < y;
 }
 
 cJSON *lobby_snapshot(room_t *r)
@@ -76,17 +84,21 @@ cJSON *lobby_snapshot(room_t *r)
     for (size_t i = 0; seeks && i < r->challenges.cap; i++)
         if (rmap_live(&r->challenges, i) && ((challenge_t *)r->challenges.vals[i])->c.listed)
             cJSON_AddItemToArray(seeks, challenge_json(r, r->challenges.vals[i]));
-    /* The newest games being played, with their clocks. */
-    round_t **live = malloc((r->games.used + 1) * sizeof *live);
+    /* The newest games being played, with their clocks: kept here or by another server. */
+    live_t *live = malloc((r->games.used + r->nelsewhere + 1) * sizeof *live);
     size_t n = 0;
     for (size_t i = 0; live && i < r->games.cap; i++)
         if (rmap_live(&r->games, i) && round_live(r->games.vals[i]))
-            live[n++] = r->games.vals[i];
+            live[n++] = (live_t){r->games.vals[i], NULL};
+    for (size_t i = 0; live && i < r->nelsewhere; i++)
+        if (!rmap_get(&r->games, r->elsewhere[i].id)) /* taken over here since */
+            live[n++] = (live_t){NULL, &r->elsewhere[i]};
     if (live)
         qsort(live, n, sizeof *live, cmp_games);
     cJSON *games = cJSON_AddArrayToObject(j, "games");
     for (size_t i = 0; games && live && i < n && i < LOBBY_GAMES_SHOWN; i++)
-        cJSON_AddItemToArray(games, round_summary_json(r, live[i]));
+        cJSON_AddItemToArray(games, live[i].g ? round_summary_json(r, live[i].g)
+                                              : round_elsewhere_json(r, live[i].sg));
     cJSON_AddNumberToObject(j, "playing", (double)n);
     free(live);
     int online = 0;
@@ -95,7 +107,7 @@ cJSON *lobby_snapshot(room_t *r)
         if (!rmap_live(&r->players, i))
             continue;
         player_t *p = r->players.vals[i];
-        if (p->streams <= 0)
+        if (!room_online(p))
             continue;
         if (players && online < LOBBY_PLAYERS_SHOWN)
             cJSON_AddItemToArray(players, player_json(p, 1));
@@ -131,7 +143,7 @@ void lobby_tick(room_t *r, int64_t now)
             continue;
         challenge_t *c = r->challenges.vals[i];
         player_t *p = room_player(r, c->c.from);
-        if (!c->c.listed || !p || p->streams > 0 || !p->offline_mono || now - p->offline_mono < SEEK_ORPHAN_MS)
+        if (!c->c.listed || !p || room_online(p) || !p->offline_mono || now - p->offline_mono < SEEK_ORPHAN_MS)
             continue;
         pending_t *pd = pending_new(r, NULL, NULL);
         if (pd)
@@ -162,6 +174,12 @@ static void load_challenge(void *ctx, const store_challenge_t *sc)
 }
 
 bool lobby_load(room_t *r, char *err, size_t errlen) { return store_each_challenge(r->store, load_challenge, r, err, errlen); }
+
+void lobby_restore(room_t *r, const store_challenge_t *c)
+{
+    if (c && !rmap_get(&r->challenges, c->id))
+        load_challenge(r, c);
+}
 
 bool lobby_reload(room_t *r, char *err, size_t errlen)
 {
@@ -387,17 +405,19 @@ static void accept(room_t *r, challenge_t *c, player_t *me, room_reply_fn reply,
         reply(ctx, 503, room_error_json("memory", "out of memory"), NULL);
         return;
     }
+    /* The challenge's row goes with the game's insertion, in one step that only one server
+     * can win: an accept through another server at the same instant finds it gone. */
+    round_t *g = round_start(r, goats, tigers, &c->c, NULL, c->c.id, &pd->gone, pending_done, pd);
+    if (!g) {
+        free(pd);
+        reply(ctx, 503, room_error_json("memory", "out of memory or stopping"), NULL);
+        return;
+    }
     rmap_del(&r->challenges, c->c.id);
     if (from->challenges > 0)
         from->challenges--;
-    store_delete_challenge(r->store, c->c.id, NULL, NULL);
-    round_t *g = round_start(r, goats, tigers, &c->c, NULL, pending_done, pd);
-    if (!g) {
-        free(pd);
-        free(c);
-        reply(ctx, 503, room_error_json("memory", "out of memory"), NULL);
-        return;
-    }
+    snprintf(pd->started, sizeof pd->started, "%s", g->g.id);
+    pd->claim = c->c;
     cJSON *ans = cJSON_CreateObject();
     if (ans) {
         cJSON_AddStringToObject(ans, "game", g->g.id);

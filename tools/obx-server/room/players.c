@@ -83,7 +83,7 @@ cJSON *player_json(const player_t *p, int cls)
     } else {
         cJSON_AddNullToObject(j, "rating");
     }
-    cJSON_AddBoolToObject(j, "online", p->streams > 0);
+    cJSON_AddBoolToObject(j, "online", room_online(p));
     return j;
 }
 

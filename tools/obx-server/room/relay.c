@@ -165,8 +165,222 @@ bool relay_forward(room_t *r, const char *game, const room_request_t *q, const c
     return ok;
 }
 
+/* ---- who is online on the other servers ----------------------------------------------- */
+
+/* Each server sends the players that have a stream open on it, and the seats of games whose
+ * owner has a stream of the game open on it, in full: at most every PRESENCE_CHANGED_MS when
+ * they changed, and every PRESENCE_EVERY_MS anyway, so that a server that starts hears of them
+ * soon and a server that dies without a word (killed) is forgotten after PRESENCE_LOST_MS.
+ * "O SERVER GEN K N WORD WORD ...": part K of N of list GEN (N 0: the server stops), a word a
+ * player's id or a seat, GAME:0 (goats) or GAME:1 (tigers). The server keeping a game counts
+ * a seat's owner present while a stream of it is open there or on another server. */
+enum { PRESENCE_CHANGED_MS = 250, PRESENCE_EVERY_MS = 5000, PRESENCE_LOST_MS = 15000, PRESENCE_IDS = 300 };
+
+typedef struct {
+    int64_t heard;
+    unsigned gen;
+    rmap_t ids;  /* player id -> player_t: online there */
+    rmap_t next; /* the list being received */
+    rmap_t seats, next_seats; /* "GAME:S" -> SEAT_HERE: seats with a stream there */
+} peer_t;
+
+static char SEAT_HERE[1]; /* a seat map's value: only its keys count */
+
+enum { WORD_LEN = STORE_ID_LEN + 2 }; /* an id, or GAME:S */
+
+static void send_presence(room_t *r, bool stopping)
+{
+    size_t n = 0;
+    char(*words)[WORD_LEN] = malloc((r->players.used + (size_t)r->nsubs + 1) * sizeof *words);
+    if (!words)
+        return;
+    for (size_t i = 0; !stopping && i < r->players.cap; i++)
+        if (rmap_live(&r->players, i) && ((player_t *)r->players.vals[i])->streams > 0)
+            snprintf(words[n++], WORD_LEN, "%s", r->players.keys[i]);
+    for (room_sub_t *s = r->subs; !stopping && s; s = s->next)
+        if (s->channel == CH_GAME && s->seat >= 0 && !s->over)
+            snprintf(words[n++], WORD_LEN, "%s:%c", s->key, s->seat ? '1' : '0');
+    size_t parts = stopping ? 0 : n ? (n + PRESENCE_IDS - 1) / PRESENCE_IDS : 1;
+    unsigned gen = ++r->presence_gen;
+    char *msg = malloc(PRESENCE_IDS * WORD_LEN + 3 * STORE_ID_LEN + 64);
+    for (size_t k = 0; msg && k < (parts ? parts : 1); k++) {
+        int len = sprintf(msg, "O %s %u %zu %zu", r->server, gen, k, parts);
+        for (size_t i = k * PRESENCE_IDS; i < n && i < (k + 1) * PRESENCE_IDS; i++)
+            len += sprintf(msg + len, " %s", words[i]);
+        store_notify(r->store, msg, NULL, NULL);
+    }
+    free(msg);
+    free(words);
+}
+
+/* The seats a server has streams for changed from old to new: the games kept here count them. */
+static void seats_diff(room_t *r, rmap_t *old, rmap_t *new)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        rmap_t *from = pass ? new : old, *other = pass ? old : new;
+        for (size_t i = 0; i < from->cap; i++) {
+            if (!rmap_live(from, i) || rmap_get(other, from->keys[i]))
+                continue;
+            char id[STORE_ID_LEN];
+            const char *colon = strchr(from->keys[i], ':');
+            size_t n = colon ? (size_t)(colon - from->keys[i]) : 0;
+            if (!n || n >= STORE_ID_LEN || (colon[1] != '0' && colon[1] != '1'))
+                continue;
+            memcpy(id, from->keys[i], n);
+            id[n] = '\0';
+            round_t *g = rmap_get(&r->games, id);
+            if (g && round_live(g))
+                round_presence(r, g, colon[1] - '0', pass ? 1 : -1);
+        }
+    }
+}
+
+int relay_seat_servers(room_t *r, const char *game, int seat)
+{
+    char key[WORD_LEN];
+    snprintf(key, sizeof key, "%.15s:%c", game, seat ? '1' : '0');
+    int n = 0;
+    for (size_t i = 0; i < r->peers.cap; i++)
+        if (rmap_live(&r->peers, i))
+            n += rmap_get(&((peer_t *)r->peers.vals[i])->seats, key) != NULL;
+    return n;
+}
+
+/* The players a server counts online changed from old to new: each one's count of servers. */
+static void presence_diff(room_t *r, rmap_t *old, rmap_t *new)
+{
+    for (size_t i = 0; i < old->cap; i++)
+        if (rmap_live(old, i) && !rmap_get(new, old->keys[i])) {
+            player_t *p = old->vals[i];
+            if (--p->remote == 0 && p->streams == 0)
+                r->lobby_players_dirty = true;
+        }
+    for (size_t i = 0; i < new->cap; i++)
+        if (rmap_live(new, i) && !rmap_get(old, new->keys[i])) {
+            player_t *p = new->vals[i];
+            if (p->remote++ == 0 && p->streams == 0)
+                r->lobby_players_dirty = true;
+        }
+}
+
+static void peer_forget(room_t *r, const char *server)
+{
+    peer_t *pe = rmap_del(&r->peers, server);
+    if (!pe)
+        return;
+    rmap_t none = {0};
+    presence_diff(r, &pe->ids, &none);
+    seats_diff(r, &pe->seats, &none);
+    rmap_free(&pe->ids), rmap_free(&pe->next), rmap_free(&pe->seats), rmap_free(&pe->next_seats);
+    free(pe);
+}
+
+static player_t *known(room_t *r, const char *id);
+
+/* "SERVER GEN K N ID ...": another server's players online. */
+static void presence_heard(room_t *r, const char *text)
+{
+    char server[STORE_ID_LEN];
+    unsigned gen;
+    size_t k, parts;
+    int used = 0;
+    if (sscanf(text, "%15s %u %zu %zu%n", server, &gen, &k, &parts, &used) != 4 || !used)
+        return;
+    if (!parts) {
+        peer_forget(r, server);
+        return;
+    }
+    peer_t *pe = rmap_get(&r->peers, server);
+    if (!pe) {
+        if (!(pe = calloc(1, sizeof *pe)))
+            return;
+        if (!rmap_put(&r->peers, server, pe)) {
+            free(pe);
+            return;
+        }
+        r->presence_dirty = true; /* a server new here hears this one's players soon */
+    }
+    pe->heard = room_mono_ms();
+    if (k == 0) {
+        rmap_free(&pe->next), rmap_free(&pe->next_seats);
+        pe->gen = gen;
+    } else if (gen != pe->gen) {
+        return; /* a part of a list whose start was missed */
+    }
+    for (const char *t = text + used; *t;) {
+        t += strspn(t, " ");
+        size_t n = strcspn(t, " ");
+        if (n > 0 && n < WORD_LEN) {
+            char word[WORD_LEN];
+            memcpy(word, t, n);
+            word[n] = '\0';
+            player_t *p = NULL;
+            if (strchr(word, ':'))
+                rmap_put(&pe->next_seats, word, SEAT_HERE);
+            else if (n < STORE_ID_LEN && (p = known(r, word)))
+                rmap_put(&pe->next, word, p);
+        }
+        t += n;
+    }
+    if (k + 1 == parts) {
+        presence_diff(r, &pe->ids, &pe->next);
+        seats_diff(r, &pe->seats, &pe->next_seats);
+        rmap_free(&pe->ids), rmap_free(&pe->seats);
+        pe->ids = pe->next, pe->seats = pe->next_seats;
+        memset(&pe->next, 0, sizeof pe->next);
+        memset(&pe->next_seats, 0, sizeof pe->next_seats);
+    }
+}
+
+void relay_stop(room_t *r)
+{
+    if (r->relaying)
+        send_presence(r, true);
+}
+
+void relay_free(room_t *r)
+{
+    for (size_t i = 0; i < r->peers.cap; i++)
+        if (rmap_live(&r->peers, i)) {
+            peer_t *pe = r->peers.vals[i];
+            rmap_free(&pe->ids), rmap_free(&pe->next), rmap_free(&pe->seats), rmap_free(&pe->next_seats);
+            free(pe);
+        }
+    rmap_free(&r->peers);
+    for (size_t i = 0; i < r->nelsewhere; i++)
+        store_game_free(&r->elsewhere[i]);
+    free(r->elsewhere);
+    r->elsewhere = NULL, r->nelsewhere = 0;
+}
+
+static void presence_tick(room_t *r, int64_t now)
+{
+    if (!r->relaying || r->closing)
+        return;
+    int64_t since = now - r->presence_sent;
+    if ((r->presence_dirty && since >= PRESENCE_CHANGED_MS) || since >= PRESENCE_EVERY_MS) {
+        r->presence_dirty = false;
+        r->presence_sent = now;
+        send_presence(r, false);
+    }
+    for (size_t i = 0; i < r->peers.cap; i++)
+        if (rmap_live(&r->peers, i) && now - ((peer_t *)r->peers.vals[i])->heard > PRESENCE_LOST_MS)
+            peer_forget(r, r->peers.keys[i]);
+}
+
+/* Is the game finished, as stored? */
+static bool stored_over(room_t *r, const char *id)
+{
+    store_game_t sg;
+    char err[160];
+    bool over = store_get_game(r->store, id, &sg, err, sizeof err) == 1 && sg.ended_ms != 0;
+    store_game_free(&sg);
+    return over;
+}
+
 void relay_tick(room_t *r, int64_t now)
 {
+    presence_tick(r, now);
     for (size_t i = 0; i < r->forwards.cap; i++) {
         if (!rmap_live(&r->forwards, i))
             continue;
@@ -180,6 +394,9 @@ void relay_tick(room_t *r, int64_t now)
             snprintf(path, sizeof path, "/api%s", f->rest);
             room_request_t q = {.method = "POST", .path = path, .body = f->body, .body_len = strlen(f->body)};
             round_handle(r, &q, f->rest, me, f->reply, f->ctx);
+        } else if (stored_over(r, f->game)) {
+            /* Finished, and no longer kept anywhere. */
+            f->reply(f->ctx, 409, room_error_json("over", "game %s is over", f->game), NULL);
         } else {
             f->reply(f->ctx, 503, room_error_json("elsewhere", "the server that keeps the game did not answer"), NULL);
         }
@@ -214,8 +431,8 @@ static void forwarded(room_t *r, const char *text)
         return;
     round_t *g = rmap_get(&r->games, game);
     player_t *me = room_player(r, who);
-    if (!g || !round_live(g) || !(me || (me = players_fetch(r, who))))
-        return; /* not ours: the server keeping it answers */
+    if (!g || !(me || (me = players_fetch(r, who))))
+        return; /* not ours: the server keeping it answers (a finished game too: a rematch) */
     answer_t *a = malloc(sizeof *a);
     if (!a)
         return;
@@ -261,11 +478,13 @@ static void heard(void *ctx, const char *text)
         pthread_mutex_unlock(&r->lock);
         return;
     }
-    if (text[0] == 'F' || text[0] == 'A') {
+    if (text[0] == 'F' || text[0] == 'A' || text[0] == 'O') {
         if (text[0] == 'F')
             forwarded(r, text + 2);
-        else
+        else if (text[0] == 'A')
             answered(r, text + 2);
+        else
+            presence_heard(r, text + 2);
         pthread_mutex_unlock(&r->lock);
         return;
     }
@@ -305,6 +524,7 @@ static void heard(void *ctx, const char *text)
 
 bool relay_start(room_t *r, char *err, size_t errlen)
 {
+    room_new_id(r->server, 'n', 9);
     int k = store_listen(r->store, heard, r, err, errlen);
     r->relaying = k == 1;
     return k >= 0;

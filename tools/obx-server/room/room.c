@@ -224,6 +224,12 @@ static void pending_finish(pending_t *p, bool ok, bool locked)
     room_t *r = p->room;
     if (!locked)
         pthread_mutex_lock(&r->lock);
+    if (!ok && p->started[0]) {
+        /* Nobody heard of the game: it is forgotten; the challenge it came from is open again,
+         * unless it is gone from the database (then another server's game took it). */
+        round_drop(r, p->started);
+        lobby_restore(r, p->gone ? NULL : &p->claim);
+    }
     for (int i = 0; i < p->nevents; i++) {
         if (ok)
             relay_out(r, p->ch[i], p->key[i], p->events[i]);
@@ -238,6 +244,12 @@ static void pending_finish(pending_t *p, bool ok, bool locked)
         free(p->json), free(p->cookie);
     } else if (ok) {
         p->reply(p->ctx, p->status, p->json, p->cookie);
+    } else if (p->gone) {
+        free(p->json), free(p->cookie);
+        p->reply(p->ctx, 404,
+                 room_error_json("no-challenge", "no open seek or challenge %s (taken, cancelled or never made)",
+                                 p->claim.id),
+                 NULL);
     } else {
         free(p->json), free(p->cookie);
         p->reply(p->ctx, 503, room_error_json("storage", "the change could not be stored; try again"), NULL);
@@ -358,6 +370,14 @@ static void channel_remove(room_t *r, room_sub_t *s)
 
 bool room_game_watched(room_t *r, const char *id) { return channel_head(r, CH_GAME, id) != NULL; }
 
+int room_seat_streams(room_t *r, const char *id, int seat)
+{
+    int n = 0;
+    for (room_sub_t *s = channel_head(r, CH_GAME, id); s; s = s->cnext)
+        n += s->seat == seat && !s->over;
+    return n;
+}
+
 void room_publish(room_t *r, channel_t ch, const char *key, cJSON *j)
 {
     char *t = j ? cJSON_PrintUnformatted(j) : NULL;
@@ -444,6 +464,11 @@ room_sub_t *room_subscribe(room_t *r, const room_request_t *q, room_format_t f, 
             /* A finished game: its record once, and the stream ends. A game another server keeps:
              * as stored, then its events as that server sends them (relay.c). */
             bool elsewhere = r->relaying && sg.ended_ms == 0;
+            /* A player's own stream of a game another server keeps: its presence goes there. */
+            if (elsewhere && me)
+                s->seat = !strcmp(sg.goats, me->p.id) ? GOATS : !strcmp(sg.tigers, me->p.id) ? TIGERS : -1;
+            if (s->seat >= 0)
+                r->presence_dirty = true;
             cJSON *full = round_stored_full_json(r, &sg);
             store_game_free(&sg);
             if (full)
@@ -465,8 +490,10 @@ room_sub_t *room_subscribe(room_t *r, const room_request_t *q, room_format_t f, 
                 s->seat = GOATS;
             else if (me && !strcmp(g->g.tigers, me->p.id))
                 s->seat = TIGERS;
-            if (s->seat >= 0)
+            if (s->seat >= 0) {
                 round_presence(r, g, s->seat, 1);
+                r->presence_dirty = true;
+            }
             if (!s->over)
                 round_tell_presence(r, s, g);
         }
@@ -486,7 +513,7 @@ room_sub_t *room_subscribe(room_t *r, const room_request_t *q, room_format_t f, 
     if (me) {
         s->who = me;
         if (me->streams++ == 0)
-            r->lobby_players_dirty = true;
+            r->lobby_players_dirty = r->presence_dirty = true;
         me->offline_mono = 0;
     }
     s->next = r->subs;
@@ -542,9 +569,10 @@ void room_unsubscribe(room_sub_t *s)
         round_t *g = rmap_get(&r->games, s->key);
         if (g)
             round_presence(r, g, s->seat, -1);
+        r->presence_dirty = true;
     }
     if (s->who && --s->who->streams == 0) {
-        r->lobby_players_dirty = true;
+        r->lobby_players_dirty = r->presence_dirty = true;
         s->who->offline_mono = room_mono_ms();
     }
     pthread_mutex_unlock(&r->lock);
@@ -603,6 +631,7 @@ void room_shutdown(room_t *r)
     pthread_mutex_lock(&r->lock);
     r->closing = true;
     relay_tick(r, INT64_MAX); /* what waits for another server's answer: 503 */
+    relay_stop(r);
     for (room_sub_t *s = r->subs; s; s = s->next)
         if (s->suspended && s->wake) {
             s->suspended = false;
@@ -634,6 +663,7 @@ void room_close(room_t *r)
     rmap_free(&r->challenges), rmap_free(&r->buckets), rmap_free(&r->channels);
     relay_tick(r, INT64_MAX); /* nothing should wait by now (room_shutdown answered it) */
     rmap_free(&r->forwards);
+    relay_free(r);
     /* Streams still open belong to connections the server closes; they unsubscribe after. */
     pthread_mutex_destroy(&r->lock);
     free(r);
@@ -695,7 +725,7 @@ void room_stats(room_t *r, room_stats_t *out)
     out->players = (int)r->players.used;
     for (size_t i = 0; i < r->players.cap; i++)
         if (rmap_live(&r->players, i))
-            out->online += ((player_t *)r->players.vals[i])->streams > 0;
+            out->online += room_online(r->players.vals[i]);
     out->seeks = (int)r->challenges.used;
     for (size_t i = 0; i < r->games.cap; i++)
         if (rmap_live(&r->games, i))

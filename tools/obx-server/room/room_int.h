@@ -49,7 +49,8 @@ enum { SUB_MAX_QUEUE = 1 << 20, CLASS_NB = 5 };
 typedef struct player {
     store_player_t p;
     glicko_t rating[CLASS_NB];
-    int streams;          /* open streams of this player (online when > 0) */
+    int streams;          /* open streams of this player here */
+    int remote;           /* other servers on the database where it has a stream open */
     int64_t offline_mono; /* when its last stream closed (0: online, or never was) */
     int challenges;       /* open seeks and challenges */
     double bucket;        /* actions left (token bucket) */
@@ -94,7 +95,20 @@ struct room {
     unsigned holds_epoch; /* the store's, when the games kept here were last taken */
     rmap_t forwards;      /* request id -> forward_t: actions sent to the server keeping the game */
     int64_t last_adopt;
+    /* The live games other servers keep, as last read from the database (for the lobby). */
+    store_game_t *elsewhere;
+    size_t nelsewhere;
+    uint64_t elsewhere_print; /* their ids' fingerprint */
+    /* Who is online: this server's players online go to the others (relay.c). */
+    char server[STORE_ID_LEN]; /* this server's name among them */
+    rmap_t peers;              /* another server's name -> peer_t: the players online there */
+    bool presence_dirty;
+    unsigned presence_gen;
+    int64_t presence_sent;
 };
+
+/* Online: a stream open here, or on another server sharing the database. */
+static inline bool room_online(const struct player *p) { return p->streams > 0 || p->remote > 0; }
 
 /* ---- time --------------------------------------------------------------------------- */
 int64_t room_wall_ms(void);
@@ -112,6 +126,8 @@ int class_of(int64_t initial_ms, int64_t increment_ms);
 /* ---- events --------------------------------------------------------------------------- */
 /* Is anyone watching the game's stream? */
 bool room_game_watched(room_t *r, const char *id);
+/* The streams of the game open here by the owner of a seat (GOATS, TIGERS). */
+int room_seat_streams(room_t *r, const char *id, int seat);
 /* Queues j (printed once) on every stream of the channel; deletes j. */
 void room_publish(room_t *r, channel_t ch, const char *key, cJSON *j);
 /* Queues j on one stream; does not delete j. */
@@ -144,11 +160,21 @@ bool relay_forward(room_t *r, const char *game, const room_request_t *q, const c
 /* A seek or challenge by id: kept here, or (sharing a database) made on another server and not
  * heard of yet, read from the database and kept. NULL when there is none. */
 challenge_t *relay_challenge(room_t *r, const char *id);
-/* Answers 503 to the forwarded actions whose answer did not come in time. */
+/* Answers 503 to the forwarded actions whose answer did not come in time; sends who is online
+ * here when it changed (at most once a second) or every few seconds, and forgets the players
+ * of a server not heard of for a while (gone without a word: killed). */
 void relay_tick(room_t *r, int64_t now_mono);
+/* The other servers where the owner of a seat of the game has a stream of it open. */
+int relay_seat_servers(room_t *r, const char *game, int seat);
+/* The server stops: the others forget its players at once. */
+void relay_stop(room_t *r);
+/* Frees what relay.c keeps (at the room's close). */
+void relay_free(room_t *r);
 
 /* ---- lobby.c ------------------------------------------------------------------------- */
 bool lobby_load(room_t *r, char *err, size_t errlen);
+/* A challenge whose game could not be stored, open again (NULL: nothing to restore). */
+void lobby_restore(room_t *r, const store_challenge_t *c);
 /* The open challenges read again (another server's changes may have been missed). */
 bool lobby_reload(room_t *r, char *err, size_t errlen);
 void lobby_handle(room_t *r, const room_request_t *q, const char *rest, player_t *me, room_reply_fn reply, void *ctx);
@@ -162,9 +188,14 @@ void lobby_tick(room_t *r, int64_t now_mono);
 
 /* ---- round.c ------------------------------------------------------------------------- */
 bool rounds_load(room_t *r, int64_t heartbeat_ms, char *err, size_t errlen);
-/* Starts a game between goats and tigers with the challenge's settings; NULL when out of memory. */
+/* Starts a game between goats and tigers with the challenge's settings, its write queued with
+ * done; NULL when out of memory or the store is closing (nothing started, done not called).
+ * From a challenge (claim: its id; else NULL), the game is stored only if the challenge's row
+ * can be deleted with it (store_start_game, which tells *gone): when that fails, round_drop. */
 round_t *round_start(room_t *r, player_t *goats, player_t *tigers, const store_challenge_t *settings,
-                     const char *rematch_of, store_done_fn done, void *ctx);
+                     const char *rematch_of, const char *claim, bool *gone, store_done_fn done, void *ctx);
+/* Forgets a game just started whose write failed (nobody was told of it). */
+void round_drop(room_t *r, const char *id);
 void round_handle(room_t *r, const room_request_t *q, const char *rest, player_t *me, room_reply_fn reply, void *ctx);
 cJSON *round_full_json(room_t *r, round_t *g);
 cJSON *round_state_json(room_t *r, round_t *g);
@@ -174,6 +205,8 @@ void round_tick(room_t *r, int64_t now_mono);
 /* Several servers on one database: takes over the games whose server is gone, and lets go of
  * those another server took while this one's hold was lost. */
 void rounds_adopt(room_t *r);
+/* A live game another server keeps, as stored, summarized as round_summary_json does. */
+cJSON *round_elsewhere_json(room_t *r, const store_game_t *sg);
 /* A live game nobody keeps (its server gone), taken over at once; NULL when another server
  * keeps it or it is not live. */
 round_t *round_take_over(room_t *r, const char *id);
@@ -198,6 +231,12 @@ typedef struct {
     channel_t ch[4];
     char key[4][STORE_ID_LEN];
     int nevents;
+    /* A game started from a challenge (accepted): when its write fails, the game is dropped and
+     * the challenge kept again, or, when the challenge was gone (taken through another server,
+     * or cancelled), the answer is that of a challenge already taken. */
+    char started[STORE_ID_LEN];
+    store_challenge_t claim;
+    bool gone;
 } pending_t;
 pending_t *pending_new(room_t *r, room_reply_fn reply, void *ctx);
 void pending_event(pending_t *p, channel_t ch, const char *key, cJSON *j);

@@ -164,6 +164,8 @@ cJSON *round_state_json(room_t *r, round_t *g)
 static cJSON *seat_json(room_t *r, const char *id, int cls)
 {
     player_t *p = room_player(r, id);
+    if (!p && r->relaying && id[0])
+        p = players_fetch(r, id); /* made on another server sharing the database */
     return p ? player_json(p, cls) : cJSON_CreateNull();
 }
 
@@ -319,7 +321,7 @@ static bool ended_by_rules(room_t *r, round_t *g, pending_t *pd)
 /* ---- starting and loading ----------------------------------------------------------------- */
 
 round_t *round_start(room_t *r, player_t *goats, player_t *tigers, const store_challenge_t *c, const char *rematch_of,
-                     store_done_fn done, void *ctx)
+                     const char *claim, bool *gone, store_done_fn done, void *ctx)
 {
     round_t *g = calloc(1, sizeof *g);
     if (!g)
@@ -350,11 +352,24 @@ round_t *round_start(room_t *r, player_t *goats, player_t *tigers, const store_c
         round_free(g);
         return NULL;
     }
-    r->lobby_games_dirty = true;
     store_own_game(r->store, g->g.id); /* a new id: nobody else holds it */
-    if (!store_put_game(r->store, &g->g, done, ctx) && done)
-        done(ctx, false);
+    if (!(claim ? store_start_game(r->store, &g->g, claim, gone, done, ctx)
+                : store_put_game(r->store, &g->g, done, ctx))) {
+        round_drop(r, g->g.id);
+        return NULL;
+    }
+    r->lobby_games_dirty = true;
     return g;
+}
+
+void round_drop(room_t *r, const char *id)
+{
+    round_t *g = rmap_del(&r->games, id);
+    if (!g)
+        return;
+    store_disown_game(r->store, id);
+    round_free(g);
+    r->lobby_games_dirty = true;
 }
 
 typedef struct {
@@ -386,6 +401,9 @@ static round_t *adopt(load_t *l, store_game_t *sg)
     }
     g->turn_mono = room_mono_ms();
     snapshot_clocks(g);
+    /* Its players' streams of it, here and on the other servers. */
+    for (int s = 0; s < 2; s++)
+        g->present[s] = room_seat_streams(l->r, g->g.id, s) + relay_seat_servers(l->r, g->g.id, s);
     return g;
 }
 
@@ -417,14 +435,16 @@ bool rounds_load(room_t *r, int64_t heartbeat_ms, char *err, size_t errlen)
     return true;
 }
 
-/* The live games of the database that this server does not keep. */
+/* The live games of the database that this server does not keep, and whether another server
+ * holds each. */
 typedef struct {
     room_t *r;
     store_game_t *g;
+    bool *held;
     size_t n, cap;
 } orphans_t;
 
-static void collect_orphan(void *ctx, store_game_t *sg)
+static void collect_orphan(void *ctx, store_game_t *sg, bool held)
 {
     orphans_t *o = ctx;
     if (rmap_get(&o->r->games, sg->id))
@@ -432,10 +452,16 @@ static void collect_orphan(void *ctx, store_game_t *sg)
     if (o->n == o->cap) {
         size_t cap = o->cap ? 2 * o->cap : 16;
         store_game_t *more = realloc(o->g, cap * sizeof *more);
-        if (!more)
+        if (more)
+            o->g = more;
+        bool *h = more ? realloc(o->held, cap * sizeof *h) : NULL;
+        if (h)
+            o->held = h;
+        if (!more || !h)
             return;
-        o->g = more, o->cap = cap;
+        o->cap = cap;
     }
+    o->held[o->n] = held;
     o->g[o->n++] = *sg;
     sg->moves = NULL; /* taken */
 }
@@ -475,17 +501,65 @@ void rounds_adopt(room_t *r)
      * move charged up to the last heartbeat of any server. */
     orphans_t o = {.r = r};
     char err[160];
-    store_each_live_game(r->store, collect_orphan, &o, err, sizeof err);
+    /* One query: a game is tried (its lock asked for) only when nobody holds it, not every
+     * game every second (with a thousand games that held the room's lock a fifth of the time). */
+    store_each_live_game_held(r->store, collect_orphan, &o, err, sizeof err);
     load_t l = {r, store_last_heartbeat(r->store), room_wall_ms()};
+    size_t kept = 0; /* the games another server keeps, moved to the front of o.g */
     for (size_t i = 0; i < o.n; i++) {
         round_t *g = NULL;
-        if (store_own_game(r->store, o.g[i].id) == 1 && (g = adopt(&l, &o.g[i]))) {
+        int own = o.held[i] ? 0 : store_own_game(r->store, o.g[i].id);
+        if (own == 1 && (g = adopt(&l, &o.g[i]))) {
             r->lobby_games_dirty = true;
             save(r, g, NULL);
         }
-        store_game_free(&o.g[i]);
+        if (own == 0)
+            o.g[kept++] = o.g[i];
+        else
+            store_game_free(&o.g[i]);
     }
-    free(o.g);
+    free(o.held);
+    /* The lobby's list of games elsewhere: changed when a game started or ended there (the set
+     * of ids, by the sum of their hashes, whatever the rows' order). */
+    uint64_t print = kept;
+    for (size_t i = 0; i < kept; i++) {
+        uint64_t h = 1469598103934665603ull;
+        for (const char *c = o.g[i].id; *c; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211ull;
+        print += h;
+    }
+    if (print != r->elsewhere_print)
+        r->lobby_games_dirty = true;
+    r->elsewhere_print = print;
+    for (size_t i = 0; i < r->nelsewhere; i++)
+        store_game_free(&r->elsewhere[i]);
+    free(r->elsewhere);
+    r->elsewhere = kept ? o.g : NULL;
+    r->nelsewhere = kept;
+    if (!kept)
+        free(o.g);
+}
+
+cJSON *round_elsewhere_json(room_t *r, const store_game_t *sg)
+{
+    round_t tmp = {.g = *sg, .draw_offer = -1, .takeback_offer = -1, .rematch_offer = -1};
+    cJSON *j = NULL;
+    if (rebuild(&tmp)) {
+        tmp.clock[GOATS] = sg->goats_ms, tmp.clock[TIGERS] = sg->tigers_ms;
+        tmp.turn_mono = room_mono_ms() - (room_wall_ms() - sg->turn_started_ms);
+        j = round_summary_json(r, &tmp);
+    }
+    game_free(&tmp.game);
+    return j;
+}
+
+/* An event of the game that is not stored (a player away): to its streams here and on the other
+ * servers. */
+static void publish_relayed(room_t *r, round_t *g, cJSON *ev)
+{
+    if (ev && !r->closing) /* a server stopping closes its streams: nobody left */
+        relay_out(r, CH_GAME, g->g.id, ev);
+    room_publish(r, CH_GAME, g->g.id, ev);
 }
 
 /* ---- the tick: clocks, first moves, players away, finished games ------------------------------ */
@@ -523,7 +597,7 @@ void round_tick(room_t *r, int64_t now)
                     cJSON_AddBoolToObject(ev, "gone", true);
                     cJSON_AddNumberToObject(ev, "claimWinInSeconds", 0);
                 }
-                room_publish(r, CH_GAME, g->g.id, ev);
+                publish_relayed(r, g, ev);
             }
     }
 }
@@ -549,7 +623,7 @@ void round_presence(room_t *r, round_t *g, int seat, int delta)
         if (gone)
             cJSON_AddNumberToObject(ev, "claimWinInSeconds", r->cfg.gone_s);
     }
-    room_publish(r, CH_GAME, g->g.id, ev);
+    publish_relayed(r, g, ev);
 }
 
 cJSON *round_start_event(room_t *r, round_t *g, int side)
@@ -745,11 +819,14 @@ static void offer(room_t *r, round_t *g, int seat, const char *what, bool yes, r
     pending_t *pd = ok_answer(r, reply, ctx);
     if (!pd)
         return;
+    /* An offer made again, or a "no" with nothing to decline or withdraw, changes nothing: it
+     * is answered, and no state goes out again (each stream would show the same one twice). */
+    if (yes ? *slot == seat : *slot < 0) {
+        pending_now(pd);
+        return;
+    }
     if (!yes) {
-        if (*slot == other)
-            *slot = -1; /* declined */
-        else if (*slot == seat)
-            *slot = -1; /* withdrawn */
+        *slot = -1; /* declined, or withdrawn */
         save(r, g, pd);
         return;
     }
@@ -769,10 +846,10 @@ static void offer(room_t *r, round_t *g, int seat, const char *what, bool yes, r
         player_t *goats = room_player(r, g->g.tigers), *tigers = room_player(r, g->g.goats);
         store_challenge_t c = {.initial_ms = g->g.initial_ms, .increment_ms = g->g.increment_ms, .rule = g->g.rule,
                                .rated = g->g.rated};
-        round_t *n = goats && tigers ? round_start(r, goats, tigers, &c, g->g.id, NULL, NULL) : NULL;
+        round_t *n = goats && tigers ? round_start(r, goats, tigers, &c, g->g.id, NULL, NULL, NULL, NULL) : NULL;
         if (!n) {
             free(pd->json), free(pd);
-            reply(ctx, 503, room_error_json("memory", "out of memory"), NULL);
+            reply(ctx, 503, room_error_json("memory", "out of memory or stopping"), NULL);
             return;
         }
         snprintf(g->rematch, sizeof g->rematch, "%s", n->g.id);
@@ -917,7 +994,9 @@ void round_handle(room_t *r, const room_request_t *q, const char *rest, player_t
         store_game_t sg;
         char err[128];
         int k = store_get_game(r->store, id, &sg, err, sizeof err);
-        bool elsewhere = k == 1 && sg.ended_ms == 0;
+        /* Kept by another server: a live game, or one finished lately (its rematch is offered
+         * and accepted where it was played). */
+        bool elsewhere = k == 1 && (sg.ended_ms == 0 || room_wall_ms() - sg.ended_ms < FINISHED_KEPT_MS);
         if (k == 1)
             store_game_free(&sg);
         if (elsewhere && relay_forward(r, id, q, rest, me, reply, ctx))

@@ -122,7 +122,7 @@ void store_close(store_t *s)
 
 static void free_write(write_t *w)
 {
-    if (w->op == OP_GAME)
+    if (w->op == OP_GAME || w->op == OP_START)
         free(w->u.game.moves);
     free(w->note);
     free(w);
@@ -147,6 +147,8 @@ static void *writer_main(void *arg)
             next = w->next;
             n++;
             failed += !w->ok;
+            if (w->gone)
+                *w->gone = w->lost && !w->ok;
             if (w->done)
                 w->done(w->ctx, w->ok);
             free_write(w);
@@ -273,6 +275,21 @@ bool store_put_game(store_t *s, const store_game_t *g, store_done_fn done, void 
     return enqueue(s, w);
 }
 
+bool store_start_game(store_t *s, const store_game_t *g, const char *challenge, bool *gone, store_done_fn done,
+                      void *ctx)
+{
+    write_t *w = new_write(OP_START, done, ctx);
+    if (!w)
+        return false;
+    if (!store_game_copy(&w->u.game, g)) {
+        free(w);
+        return false;
+    }
+    COPY_FIELD(w->claim, challenge);
+    w->gone = gone;
+    return enqueue(s, w);
+}
+
 bool store_heartbeat(store_t *s, int64_t now_ms, store_done_fn done, void *ctx)
 {
     write_t *w = new_write(OP_HEARTBEAT, done, ctx);
@@ -395,6 +412,29 @@ bool store_each_live_game(store_t *s, void (*fn)(void *ctx, store_game_t *g), vo
     if (!read_begin(s, err, errlen))
         return false;
     bool ok = s->b->each_live_game(s->db, fn, ctx, err, errlen);
+    read_end(s);
+    return ok;
+}
+
+typedef struct {
+    void (*fn)(void *ctx, store_game_t *g, bool held);
+    void *ctx;
+} unheld_t;
+
+static void unheld(void *ctx, store_game_t *g)
+{
+    unheld_t *u = ctx;
+    u->fn(u->ctx, g, false);
+}
+
+bool store_each_live_game_held(store_t *s, void (*fn)(void *ctx, store_game_t *g, bool held), void *ctx, char *err,
+                               size_t errlen)
+{
+    if (!read_begin(s, err, errlen))
+        return false;
+    unheld_t u = {fn, ctx};
+    bool ok = s->b->each_live_game_held ? s->b->each_live_game_held(s->db, fn, ctx, err, errlen)
+                                        : s->b->each_live_game(s->db, unheld, &u, err, errlen);
     read_end(s);
     return ok;
 }

@@ -117,6 +117,12 @@ bool store_each_challenge(store_t *s, void (*fn)(void *ctx, const store_challeng
                           size_t errlen);
 bool store_each_live_game(store_t *s, void (*fn)(void *ctx, store_game_t *g), void *ctx, char *err, size_t errlen);
 
+/* The same games, each with whether a server holds it now (store_own_game's hold, by any store
+ * on the database, this one included): one query however many there are, for the search for
+ * games whose server is gone. SQLite: never held. */
+bool store_each_live_game_held(store_t *s, void (*fn)(void *ctx, store_game_t *g, bool held), void *ctx, char *err,
+                               size_t errlen);
+
 /* One game by id, finished or not: 1 found (*out filled, free it with store_game_free), 0 no
  * such game, -1 error (err). */
 int store_get_game(store_t *s, const char *id, store_game_t *out, char *err, size_t errlen);
@@ -169,6 +175,13 @@ bool store_put_challenge(store_t *s, const store_challenge_t *c, store_done_fn d
 bool store_delete_challenge(store_t *s, const char *id, store_done_fn done, void *ctx);
 /* Inserts or replaces the whole game row. */
 bool store_put_game(store_t *s, const store_game_t *g, store_done_fn done, void *ctx);
+/* Starts a game from an open challenge (a seek, a link, a challenge to a player) in one step
+ * that only one of the servers sharing the database can win: the challenge's row is deleted
+ * and the game's inserted together, or neither when the challenge's row is no longer there
+ * (taken through another server, or cancelled). Then done's ok is false and *gone (gone may be
+ * NULL) is set to true before done is called; on any other outcome it is set to false. */
+bool store_start_game(store_t *s, const store_game_t *g, const char *challenge, bool *gone, store_done_fn done,
+                      void *ctx);
 /* Records that the server is alive at now_ms (wall clock): after a stop, the room charges no
  * player for the time after the last heartbeat. */
 bool store_heartbeat(store_t *s, int64_t now_ms, store_done_fn done, void *ctx);

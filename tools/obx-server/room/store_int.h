@@ -8,7 +8,9 @@
 #include "store.h"
 
 /* A queued write's kind. */
-enum { OP_PLAYER, OP_RATING, OP_TOKEN, OP_CHALLENGE, OP_DELETE_CHALLENGE, OP_GAME, OP_HEARTBEAT, OP_NOTIFY, OP_COUNT };
+/* OP_START: a game (u.game) inserted only if its challenge (claim) could be deleted. */
+enum { OP_PLAYER, OP_RATING, OP_TOKEN, OP_CHALLENGE, OP_DELETE_CHALLENGE, OP_GAME, OP_HEARTBEAT, OP_NOTIFY, OP_START,
+       OP_COUNT };
 
 typedef struct write {
     struct write *next;
@@ -16,6 +18,9 @@ typedef struct write {
     store_done_fn done;
     void *ctx;
     bool ok; /* set by the backend's run_group */
+    bool lost; /* OP_START: its challenge was gone (then not ok, and nothing written); set likewise */
+    bool *gone; /* OP_START: where lost is told before done is called (may be NULL) */
+    char claim[STORE_ID_LEN]; /* OP_START: the challenge the game starts from */
     char *note; /* OP_NOTIFY: the message (heap) */
     union {
         store_player_t player;
@@ -48,6 +53,9 @@ typedef struct {
     bool (*each_challenge)(void *db, void (*fn)(void *ctx, const store_challenge_t *c), void *ctx, char *err,
                            size_t errlen);
     bool (*each_live_game)(void *db, void (*fn)(void *ctx, store_game_t *g), void *ctx, char *err, size_t errlen);
+    /* NULL: none is ever held (each_live_game's, held false). */
+    bool (*each_live_game_held)(void *db, void (*fn)(void *ctx, store_game_t *g, bool held), void *ctx, char *err,
+                                size_t errlen);
     int (*get_game)(void *db, const char *id, store_game_t *out, char *err, size_t errlen);
     int (*player_games)(void *db, const char *player, char (*ids)[STORE_ID_LEN], int max, char *err, size_t errlen);
     int (*find_token)(void *db, const char *token_hash, char player[STORE_ID_LEN], char *err, size_t errlen);

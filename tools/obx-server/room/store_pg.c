@@ -148,6 +148,14 @@ static const char *const write_sql[OP_COUNT] = {
     [OP_HEARTBEAT] = "INSERT INTO meta(key, value) VALUES('heartbeat', $1) "
                      "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
     [OP_NOTIFY] = "SELECT pg_notify('baghchal', $1)",
+    /* The game's row only with the deletion of its challenge's: of two servers starting a game
+     * from one challenge at once, the second's DELETE waits for the first's commit, then finds
+     * no row, and inserts nothing (its command tag says 0 rows). */
+    [OP_START] = "WITH taken AS (DELETE FROM challenges WHERE id = $22 RETURNING id) "
+                 "INSERT INTO games(" GAME_COLUMNS ") SELECT $1::text, $2::text, $3::text, $4::integer, "
+                 "$5::bigint, $6::bigint, $7::integer, $8::text, $9::text, $10::text, $11::integer, $12::text, "
+                 "$13::integer, $14::bigint, $15::bigint, $16::bigint, $17::bigint, $18::bigint, $19::integer, "
+                 "$20::integer, $21::text FROM taken",
 };
 
 /* The reading connection's statements, prepared as "r0", "r1", ... */
@@ -165,6 +173,7 @@ enum {
     R_CHALLENGE,
     R_NAME,
     R_OWN,
+    R_LIVE_HELD,
     R_DISOWN,
     R_COUNT
 };
@@ -186,6 +195,13 @@ static const char *const read_sql[R_COUNT] = {
                     "created_ms FROM challenges WHERE id = $1",
     [R_NAME] = "SELECT id FROM players WHERE lower(name COLLATE \"C\") = lower($1 COLLATE \"C\") AND kind <> 0",
     [R_OWN] = "SELECT pg_try_advisory_lock(hashtextextended($1, 0))",
+    /* The live games, each with whether some session holds its advisory lock (a bigint key's
+     * lock is listed with its high half as classid, its low half as objid, objsubid 1). */
+    [R_LIVE_HELD] = "WITH held AS (SELECT (classid::bigint << 32) | objid::bigint AS k FROM pg_locks "
+                    "WHERE locktype = 'advisory' AND objsubid = 1 AND granted AND database = "
+                    "(SELECT oid FROM pg_database WHERE datname = current_database())) "
+                    "SELECT " GAME_COLUMNS ", hashtextextended(id, 0) IN (SELECT k FROM held) "
+                    "FROM games WHERE ended_ms = 0",
     [R_DISOWN] = "SELECT pg_advisory_unlock(hashtextextended($1, 0))",
 };
 
@@ -394,8 +410,8 @@ void *store_pg_open(const char *url, bool durable, const store_backend_t **b, in
 
 /* A write's parameters as text. */
 typedef struct {
-    const char *v[21];
-    char num[21][STORE_HASH_LEN]; /* room for the longest fixed field */
+    const char *v[22];
+    char num[22][STORE_HASH_LEN]; /* room for the longest fixed field */
     int n;
 } params_t;
 
@@ -428,8 +444,11 @@ static void p_real(params_t *p, double x)
     p->n++;
 }
 
+/* An OP_START's result: was its challenge taken, and the game inserted? */
+static bool started(const PGresult *res) { return !strcmp(PQcmdTuples((PGresult *)res), "1"); }
+
 /* Runs one write's statement, or only sends it (a pipeline's). */
-static bool apply(pdb_t *s, const write_t *w, bool send)
+static bool apply(pdb_t *s, write_t *w, bool send)
 {
     params_t p = {.n = 0};
     switch (w->op) {
@@ -470,7 +489,8 @@ static bool apply(pdb_t *s, const write_t *w, bool send)
     case OP_DELETE_CHALLENGE:
         P_FIELD(&p, w->u.id);
         break;
-    case OP_GAME: {
+    case OP_GAME:
+    case OP_START: {
         const store_game_t *g = &w->u.game;
         P_FIELD(&p, g->id);
         P_FIELD(&p, g->goats);
@@ -493,6 +513,8 @@ static bool apply(pdb_t *s, const write_t *w, bool send)
         p_int(&p, g->goats_rating_diff);
         p_int(&p, g->tigers_rating_diff);
         P_FIELD(&p, g->rematch_of);
+        if (w->op == OP_START)
+            P_FIELD(&p, w->claim);
         break;
     }
     case OP_HEARTBEAT:
@@ -512,8 +534,17 @@ static bool apply(pdb_t *s, const write_t *w, bool send)
         snprintf(note, n, "%s %s", s->origin, w->note);
         p_text(&p, note);
     }
-    bool ok = send ? PQsendQueryPrepared(s->w, name, p.n, p.v, NULL, NULL, 0) == 1
-                   : ok_command(PQexecPrepared(s->w, name, p.n, p.v, NULL, NULL, 0));
+    w->lost = false;
+    bool ok;
+    if (send) {
+        ok = PQsendQueryPrepared(s->w, name, p.n, p.v, NULL, NULL, 0) == 1;
+    } else {
+        PGresult *res = PQexecPrepared(s->w, name, p.n, p.v, NULL, NULL, 0);
+        ok = PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK;
+        if (ok && w->op == OP_START && !started(res))
+            ok = false, w->lost = true;
+        PQclear(res);
+    }
     free(note);
     return ok;
 }
@@ -537,15 +568,26 @@ static bool run_pipelined(pdb_t *s, write_t *group)
     ok = ok && PQsendQueryParams(c, "COMMIT", 0, NULL, NULL, NULL, NULL, 0) == 1;
     bool sync_sent = PQpipelineSync(c) == 1, synced = false;
     /* Every result up to the pipeline's end; one that is not a success fails the whole. (A
-     * query's results end with a NULL; a lost connection gives only NULLs.) */
+     * query's results end with a NULL; a lost connection gives only NULLs.) at is the write
+     * whose results come (BEGIN's first: none). A game started from a challenge already gone
+     * inserted nothing: the rest of the group stands. */
+    write_t *at = NULL;
+    bool begun = false;
     for (long k = 0; sync_sent && !synced && k < 1000000 && PQstatus(c) == CONNECTION_OK; k++) {
         PGresult *res = PQgetResult(c);
-        if (!res)
+        if (!res) {
+            if (!begun)
+                begun = true, at = group;
+            else if (at)
+                at = at->next;
             continue;
+        }
         ExecStatusType st = PQresultStatus(res);
         synced = st == PGRES_PIPELINE_SYNC;
         if (!synced && st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
             ok = false;
+        if (at && at->op == OP_START && st == PGRES_COMMAND_OK && !started(res))
+            at->lost = true;
         PQclear(res);
     }
     ok = ok && synced;
@@ -564,7 +606,7 @@ static uint64_t pg_run_group(void *db, write_t *group)
     PGconn *c = s->w;
     if (run_pipelined(s, group)) {
         for (write_t *w = group; w; w = w->next)
-            w->ok = true;
+            w->ok = !w->lost;
         return 1;
     }
     fail_from(group, NULL);
@@ -728,6 +770,28 @@ static bool pg_each_live_game(void *db, void (*fn)(void *ctx, store_game_t *g), 
             break;
         }
         fn(ctx, &g);
+        store_game_free(&g);
+    }
+    PQclear(res);
+    return ok;
+}
+
+static bool pg_each_live_game_held(void *db, void (*fn)(void *ctx, store_game_t *g, bool held), void *ctx, char *err,
+                                   size_t errlen)
+{
+    pdb_t *s = db;
+    PGresult *res = query(s, R_LIVE_HELD, 0, NULL, err, errlen);
+    if (!res)
+        return false;
+    bool ok = true;
+    for (int i = 0, n = PQntuples(res); i < n; i++) {
+        store_game_t g;
+        if (!read_game(res, i, &g)) {
+            store_set_err(err, errlen, "%s: out of memory", s->name);
+            ok = false;
+            break;
+        }
+        fn(ctx, &g, !strcmp(PQgetvalue(res, i, 21), "t"));
         store_game_free(&g);
     }
     PQclear(res);
@@ -945,6 +1009,7 @@ static const store_backend_t pg_backend = {
     .each_rating = pg_each_rating,
     .each_challenge = pg_each_challenge,
     .each_live_game = pg_each_live_game,
+    .each_live_game_held = pg_each_live_game_held,
     .get_game = pg_get_game,
     .player_games = pg_player_games,
     .find_token = pg_find_token,

@@ -485,7 +485,20 @@ static bool apply(sdb_t *s, write_t *w)
 {
     if (w->op == OP_NOTIFY)
         return true; /* one process: nobody else to tell */
-    sqlite3_stmt *st = s->w[W_OF(w->op)];
+    w->lost = false;
+    if (w->op == OP_START) {
+        /* The game only with the deletion of its challenge (in the write's savepoint). */
+        sqlite3_stmt *del = s->w[W_DELETE_CHALLENGE];
+        bool ok = BIND_FIELD(del, 1, w->claim) == SQLITE_OK && run(del);
+        sqlite3_clear_bindings(del);
+        if (!ok)
+            return false;
+        if (sqlite3_changes(s->wdb) != 1) {
+            w->lost = true;
+            return false;
+        }
+    }
+    sqlite3_stmt *st = s->w[w->op == OP_START ? W_GAME : W_OF(w->op)];
     int rc = SQLITE_OK;
     switch (w->op) {
     case OP_PLAYER: {
@@ -529,7 +542,8 @@ static bool apply(sdb_t *s, write_t *w)
     case OP_DELETE_CHALLENGE:
         rc |= BIND_FIELD(st, 1, w->u.id);
         break;
-    case OP_GAME: {
+    case OP_GAME:
+    case OP_START: {
         const store_game_t *g = &w->u.game;
         rc |= BIND_FIELD(st, 1, g->id);
         rc |= BIND_FIELD(st, 2, g->goats);
