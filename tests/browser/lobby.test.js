@@ -252,6 +252,8 @@ async function main() {
     check((await text(A, '#online-draw')) === 'Withdraw the draw offer', 'the offerer may withdraw it');
     await B.click('#online-no');
     await until(A, () => document.querySelector('#online-offer').hidden && document.querySelector('#online-draw').textContent === 'Offer a draw');
+    // Each page hears of it on its own stream, B's maybe a moment after A's.
+    await until(B, () => document.querySelector('#online-offer').hidden);
     check(await B.evaluate(() => document.querySelector('#online-offer').hidden), 'declined');
 
     // The chat: text as text, on the other pages.
