@@ -158,7 +158,9 @@ int eval_net(const eval_net_t *n, const position_t *p)
 
 int eval_position(const eval_params_t *w, const position_t *p)
 {
-    int v = w->use_net ? eval_net(&w->net, p) : evaluate(w, p, NULL);
+    /* With the network, the mean of its value and the terms': each knows what the other
+     * misses (the terms count moves and threats, the network sees the points' pattern). */
+    int v = w->use_net ? (eval_net(&w->net, p) + evaluate(w, p, NULL)) / 2 : evaluate(w, p, NULL);
     return p->side == GOATS ? v : -v;
 }
 

@@ -1,8 +1,9 @@
 /* Static evaluation in centi-goats: each term named, all weights in one table, tapered
  * between the placement phase (goats in hand) and the movement phase. The weights the engine
  * uses are tuned on the solution's exact values (tools/distill) and built into the library
- * (eval_tuned.c); the hand-set table stays as the fallback. The search evaluates with a small
- * network trained on the same values (eval_net.c), the terms when it is refused. */
+ * (eval_tuned.c); the hand-set table stays as the fallback. The search evaluates with the mean
+ * of the terms and a small network trained on the same values (eval_net.c), the terms alone
+ * when the network is refused. */
 #ifndef BAGHCHAL_EVAL_H
 #define BAGHCHAL_EVAL_H
 
@@ -119,8 +120,8 @@ typedef struct {
     int total;             /* the sum, goats' point of view */
 } eval_trace_t;
 
-/* The evaluation with weights w from the side to move's point of view (the network's when
- * w->use_net, else the terms'). */
+/* The evaluation with weights w from the side to move's point of view: the mean of the
+ * network's and the terms' when w->use_net, else the terms'. */
 int eval_position(const eval_params_t *w, const position_t *p);
 /* The same number, goats' point of view, with every term written to trace. */
 int eval_trace(const eval_params_t *w, const position_t *p, eval_trace_t *trace);

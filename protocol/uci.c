@@ -652,8 +652,10 @@ static void cmd_eval(uci_t *u)
     out(u, "Phase: %d of 20 goats placed", BC_GOATS_TOTAL - p->in_hand);
     out(u, "Total (goats' view): %d", total);
     out(u, "Total (side to move): %d", p->side == GOATS ? total : -total);
-    if (w->use_net)
-        out(u, "Network (goats' view): %d (what the search evaluates)", eval_net(&w->net, p));
+    if (w->use_net) {
+        out(u, "Network (goats' view): %d", eval_net(&w->net, p));
+        out(u, "Searched (side to move): %d (the mean of the terms and the network)", eval_position(w, p));
+    }
 }
 
 static void cmd_tbprobe(uci_t *u)

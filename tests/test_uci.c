@@ -1563,7 +1563,7 @@ static void check_eval(const char *obx)
     sync_collect(&out);
     eval_params_t net = wt;
     cr_assert(eval_net_load(&net, EVAL_NET_DATA, EVAL_NET_SIZE, NULL, 0), "the built-in network is refused");
-    cr_assert_eq(out.count, (size_t)EV_TERM_NB + 5, "eval printed %zu lines for %d terms", out.count, EV_TERM_NB);
+    cr_assert_eq(out.count, (size_t)EV_TERM_NB + 6, "eval printed %zu lines for %d terms", out.count, EV_TERM_NB);
     cr_assert(starts_with(out.line[0], "term"), "eval header '%s'", out.line[0]);
     for (int i = 0; i < EV_TERM_NB; i++) {
         const char *l = out.line[1 + i];
@@ -1595,9 +1595,13 @@ static void check_eval(const char *obx)
     cr_assert_str_eq(out.line[EV_TERM_NB + 3], want);
     cr_assert_eq(eval_position(&wt, &p), p.side == GOATS ? total : -total);
     int v = eval_net(&net.net, &p);
-    snprintf(want, sizeof want, "Network (goats' view): %d (what the search evaluates)", v);
+    snprintf(want, sizeof want, "Network (goats' view): %d", v);
     cr_assert_str_eq(out.line[EV_TERM_NB + 4], want);
-    cr_assert_eq(eval_position(&net, &p), p.side == GOATS ? v : -v);
+    int mean = (v + total) / 2;
+    snprintf(want, sizeof want, "Searched (side to move): %d (the mean of the terms and the network)",
+             p.side == GOATS ? mean : -mean);
+    cr_assert_str_eq(out.line[EV_TERM_NB + 5], want);
+    cr_assert_eq(eval_position(&net, &p), p.side == GOATS ? mean : -mean);
     pipe_lines_free(&out);
 }
 
