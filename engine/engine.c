@@ -35,6 +35,7 @@ struct engine {
     skill_state_t skill;
     eval_params_t eval;  /* the weights the search evaluates with */
     char eval_error[160]; /* why the built-in tuned weights were refused; empty when used */
+    char net_error[160];  /* why the built-in network was refused; empty when used */
     fb_prover_t *prover; /* go prove's, of the Hash size, made at its first use */
     size_t prover_mb;
     fb_prover_t *settler; /* engine_settle_moves's, made at its first use */
@@ -67,6 +68,8 @@ engine_t *engine_new(void)
     skill_init(&e->skill);
     if (eval_params_load(&e->eval, EVAL_TUNED_DATA, EVAL_TUNED_SIZE, e->eval_error, sizeof e->eval_error))
         e->eval_error[0] = '\0';
+    if (eval_net_load(&e->eval, EVAL_NET_DATA, EVAL_NET_SIZE, e->net_error, sizeof e->net_error))
+        e->net_error[0] = '\0';
     e->shared.eval = &e->eval;
     if (!search_shared_init(&e->shared)) {
         free(e);
@@ -453,3 +456,5 @@ int engine_hashfull(engine_t *e)
 const eval_params_t *engine_eval(const engine_t *e) { return &e->eval; }
 
 const char *engine_eval_error(const engine_t *e) { return e->eval_error[0] ? e->eval_error : NULL; }
+
+const char *engine_net_error(const engine_t *e) { return e->net_error[0] ? e->net_error : NULL; }

@@ -57,6 +57,9 @@ const tb_t *engine_tablebase(engine_t *e);
  * when those were refused (then engine_eval_error says why; else it returns NULL). */
 const eval_params_t *engine_eval(const engine_t *e);
 const char *engine_eval_error(const engine_t *e);
+/* Why the built-in network (eval_net.c) was refused, the terms' weights then evaluating; NULL
+ * when the network evaluates. */
+const char *engine_net_error(const engine_t *e);
 
 /* Copies the game to search from (its history decides repetitions). */
 bool engine_set_game(engine_t *e, const game_t *g);

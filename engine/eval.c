@@ -128,9 +128,39 @@ static inline int evaluate(const eval_params_t *w, const position_t *p, eval_tra
     return total;
 }
 
+int eval_net(const eval_net_t *n, const position_t *p)
+{
+    /* Sums scaled by 100 so that hand / 20, captured / 5 stay whole. */
+    int32_t acc[EVAL_NET_HIDDEN_MAX];
+    int h = n->hidden;
+    for (int i = 0; i < h; i++)
+        acc[i] = 0;
+    for (int piece = 0; piece < 2; piece++)
+        for (bb_t b = piece ? p->tigers : p->goats; b; b &= b - 1) {
+            const int16_t *row = n->board[piece][bb_first(b)];
+            for (int i = 0; i < h; i++)
+                acc[i] += row[i];
+        }
+    int hand = p->in_hand * 5, cap = p->captured * 20, side = p->side == GOATS ? 100 : 0;
+    int64_t out = (int64_t)n->out_bias * 100;
+    for (int i = 0; i < h; i++) {
+        int32_t a = 100 * (acc[i] + n->bias[i]) + hand * n->scalar[0][i] + cap * n->scalar[1][i] + side * n->scalar[2][i];
+        if (a > 0)
+            out += (int64_t)a * n->out[i];
+    }
+    /* Beyond EVAL_NET_KNEE the network's certainty grows slowly, as the terms' values do: a
+     * near-won position keeps its search (and its proof) rather than a cut on its value. */
+    int64_t v = out * EVAL_NET_CP / (100 * 64 * 64), a = v < 0 ? -v : v;
+    if (a > EVAL_NET_KNEE)
+        a = EVAL_NET_KNEE + (a - EVAL_NET_KNEE) / 8;
+    return (int)(v < 0 ? -a : a);
+}
+
 int eval_position(const eval_params_t *w, const position_t *p)
 {
-    int v = evaluate(w, p, NULL);
+    /* With the network, the mean of its value and the terms': each knows what the other
+     * misses (the terms count moves and threats, the network sees the points' pattern). */
+    int v = w->use_net ? (eval_net(&w->net, p) + evaluate(w, p, NULL)) / 2 : evaluate(w, p, NULL);
     return p->side == GOATS ? v : -v;
 }
 
@@ -143,6 +173,7 @@ int eval_trace(const eval_params_t *w, const position_t *p, eval_trace_t *trace)
 
 void eval_params_hand(eval_params_t *out)
 {
+    out->use_net = false;
     for (int i = 0; i < EV_TERM_NB; i++) {
         out->mg[i] = (int16_t)EVAL_WEIGHTS[i].mg;
         out->eg[i] = (int16_t)EVAL_WEIGHTS[i].eg;
@@ -231,9 +262,84 @@ bool eval_params_load(eval_params_t *out, const uint8_t *data, size_t len, char 
             snprintf(msg, msglen, "weights file checksum mismatch");
         return refuse(out);
     }
+    out->use_net = false;
     for (int i = 0; i < EV_TERM_NB; i++) {
         out->mg[i] = (int16_t)get16(data + EVAL_FILE_HEADER + 4 * i);
         out->eg[i] = (int16_t)get16(data + EVAL_FILE_HEADER + 4 * i + 2);
     }
+    return true;
+}
+
+/* ---- the network file ------------------------------------------------------------ */
+
+size_t eval_net_file_size(int k) { return EVAL_NET_HEADER + 2 * (size_t)k * (50 + 3 + 2) + 4 + 4; }
+
+/* The 8 symmetries of the board as maps of (row, column), identity first: net.py's order. */
+static int sym_point(int s, int sq)
+{
+    int r = sq / 5, c = sq % 5, rr, cc;
+    switch (s) {
+    case 0: rr = r, cc = c; break;
+    case 1: rr = c, cc = 4 - r; break;
+    case 2: rr = 4 - r, cc = 4 - c; break;
+    case 3: rr = 4 - c, cc = r; break;
+    case 4: rr = r, cc = 4 - c; break;
+    case 5: rr = 4 - r, cc = c; break;
+    case 6: rr = c, cc = r; break;
+    default: rr = 4 - c, cc = 4 - r; break;
+    }
+    return rr * 5 + cc;
+}
+
+bool eval_net_load(eval_params_t *w, const uint8_t *data, size_t len, char *msg, size_t msglen)
+{
+    w->use_net = false;
+    if (len < EVAL_NET_HEADER || memcmp(data, "BCNN", 4) != 0) {
+        if (msglen)
+            snprintf(msg, msglen, "not an evaluation network file (%zu bytes)", len);
+        return false;
+    }
+    unsigned version = get16(data + 4), k = get16(data + 6);
+    if (version != EVAL_NET_VERSION) {
+        if (msglen)
+            snprintf(msg, msglen, "network file version %u, this program reads version %d", version, EVAL_NET_VERSION);
+        return false;
+    }
+    if (k < 1 || k > EVAL_NET_K_MAX || len != eval_net_file_size((int)k)) {
+        if (msglen)
+            snprintf(msg, msglen, "network file of %zu bytes for %u units, expected %zu", len, k,
+                     k >= 1 && k <= EVAL_NET_K_MAX ? eval_net_file_size((int)k) : 0);
+        return false;
+    }
+    if (get32(data + len - 4) != eval_fnv1a(data, len - 4, FNV_START)) {
+        if (msglen)
+            snprintf(msg, msglen, "network file checksum mismatch");
+        return false;
+    }
+    eval_net_t *n = &w->net;
+    memset(n, 0, sizeof *n);
+    n->hidden = 8 * (int)k;
+    const uint8_t *b = data + EVAL_NET_HEADER;
+    /* Unit s K + j is base unit j seen through symmetry s: the input on point perm_s(i)
+     * meets the base weight of point i (net.py: xb[:, perm] @ B). */
+    for (int piece = 0; piece < 2; piece++)
+        for (int i = 0; i < SQUARE_NB; i++, b += 2 * k)
+            for (int s = 0; s < 8; s++)
+                for (unsigned j = 0; j < k; j++)
+                    n->board[piece][sym_point(s, i)][s * (int)k + (int)j] = (int16_t)get16(b + 2 * j);
+    for (int t = 0; t < 3; t++, b += 2 * k)
+        for (int s = 0; s < 8; s++)
+            for (unsigned j = 0; j < k; j++)
+                n->scalar[t][s * (int)k + (int)j] = (int16_t)get16(b + 2 * j);
+    for (int s = 0; s < 8; s++)
+        for (unsigned j = 0; j < k; j++)
+            n->bias[s * (int)k + (int)j] = (int16_t)get16(b + 2 * j);
+    b += 2 * k;
+    for (int s = 0; s < 8; s++)
+        for (unsigned j = 0; j < k; j++)
+            n->out[s * (int)k + (int)j] = (int16_t)get16(b + 2 * j);
+    b += 2 * k;
+    n->out_bias = (int32_t)get32(b);
+    w->use_net = true;
     return true;
 }

@@ -1,7 +1,9 @@
 /* Static evaluation in centi-goats: each term named, all weights in one table, tapered
  * between the placement phase (goats in hand) and the movement phase. The weights the engine
- * plays with are tuned on the solution's exact values (tools/distill) and built into the
- * library (eval_tuned.c); the hand-set table stays as the fallback. */
+ * uses are tuned on the solution's exact values (tools/distill) and built into the library
+ * (eval_tuned.c); the hand-set table stays as the fallback. The search evaluates with the mean
+ * of the terms and a small network trained on the same values (eval_net.c), the terms alone
+ * when the network is refused. */
 #ifndef BAGHCHAL_EVAL_H
 #define BAGHCHAL_EVAL_H
 
@@ -49,10 +51,45 @@ typedef struct {
 /* The hand-set weights (and every term's name). */
 extern const eval_weight_t EVAL_WEIGHTS[EV_TERM_NB];
 
-/* The weights an evaluation uses. */
+/* The network (eval_net.c, written by tools/distill/net.py): a goat and a tiger on each
+ * point, goats in hand, captured and the side to move into 8 K ReLU units (K base units seen
+ * through each of the board's 8 symmetries, so that a position and its images evaluate
+ * alike), summed into one output. Integer weights, expanded per point and unit at load. */
+enum { EVAL_NET_K_MAX = 16, EVAL_NET_HIDDEN_MAX = 8 * EVAL_NET_K_MAX, EVAL_NET_CP = 400, EVAL_NET_KNEE = 500 };
+
+typedef struct {
+    int hidden;                                      /* 8 K */
+    int16_t board[2][SQUARE_NB][EVAL_NET_HIDDEN_MAX]; /* [goat, tiger][point][unit] */
+    int16_t scalar[3][EVAL_NET_HIDDEN_MAX];           /* goats in hand / 20, captured / 5, goats to move */
+    int16_t bias[EVAL_NET_HIDDEN_MAX];
+    int16_t out[EVAL_NET_HIDDEN_MAX];
+    int32_t out_bias;
+} eval_net_t;
+
+/* The weights an evaluation uses: the terms', and the network when use_net. */
 typedef struct {
     int16_t mg[EV_TERM_NB], eg[EV_TERM_NB];
+    bool use_net;
+    eval_net_t net;
 } eval_params_t;
+
+/* The network as built into the library, in the network file format: "BCNN", version (u16),
+ * K (u16), then int16 weights: the board's 50 x K (goat on each point, then tiger on each,
+ * point by point, K each), the scalars' 3 x K, the biases K, the output weights K; the output
+ * bias (int32); the FNV-1a hash of every byte before it (u32); little-endian. First-layer
+ * weights are scaled by 64, the output weights by 64, the output bias by 4096. */
+extern const uint8_t EVAL_NET_DATA[];
+extern const size_t EVAL_NET_SIZE;
+enum { EVAL_NET_VERSION = 1, EVAL_NET_HEADER = 8 };
+
+/* The size of a network file with K base units. */
+size_t eval_net_file_size(int k);
+/* Reads a network file into w->net and sets w->use_net: checks its magic, version, K, size and
+ * checksum. On failure leaves w->use_net false, writes a one-line reason to msg (when
+ * msglen > 0) and returns false. */
+bool eval_net_load(eval_params_t *w, const uint8_t *data, size_t len, char *msg, size_t msglen);
+/* The network's evaluation, goats' point of view (centi-goats). */
+int eval_net(const eval_net_t *n, const position_t *p);
 
 /* The tuned weights as built into the library (eval_tuned.c, written by tools/distill):
  * the file format below, read by eval_params_load. */
@@ -64,10 +101,10 @@ extern const size_t EVAL_TUNED_SIZE;
  * (int16), then the FNV-1a hash of every byte before it (u32); little-endian. */
 enum { EVAL_FILE_VERSION = 1, EVAL_FILE_HEADER = 12, EVAL_FILE_SIZE = EVAL_FILE_HEADER + 4 * EV_TERM_NB + 4 };
 
-/* The hand-set weights. */
+/* The hand-set weights (no network). */
 void eval_params_hand(eval_params_t *out);
 /* Reads a weights file: checks its size, magic, version, term list and checksum. On success
- * returns true; else writes the hand-set weights to out, a one-line reason to msg (when
+ * returns true (the network unset); else writes the hand-set weights to out, a one-line reason to msg (when
  * msglen > 0) and returns false. */
 bool eval_params_load(eval_params_t *out, const uint8_t *data, size_t len, char *msg, size_t msglen);
 /* Writes w as a weights file of EVAL_FILE_SIZE bytes to out (room for them). */
@@ -83,7 +120,8 @@ typedef struct {
     int total;             /* the sum, goats' point of view */
 } eval_trace_t;
 
-/* The evaluation with weights w from the side to move's point of view. */
+/* The evaluation with weights w from the side to move's point of view: the mean of the
+ * network's and the terms' when w->use_net, else the terms'. */
 int eval_position(const eval_params_t *w, const position_t *p);
 /* The same number, goats' point of view, with every term written to trace. */
 int eval_trace(const eval_params_t *w, const position_t *p, eval_trace_t *trace);

@@ -652,6 +652,10 @@ static void cmd_eval(uci_t *u)
     out(u, "Phase: %d of 20 goats placed", BC_GOATS_TOTAL - p->in_hand);
     out(u, "Total (goats' view): %d", total);
     out(u, "Total (side to move): %d", p->side == GOATS ? total : -total);
+    if (w->use_net) {
+        out(u, "Network (goats' view): %d", eval_net(&w->net, p));
+        out(u, "Searched (side to move): %d (the mean of the terms and the network)", eval_position(w, p));
+    }
 }
 
 static void cmd_tbprobe(uci_t *u)
@@ -1169,6 +1173,9 @@ bool uci_handle_line(uci_t *u, const char *line)
             const char *why = engine_eval_error(u->engine);
             if (why)
                 out(u, "info string error: tuned evaluation refused: %s; the hand-set weights are used", why);
+            why = engine_net_error(u->engine);
+            if (why)
+                out(u, "info string error: evaluation network refused: %s; the weighted terms are used", why);
         }
         out(u, "readyok");
     }

@@ -1,6 +1,7 @@
-/* The evaluation's weights file (built in, checked at load, a damaged one refused for the
- * hand-set weights) and the evaluation's symmetry under the board's 8 symmetries. */
+/* The evaluation's weights file and network (built in, checked at load, a damaged one refused
+ * for the hand-set weights or the terms) and the evaluation's symmetry under the board's 8 symmetries. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "baghchal.h"
@@ -107,6 +108,90 @@ Test(eval, another_version_or_list_of_terms_is_refused)
     check_refused(file, EVAL_FILE_SIZE, "another list of terms");
 }
 
+/* Loads a network file and checks that it is refused with a message holding want, the terms'
+ * weights w evaluating then. */
+static void check_net_refused(const uint8_t *data, size_t len, const char *want)
+{
+    eval_params_t w;
+    cr_assert(eval_params_load(&w, EVAL_TUNED_DATA, EVAL_TUNED_SIZE, NULL, 0));
+    w.use_net = true;
+    char msg[160] = "";
+    cr_assert_not(eval_net_load(&w, data, len, msg, sizeof msg), "a damaged network (%s) was taken", want);
+    cr_assert(strstr(msg, want), "the reason '%s' does not say '%s'", msg, want);
+    cr_assert_not(w.use_net, "refused (%s) but the network still evaluates", want);
+    position_t p;
+    position_set_start(&p);
+    eval_trace_t t;
+    cr_assert_eq(eval_position(&w, &p), eval_trace(&w, &p, &t));
+}
+
+static void fix_checksum(uint8_t *file, size_t len)
+{
+    uint32_t h = eval_fnv1a(file, len - 4, 2166136261u);
+    for (int i = 0; i < 4; i++)
+        file[len - 4 + i] = (uint8_t)(h >> (8 * i));
+}
+
+Test(eval, the_built_in_network_loads_and_the_engine_evaluates_with_it)
+{
+    eval_params_t w;
+    char msg[160] = "";
+    cr_assert(eval_params_load(&w, EVAL_TUNED_DATA, EVAL_TUNED_SIZE, msg, sizeof msg), "refused: %s", msg);
+    cr_assert(eval_net_load(&w, EVAL_NET_DATA, EVAL_NET_SIZE, msg, sizeof msg), "refused: %s", msg);
+    cr_assert(w.use_net);
+    int k = EVAL_NET_DATA[6] | EVAL_NET_DATA[7] << 8;
+    cr_assert_eq(EVAL_NET_SIZE, eval_net_file_size(k));
+    cr_assert_eq(w.net.hidden, 8 * k);
+    engine_t *e = engine_new();
+    cr_assert_not_null(e);
+    cr_assert(engine_eval(e)->use_net);
+    cr_assert_null(engine_net_error(e));
+    /* The search's evaluation is the mean of the network's and the terms': a position from
+     * play, tigers to move. */
+    position_t p;
+    cr_assert_eq(obx_parse("TGGGT/XGXXX/XXGXX/XXXTX/TXXXX t @15 c0", &p, NULL, NULL, 0), BC_OK);
+    int v = eval_net(&w.net, &p);
+    eval_trace_t t;
+    int terms = eval_trace(&w, &p, &t);
+    cr_assert_neq(v, terms, "the network gives the terms' value");
+    cr_assert_eq(eval_position(engine_eval(e), &p), -((v + terms) / 2));
+    engine_free(e);
+}
+
+Test(eval, a_damaged_network_is_refused_for_the_terms)
+{
+    size_t size = EVAL_NET_SIZE;
+    uint8_t *file = malloc(size + 1);
+    cr_assert_not_null(file);
+    memcpy(file, EVAL_NET_DATA, size);
+    file[size] = 0;
+    check_net_refused(file, size - 1, "bytes for");
+    check_net_refused(file, size + 1, "bytes for");
+    check_net_refused(file, 0, "not an evaluation network file");
+    /* Any changed byte of the weights or of the checksum. */
+    for (size_t at = EVAL_NET_HEADER; at < size; at++) {
+        file[at] ^= 0x10;
+        check_net_refused(file, size, "checksum mismatch");
+        file[at] ^= 0x10;
+    }
+    /* The magic; version 2 and no units, their checksums right. */
+    file[0] = 'X';
+    check_net_refused(file, size, "not an evaluation network file");
+    memcpy(file, EVAL_NET_DATA, size);
+    file[4] = 2;
+    fix_checksum(file, size);
+    check_net_refused(file, size, "network file version 2, this program reads version 1");
+    memcpy(file, EVAL_NET_DATA, size);
+    file[6] = file[7] = 0;
+    fix_checksum(file, size);
+    check_net_refused(file, size, "for 0 units");
+    memcpy(file, EVAL_NET_DATA, size);
+    eval_params_t w;
+    eval_params_hand(&w);
+    cr_assert(eval_net_load(&w, file, size, NULL, 0), "the undamaged copy is refused");
+    free(file);
+}
+
 /* The image of a point set under symmetry s: mirror the columns (bit 0), the rows (bit 1),
  * then swap columns and rows (bit 2). */
 static bb_t transform(int s, bb_t b)
@@ -132,9 +217,11 @@ static bb_t transform(int s, bb_t b)
 
 Test(eval, the_same_under_the_boards_eight_symmetries)
 {
-    eval_params_t tuned, hand;
+    eval_params_t tuned, hand, net;
     cr_assert(eval_params_load(&tuned, EVAL_TUNED_DATA, EVAL_TUNED_SIZE, NULL, 0));
     eval_params_hand(&hand);
+    eval_params_hand(&net);
+    cr_assert(eval_net_load(&net, EVAL_NET_DATA, EVAL_NET_SIZE, NULL, 0));
     uint32_t seed = 20261128u;
     int checked = 0;
     for (int k = 0; k < 300; k++) {
@@ -150,7 +237,7 @@ Test(eval, the_same_under_the_boards_eight_symmetries)
         }
         position_t p = *game_position(&g);
         eval_trace_t t0, t;
-        int v0 = eval_trace(&tuned, &p, &t0), h0 = eval_position(&hand, &p);
+        int v0 = eval_trace(&tuned, &p, &t0), h0 = eval_position(&hand, &p), n0 = eval_position(&net, &p);
         for (int s = 1; s < 8; s++) {
             position_t q = p;
             q.tigers = transform(s, p.tigers);
@@ -163,6 +250,7 @@ Test(eval, the_same_under_the_boards_eight_symmetries)
                              t0.count[i], t.count[i], s);
             cr_assert_eq(v, v0, "tuned: %d, %d under symmetry %d", v0, v, s);
             cr_assert_eq(eval_position(&hand, &q), h0, "hand-set weights, symmetry %d", s);
+            cr_assert_eq(eval_position(&net, &q), n0, "network: %d, %d under symmetry %d", n0, eval_position(&net, &q), s);
             checked++;
         }
         game_free(&g);

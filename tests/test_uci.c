@@ -1561,7 +1561,9 @@ static void check_eval(const char *obx)
     pipe_lines_t out = {0};
     send_line("eval");
     sync_collect(&out);
-    cr_assert_eq(out.count, (size_t)EV_TERM_NB + 4, "eval printed %zu lines for %d terms", out.count, EV_TERM_NB);
+    eval_params_t net = wt;
+    cr_assert(eval_net_load(&net, EVAL_NET_DATA, EVAL_NET_SIZE, NULL, 0), "the built-in network is refused");
+    cr_assert_eq(out.count, (size_t)EV_TERM_NB + 6, "eval printed %zu lines for %d terms", out.count, EV_TERM_NB);
     cr_assert(starts_with(out.line[0], "term"), "eval header '%s'", out.line[0]);
     for (int i = 0; i < EV_TERM_NB; i++) {
         const char *l = out.line[1 + i];
@@ -1592,6 +1594,14 @@ static void check_eval(const char *obx)
     snprintf(want, sizeof want, "Total (side to move): %d", eval_position(&wt, &p));
     cr_assert_str_eq(out.line[EV_TERM_NB + 3], want);
     cr_assert_eq(eval_position(&wt, &p), p.side == GOATS ? total : -total);
+    int v = eval_net(&net.net, &p);
+    snprintf(want, sizeof want, "Network (goats' view): %d", v);
+    cr_assert_str_eq(out.line[EV_TERM_NB + 4], want);
+    int mean = (v + total) / 2;
+    snprintf(want, sizeof want, "Searched (side to move): %d (the mean of the terms and the network)",
+             p.side == GOATS ? mean : -mean);
+    cr_assert_str_eq(out.line[EV_TERM_NB + 5], want);
+    cr_assert_eq(eval_position(&net, &p), p.side == GOATS ? mean : -mean);
     pipe_lines_free(&out);
 }
 

@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Trains the small network of the evaluation on positions labelled with their exact value,
+and writes it as engine/eval_net.c.
+
+Inputs: a goat on each of the 25 points, a tiger on each, goats in hand / 20, goats captured
+/ 5, goats to move. The hidden layer is K units seen through each of the board's 8 symmetries
+(8 K ReLU units whose board weights are one unit's, the points permuted): their sum into the
+output is the same for a position and its images, so the evaluation is symmetric exactly,
+after rounding too. Output: sigmoid(out) against the goats' result (1 win, 1/2 draw, 0 loss),
+squared error, minibatch Adam from weights drawn with --seed; --holdout of the positions
+(drawn with the seed) is kept out to report the error on positions not trained on.
+
+    python3 tools/distill/net.py build/distill/train-*.tsv build/distill/children.tsv
+
+The input files are sample.py's (and children.py's). Needs numpy.
+"""
+import argparse
+import os
+import struct
+import sys
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MAGIC = b"BCNN"
+VERSION = 1
+SCALAR = 3            # goats in hand, captured, side
+W_SCALE = 64          # first layer weights and biases
+V_SCALE = 64          # output weights
+CP = 400              # centipawns for out = 1 (sigmoid(cp / 400))
+
+
+def symmetries():
+    """The 8 permutations of the points (index row * 5 + col), identity first."""
+    maps = [lambda r, c: (r, c), lambda r, c: (c, 4 - r), lambda r, c: (4 - r, 4 - c), lambda r, c: (4 - c, r),
+            lambda r, c: (r, 4 - c), lambda r, c: (4 - r, c), lambda r, c: (c, r), lambda r, c: (4 - c, 4 - r)]
+    out = []
+    for f in maps:
+        perm = [0] * 25
+        for sq in range(25):
+            r, c = f(sq // 5, sq % 5)
+            perm[sq] = r * 5 + c
+        out.append(perm)
+    return out
+
+
+def read(paths):
+    board, scalar, y = [], [], []
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                a = line.rstrip("\n").split("\t")
+                try:
+                    cells, side, hand, cap = a[0].split()
+                    s = cells.replace("/", "")
+                    if len(s) != 25:
+                        raise ValueError
+                    board.append([c == "G" for c in s] + [c == "T" for c in s])
+                    scalar.append([int(hand[1:]) / 20, int(cap[1:]) / 5, side == "g"])
+                    y.append((int(a[1]) + 1) / 2)
+                except (ValueError, IndexError):
+                    raise SystemExit(f"net.py: {path}: not a line of sample.py's: {line.strip()[:60]!r}")
+    return np.array(board, np.float32), np.array(scalar, np.float32), np.array(y, np.float32)
+
+
+class Net:
+    def __init__(self, k, rng):
+        self.p = [rng.normal(0, 0.1, (50, k)).astype(np.float32),  # board weights of the K base units
+                  rng.normal(0, 0.1, (SCALAR, k)).astype(np.float32),
+                  np.zeros(k, np.float32),                          # bias
+                  rng.normal(0, 0.1, k).astype(np.float32),         # output weight of each base unit
+                  np.zeros(1, np.float32)]
+        perms = symmetries()
+        self.perm = [np.array(p + [25 + q for q in p]) for p in perms]
+
+    def forward(self, xb, xs, p=None):
+        B, S, c, V, d = p or self.p
+        zs = xs @ S + c
+        hs = [np.maximum(xb[:, perm] @ B + zs, 0) for perm in self.perm]
+        return hs, sum(hs) @ V + d[0]
+
+    def grads(self, xb, xs, y):
+        B, S, c, V, d = self.p
+        hs, out = self.forward(xb, xs)
+        o = 1 / (1 + np.exp(-out))
+        g = (o - y) * o * (1 - o) * (2 / len(y))
+        gV = sum(hs).T @ g
+        gB = np.zeros_like(B)
+        gS = np.zeros_like(S)
+        gc = np.zeros_like(c)
+        for perm, h in zip(self.perm, hs):
+            gz = np.outer(g, V) * (h > 0)
+            gB += xb[:, perm].T @ gz
+            gS += xs.T @ gz
+            gc += gz.sum(0)
+        return [gB, gS, gc, gV, np.array([g.sum()], np.float32)]
+
+
+def error(net, xb, xs, y, p=None):
+    return float(np.mean((1 / (1 + np.exp(-net.forward(xb, xs, p)[1])) - y) ** 2))
+
+
+def quantised(net):
+    B, S, c, V, d = net.p
+    q = [np.clip(np.round(B * W_SCALE), -32768, 32767), np.clip(np.round(S * W_SCALE), -32768, 32767),
+         np.clip(np.round(c * W_SCALE), -32768, 32767), np.clip(np.round(V * V_SCALE), -32768, 32767),
+         np.clip(np.round(d * W_SCALE * V_SCALE), -2**31, 2**31 - 1)]
+    return [a.astype(np.int64) for a in q]
+
+
+def as_float(q):
+    return [q[0] / W_SCALE, q[1] / W_SCALE, q[2] / W_SCALE, q[3] / V_SCALE, q[4] / (W_SCALE * V_SCALE)]
+
+
+def blob(q, k):
+    """The file: magic, version, K, then the weights as little-endian int16 (the board weights
+    point by point, 50 x K; the scalars' 3 x K; the biases K; the output weights K), the
+    output bias int32, and an FNV-1a checksum of all that precedes it."""
+    B, S, c, V, d = q
+    data = MAGIC + struct.pack("<HH", VERSION, k)
+    data += struct.pack(f"<{B.size + S.size + c.size + V.size}h", *B.ravel(), *S.ravel(), *c, *V)
+    data += struct.pack("<i", int(d[0]))
+    h = 2166136261
+    for b in data:
+        h = ((h ^ b) * 16777619) & 0xFFFFFFFF
+    return data + struct.pack("<I", h)
+
+
+def write_c(path, data, made_by, note):
+    lines = ["/* The evaluation's network built into the library, in the format of eval.h (read and",
+             " * checked by eval_net_load). Generated: do not edit; made by",
+             f" *     {made_by}", f" * {note} */", '#include "eval.h"', "",
+             "const uint8_t EVAL_NET_DATA[] = {"]
+    for i in range(0, len(data), 12):
+        lines.append("    " + " ".join(f"0x{b:02X}," for b in data[i:i + 12]))
+    lines += ["};", "const size_t EVAL_NET_SIZE = sizeof EVAL_NET_DATA;", ""]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("data", nargs="+", help="sample.py's files")
+    ap.add_argument("--k", type=int, default=8, help="base units (the hidden layer has 8 K)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--holdout", type=float, default=0.1)
+    ap.add_argument("--epochs", type=int, default=8)
+    ap.add_argument("--batch", type=int, default=512)
+    ap.add_argument("--lr", type=float, default=0.003)
+    ap.add_argument("--decay", action="store_true", help="the step size falls linearly to a tenth over the epochs")
+    ap.add_argument("--out", default=os.path.join(ROOT, "engine", "eval_net.c"))
+    a = ap.parse_args(argv)
+    xb, xs, y = read(a.data)
+    rng = np.random.default_rng(a.seed)
+    test = rng.random(len(y)) < a.holdout
+    net = Net(a.k, rng)
+    m = [np.zeros_like(p) for p in net.p]
+    v = [np.zeros_like(p) for p in net.p]
+    t = 0
+    train = np.flatnonzero(~test)
+    steps = a.epochs * ((len(train) + a.batch - 1) // a.batch)
+    for epoch in range(a.epochs):
+        order = rng.permutation(train)
+        for i in range(0, len(order), a.batch):
+            b = order[i:i + a.batch]
+            lr = a.lr * (1 - 0.9 * t / steps) if a.decay else a.lr
+            t += 1
+            for p, g, mm, vv in zip(net.p, net.grads(xb[b], xs[b], y[b]), m, v):
+                mm *= 0.9
+                mm += 0.1 * g
+                vv *= 0.999
+                vv += 0.001 * g * g
+                p -= lr * (mm / (1 - 0.9 ** t)) / (np.sqrt(vv / (1 - 0.999 ** t)) + 1e-8)
+        print(f"epoch {epoch + 1}: error {error(net, xb[~test], xs[~test], y[~test]):.5f} trained, "
+              f"{error(net, xb[test], xs[test], y[test]):.5f} held out", flush=True)
+    q = quantised(net)
+    held = error(net, xb[test], xs[test], y[test], as_float(q))
+    print(f"rounded: {held:.5f} held out")
+    made_by = "python3 tools/distill/net.py " + " ".join(os.path.basename(p) for p in a.data) + \
+        f" --k {a.k} --seed {a.seed} --holdout {a.holdout} --epochs {a.epochs} --batch {a.batch} --lr {a.lr}" + \
+        (" --decay" if a.decay else "")
+    note = f"{len(y)} positions: error {held:.5f} on the {int(test.sum())} held out."
+    write_c(a.out, blob(q, a.k), made_by, note)
+
+
+if __name__ == "__main__":
+    main()
