@@ -755,10 +755,12 @@ static bool read_game(const PGresult *res, int i, store_game_t *g)
     return true;
 }
 
-static bool pg_each_live_game(void *db, void (*fn)(void *ctx, store_game_t *g), void *ctx, char *err, size_t errlen)
+/* The live games a query reads, each with whether a server holds it (its column held; -1: the
+ * query does not say, and every game is passed as not held). */
+static bool each_live(pdb_t *s, int q, int held, void (*fn)(void *ctx, store_game_t *g, bool held), void *ctx,
+                      char *err, size_t errlen)
 {
-    pdb_t *s = db;
-    PGresult *res = query(s, R_LIVE_GAMES, 0, NULL, err, errlen);
+    PGresult *res = query(s, q, 0, NULL, err, errlen);
     if (!res)
         return false;
     bool ok = true;
@@ -769,33 +771,36 @@ static bool pg_each_live_game(void *db, void (*fn)(void *ctx, store_game_t *g), 
             ok = false;
             break;
         }
-        fn(ctx, &g);
+        fn(ctx, &g, held >= 0 && !strcmp(PQgetvalue(res, i, held), "t"));
         store_game_free(&g);
     }
     PQclear(res);
     return ok;
 }
 
+typedef struct {
+    void (*fn)(void *ctx, store_game_t *g);
+    void *ctx;
+} live_fn_t;
+
+static void live_game(void *ctx, store_game_t *g, bool held)
+{
+    (void)held;
+    live_fn_t *f = ctx;
+    f->fn(f->ctx, g);
+}
+
+static bool pg_each_live_game(void *db, void (*fn)(void *ctx, store_game_t *g), void *ctx, char *err, size_t errlen)
+{
+    live_fn_t f = {fn, ctx};
+    return each_live(db, R_LIVE_GAMES, -1, live_game, &f, err, errlen);
+}
+
 static bool pg_each_live_game_held(void *db, void (*fn)(void *ctx, store_game_t *g, bool held), void *ctx, char *err,
                                    size_t errlen)
 {
-    pdb_t *s = db;
-    PGresult *res = query(s, R_LIVE_HELD, 0, NULL, err, errlen);
-    if (!res)
-        return false;
-    bool ok = true;
-    for (int i = 0, n = PQntuples(res); i < n; i++) {
-        store_game_t g;
-        if (!read_game(res, i, &g)) {
-            store_set_err(err, errlen, "%s: out of memory", s->name);
-            ok = false;
-            break;
-        }
-        fn(ctx, &g, !strcmp(PQgetvalue(res, i, 21), "t"));
-        store_game_free(&g);
-    }
-    PQclear(res);
-    return ok;
+    /* Column 21: the query's "held", after the game's columns. */
+    return each_live(db, R_LIVE_HELD, 21, fn, ctx, err, errlen);
 }
 
 static int pg_get_game(void *db, const char *id, store_game_t *out, char *err, size_t errlen)
