@@ -11,10 +11,13 @@ losing the value gives children of both kinds: what a critical position asks of 
 Needs the Python package libbaghchal (docs/python.md) and the whole solution.
 """
 import argparse
+import os
 import random
 import sys
 
-from libbaghchal import GOATS, Board, Tablebase
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from critical import whole_solution  # noqa: E402
+from libbaghchal import GOATS, Board  # noqa: E402
 
 RESULT = {"win": 1, "draw": 0, "loss": -1}
 
@@ -27,9 +30,7 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", required=True)
     a = ap.parse_args(argv)
-    tb = Tablebase(a.tb)
-    if not tb.has_placement:
-        sys.exit("children.py: labelling needs the whole-game solution (baghchal-placement.tb beside baghchal.tb)")
+    tb = whole_solution(a.tb, "children.py", "labelling")
     parents = []
     for path in a.data:
         with open(path, encoding="utf-8") as f:

@@ -90,6 +90,14 @@ def generate(tb, count, seed, log=None):
     return [p for b in buckets.values() for p in b]
 
 
+def whole_solution(folder, program, what):
+    """The solution in folder, both files; else the program exits saying what needs them."""
+    tb = Tablebase(folder)
+    if not tb.has_placement:
+        sys.exit(f"{program}: {what} needs the whole-game solution (baghchal-placement.tb beside baghchal.tb)")
+    return tb
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tb", required=True, help="folder of baghchal.tb and baghchal-placement.tb")
@@ -97,9 +105,7 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", required=True)
     a = ap.parse_args(argv)
-    tb = Tablebase(a.tb)
-    if not tb.has_placement:
-        sys.exit("critical.py: the set needs the whole-game solution (baghchal-placement.tb beside baghchal.tb)")
+    tb = whole_solution(a.tb, "critical.py", "the set")
     positions = generate(tb, a.count, a.seed, sys.stderr)
     write(positions, a.out,
           f"python3 tools/distill/critical.py --tb DIR --count {a.count} --seed {a.seed} --out {a.out}")

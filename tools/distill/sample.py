@@ -16,9 +16,9 @@ import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from critical import play_game  # noqa: E402
+from critical import play_game, whole_solution  # noqa: E402
 
-from libbaghchal import GOATS, Board, Engine, Tablebase  # noqa: E402
+from libbaghchal import GOATS, Board, Engine  # noqa: E402
 
 RESULT = {"win": 1, "draw": 0, "loss": -1}
 
@@ -30,9 +30,7 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", required=True)
     a = ap.parse_args(argv)
-    tb = Tablebase(a.tb)
-    if not tb.has_placement:
-        sys.exit("sample.py: labelling needs the whole-game solution (baghchal-placement.tb beside baghchal.tb)")
+    tb = whole_solution(a.tb, "sample.py", "labelling")
     rng = random.Random(a.seed)
     seen = set()
     rows = 0
