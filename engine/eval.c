@@ -128,26 +128,73 @@ static inline int evaluate(const eval_params_t *w, const position_t *p, eval_tra
     return total;
 }
 
-int eval_net(const eval_net_t *n, const position_t *p)
+/* The units' inputs from scratch. */
+static void net_fill(const eval_net_t *n, eval_cache_t *c, const position_t *p)
 {
-    /* Sums scaled by 100 so that hand / 20, captured / 5 stay whole. */
-    int32_t acc[EVAL_NET_HIDDEN_MAX];
     int h = n->hidden;
+    int32_t *restrict acc = c->acc;
+    int hand = p->in_hand * 5, cap = p->captured * 20, side = p->side == GOATS ? 100 : 0;
     for (int i = 0; i < h; i++)
-        acc[i] = 0;
+        acc[i] = n->bias[i] + hand * n->scalar[0][i] + cap * n->scalar[1][i] + side * n->scalar[2][i];
     for (int piece = 0; piece < 2; piece++)
         for (bb_t b = piece ? p->tigers : p->goats; b; b &= b - 1) {
-            const int16_t *row = n->board[piece][bb_first(b)];
+            const int32_t *restrict row = n->board[piece][bb_first(b)];
             for (int i = 0; i < h; i++)
                 acc[i] += row[i];
         }
-    int hand = p->in_hand * 5, cap = p->captured * 20, side = p->side == GOATS ? 100 : 0;
-    int64_t out = (int64_t)n->out_bias * 100;
-    for (int i = 0; i < h; i++) {
-        int32_t a = 100 * (acc[i] + n->bias[i]) + hand * n->scalar[0][i] + cap * n->scalar[1][i] + side * n->scalar[2][i];
-        if (a > 0)
-            out += (int64_t)a * n->out[i];
+}
+
+static inline void net_add(int32_t *restrict acc, const int32_t *restrict row, int h, int32_t times)
+{
+    for (int i = 0; i < h; i++)
+        acc[i] += times * row[i];
+}
+
+static inline void net_sub(int32_t *restrict acc, const int32_t *restrict row, int h)
+{
+    for (int i = 0; i < h; i++)
+        acc[i] -= row[i];
+}
+
+/* The units' inputs of p in c: from those of c's last position when fewer inputs differ than
+ * p has pieces, else from scratch. */
+static void net_refresh(const eval_net_t *n, eval_cache_t *c, const position_t *p)
+{
+    int h = n->hidden, side = p->side == GOATS;
+    bb_t g_on = p->goats & ~c->goats, g_off = c->goats & ~p->goats;
+    bb_t t_on = p->tigers & ~c->tigers, t_off = c->tigers & ~p->tigers;
+    if (!c->valid || bb_count(g_on | g_off) + bb_count(t_on | t_off) > bb_count(p->goats | p->tigers)) {
+        net_fill(n, c, p);
+    } else {
+        for (; g_on; g_on &= g_on - 1)
+            net_add(c->acc, n->board[0][bb_first(g_on)], h, 1);
+        for (; t_on; t_on &= t_on - 1)
+            net_add(c->acc, n->board[1][bb_first(t_on)], h, 1);
+        for (; g_off; g_off &= g_off - 1)
+            net_sub(c->acc, n->board[0][bb_first(g_off)], h);
+        for (; t_off; t_off &= t_off - 1)
+            net_sub(c->acc, n->board[1][bb_first(t_off)], h);
+        if (p->in_hand != c->in_hand)
+            net_add(c->acc, n->scalar[0], h, 5 * (p->in_hand - c->in_hand));
+        if (p->captured != c->captured)
+            net_add(c->acc, n->scalar[1], h, 20 * (p->captured - c->captured));
+        if (side != c->side)
+            net_add(c->acc, n->scalar[2], h, side ? 100 : -100);
     }
+    c->valid = true;
+    c->goats = p->goats;
+    c->tigers = p->tigers;
+    c->in_hand = p->in_hand;
+    c->captured = p->captured;
+    c->side = side;
+}
+
+/* The output from the units' inputs, in centi-goats. */
+static int net_output(const eval_net_t *n, const int32_t *restrict acc)
+{
+    int64_t out = (int64_t)n->out_bias * 100;
+    for (int i = 0; i < n->hidden; i++)
+        out += (int64_t)(acc[i] > 0 ? acc[i] : 0) * n->out[i];
     /* Beyond EVAL_NET_KNEE the network's certainty grows slowly, as the terms' values do: a
      * near-won position keeps its search (and its proof) rather than a cut on its value. */
     int64_t v = out * EVAL_NET_CP / (100 * 64 * 64), a = v < 0 ? -v : v;
@@ -156,11 +203,30 @@ int eval_net(const eval_net_t *n, const position_t *p)
     return (int)(v < 0 ? -a : a);
 }
 
+int eval_net(const eval_net_t *n, const position_t *p)
+{
+    eval_cache_t c;
+    net_fill(n, &c, p);
+    return net_output(n, c.acc);
+}
+
+int eval_net_cached(const eval_net_t *n, eval_cache_t *c, const position_t *p)
+{
+    net_refresh(n, c, p);
+    return net_output(n, c->acc);
+}
+
 int eval_position(const eval_params_t *w, const position_t *p)
 {
     /* With the network, the mean of its value and the terms': each knows what the other
      * misses (the terms count moves and threats, the network sees the points' pattern). */
     int v = w->use_net ? (eval_net(&w->net, p) + evaluate(w, p, NULL)) / 2 : evaluate(w, p, NULL);
+    return p->side == GOATS ? v : -v;
+}
+
+int eval_position_cached(const eval_params_t *w, eval_cache_t *c, const position_t *p)
+{
+    int v = w->use_net ? (eval_net_cached(&w->net, c, p) + evaluate(w, p, NULL)) / 2 : evaluate(w, p, NULL);
     return p->side == GOATS ? v : -v;
 }
 
@@ -326,14 +392,14 @@ bool eval_net_load(eval_params_t *w, const uint8_t *data, size_t len, char *msg,
         for (int i = 0; i < SQUARE_NB; i++, b += 2 * k)
             for (int s = 0; s < 8; s++)
                 for (unsigned j = 0; j < k; j++)
-                    n->board[piece][sym_point(s, i)][s * (int)k + (int)j] = (int16_t)get16(b + 2 * j);
+                    n->board[piece][sym_point(s, i)][s * (int)k + (int)j] = 100 * (int16_t)get16(b + 2 * j);
     for (int t = 0; t < 3; t++, b += 2 * k)
         for (int s = 0; s < 8; s++)
             for (unsigned j = 0; j < k; j++)
                 n->scalar[t][s * (int)k + (int)j] = (int16_t)get16(b + 2 * j);
     for (int s = 0; s < 8; s++)
         for (unsigned j = 0; j < k; j++)
-            n->bias[s * (int)k + (int)j] = (int16_t)get16(b + 2 * j);
+            n->bias[s * (int)k + (int)j] = 100 * (int16_t)get16(b + 2 * j);
     b += 2 * k;
     for (int s = 0; s < 8; s++)
         for (unsigned j = 0; j < k; j++)

@@ -55,16 +55,32 @@ extern const eval_weight_t EVAL_WEIGHTS[EV_TERM_NB];
  * point, goats in hand, captured and the side to move into 8 K ReLU units (K base units seen
  * through each of the board's 8 symmetries, so that a position and its images evaluate
  * alike), summed into one output. Integer weights, expanded per point and unit at load. */
-enum { EVAL_NET_K_MAX = 16, EVAL_NET_HIDDEN_MAX = 8 * EVAL_NET_K_MAX, EVAL_NET_CP = 400, EVAL_NET_KNEE = 500 };
+enum { EVAL_NET_K_MAX = 64, EVAL_NET_HIDDEN_MAX = 8 * EVAL_NET_K_MAX, EVAL_NET_CP = 400, EVAL_NET_KNEE = 500 };
 
+/* Every unit's input is 100 times the weighted sum of the file's inputs (so that hand / 20
+ * and captured / 5 stay whole): board[piece][point] and the bias are the file's weights times
+ * 100, scalar[] are multiplied by the goats in hand times 5, the captured times 20 and 100
+ * when goats are to move. */
 typedef struct {
     int hidden;                                      /* 8 K */
-    int16_t board[2][SQUARE_NB][EVAL_NET_HIDDEN_MAX]; /* [goat, tiger][point][unit] */
-    int16_t scalar[3][EVAL_NET_HIDDEN_MAX];           /* goats in hand / 20, captured / 5, goats to move */
-    int16_t bias[EVAL_NET_HIDDEN_MAX];
-    int16_t out[EVAL_NET_HIDDEN_MAX];
+    int32_t board[2][SQUARE_NB][EVAL_NET_HIDDEN_MAX]; /* [goat, tiger][point][unit] */
+    int32_t scalar[3][EVAL_NET_HIDDEN_MAX];           /* goats in hand / 20, captured / 5, goats to move */
+    int32_t bias[EVAL_NET_HIDDEN_MAX];
+    int32_t out[EVAL_NET_HIDDEN_MAX];
     int32_t out_bias;
 } eval_net_t;
+
+/* What a thread keeps between two evaluations: the units' inputs for the last position it
+ * evaluated, brought to the next one by the pieces and counts that differ (a move changes at
+ * most three points), as NNUE's accumulators are. Owned by the caller, one per thread. */
+typedef struct {
+    bool valid;
+    bb_t goats, tigers;
+    int in_hand, captured, side;
+    int32_t acc[EVAL_NET_HIDDEN_MAX];
+} eval_cache_t;
+
+static inline void eval_cache_clear(eval_cache_t *c) { c->valid = false; }
 
 /* The weights an evaluation uses: the terms', and the network when use_net. */
 typedef struct {
@@ -90,6 +106,8 @@ size_t eval_net_file_size(int k);
 bool eval_net_load(eval_params_t *w, const uint8_t *data, size_t len, char *msg, size_t msglen);
 /* The network's evaluation, goats' point of view (centi-goats). */
 int eval_net(const eval_net_t *n, const position_t *p);
+/* The same value, through cache c (the units' inputs of the last position evaluated with it). */
+int eval_net_cached(const eval_net_t *n, eval_cache_t *c, const position_t *p);
 
 /* The tuned weights as built into the library (eval_tuned.c, written by tools/distill):
  * the file format below, read by eval_params_load. */
@@ -123,6 +141,8 @@ typedef struct {
 /* The evaluation with weights w from the side to move's point of view: the mean of the
  * network's and the terms' when w->use_net, else the terms'. */
 int eval_position(const eval_params_t *w, const position_t *p);
+/* The same value, the network's part through cache c: what the search calls. */
+int eval_position_cached(const eval_params_t *w, eval_cache_t *c, const position_t *p);
 /* The same number, goats' point of view, with every term written to trace. */
 int eval_trace(const eval_params_t *w, const position_t *p, eval_trace_t *trace);
 

@@ -44,6 +44,7 @@ struct worker {
     root_move_t root[MAX_MOVES];
     root_move_t last_complete; /* root[0] as the last completed iteration left it */
     uint8_t reductions[64][MAX_MOVES];
+    eval_cache_t eval_cache; /* the network's inputs of the last position this thread evaluated */
 };
 
 int64_t search_now_ms(void)
@@ -404,7 +405,7 @@ static int qsearch(worker_t *w, int alpha, int beta, int qply)
         return tb;
     if (count_moves(p) == 0)
         return -SCORE_MATE + ply;
-    int stand = eval_position(w->s->eval, p);
+    int stand = eval_position_cached(w->s->eval, &w->eval_cache, p);
     if (w->fb_draw[ply] && !p->in_hand)
         stand += FB_SAFE_WEIGHT * (safe_moves(w, p) - safe_moves_other(w, p));
     if (ply >= MAX_PLY || stopped(w))
@@ -478,7 +479,7 @@ static int search(worker_t *w, int alpha, int beta, int depth, bool pv_node)
     if (w->s->rule == REP_DRAW && key_seen(w, p->key, w->nkeys - 3))
         return 0;
     if (ply >= MAX_PLY)
-        return eval_position(w->s->eval, p);
+        return eval_position_cached(w->s->eval, &w->eval_cache, p);
     /* Mate distance pruning: no line from here beats a mate found nearer the root. */
     if (alpha < -SCORE_MATE + ply)
         alpha = -SCORE_MATE + ply;
@@ -505,7 +506,7 @@ static int search(worker_t *w, int alpha, int beta, int depth, bool pv_node)
     if (n == 0)
         return -SCORE_MATE + ply;
 
-    int static_eval = found && hit.eval != SCORE_NONE ? hit.eval : eval_position(w->s->eval, p);
+    int static_eval = found && hit.eval != SCORE_NONE ? hit.eval : eval_position_cached(w->s->eval, &w->eval_cache, p);
 
     /* Reverse futility: far above beta near the leaves, a quiet position holds. */
     if (!pv_node && depth <= 3 && !score_is_mate(beta) && static_eval - 90 * depth >= beta)
@@ -842,6 +843,7 @@ static void setup_worker(worker_t *w, search_shared_t *s, const root_move_t *roo
     w->nroot = nroot;
     w->fb_path[0] = FB_NO_BOUND;
     w->fb_contrib[0] = FB_NO_BOUND;
+    eval_cache_clear(&w->eval_cache); /* the weights may have changed since the last search */
 }
 
 static void wait_for_release(search_shared_t *s)

@@ -257,3 +257,43 @@ Test(eval, the_same_under_the_boards_eight_symmetries)
     }
     cr_assert_eq(checked, 300 * 7);
 }
+
+/* The search evaluates through a cache (the units' inputs of the last position, brought to the
+ * next by the points that differ): along games, between unrelated positions and after a
+ * clear, it gives the value computed from scratch. */
+Test(eval, the_network_through_its_cache_is_the_network_from_scratch)
+{
+    eval_params_t w;
+    eval_params_hand(&w);
+    cr_assert(eval_net_load(&w, EVAL_NET_DATA, EVAL_NET_SIZE, NULL, 0));
+    eval_cache_t *c = malloc(sizeof *c);
+    cr_assert_not_null(c);
+    eval_cache_clear(c);
+    uint32_t seed = 7u;
+    int checked = 0, differ = 0;
+    for (int k = 0; k < 200; k++) {
+        game_t g;
+        position_t start;
+        position_set_start(&start);
+        cr_assert(game_init(&g, &start, NULL, REP_DRAW));
+        int last = 0;
+        for (int i = 0; i < 150 && game_result(&g).reason == RESULT_NONE; i++) {
+            const position_t *p = game_position(&g);
+            int v = eval_net(&w.net, p);
+            cr_assert_eq(eval_net_cached(&w.net, c, p), v, "game %d, ply %d", k, i);
+            cr_assert_eq(eval_position_cached(&w, c, p), eval_position(&w, p), "game %d, ply %d", k, i);
+            differ += v != last;
+            last = v;
+            checked++;
+            if (rng_next(&seed) % 50 == 0)
+                eval_cache_clear(c);
+            move_t list[MAX_MOVES];
+            int n = game_legal_moves(&g, list);
+            cr_assert_eq(game_play(&g, list[rng_next(&seed) % (uint32_t)n], NULL, 0), BC_OK);
+        }
+        game_free(&g);
+    }
+    cr_assert_gt(checked, 5000);
+    cr_assert_gt(differ, checked / 2, "the network's value hardly changes (%d of %d)", differ, checked);
+    free(c);
+}

@@ -45,22 +45,30 @@ def symmetries():
 
 
 def read(paths):
-    board, scalar, y = [], [], []
+    """The positions as (board, scalars, result): board the 50 inputs (a goat on each point,
+    then a tiger), scalars goats in hand / 20, captured / 5, goats to move; result 1, 1/2, 0."""
+    cells, hands, caps, sides, ys = [], [], [], [], []
     for path in paths:
         with open(path, encoding="utf-8") as f:
             for line in f:
                 a = line.rstrip("\n").split("\t")
                 try:
-                    cells, side, hand, cap = a[0].split()
-                    s = cells.replace("/", "")
-                    if len(s) != 25:
+                    board, side, hand, cap = a[0].split()
+                    s = board.replace("/", "")
+                    if len(s) != 25 or side not in ("g", "t") or hand[0] != "@" or cap[0] != "c":
                         raise ValueError
-                    board.append([c == "G" for c in s] + [c == "T" for c in s])
-                    scalar.append([int(hand[1:]) / 20, int(cap[1:]) / 5, side == "g"])
-                    y.append((int(a[1]) + 1) / 2)
+                    cells.append(s)
+                    hands.append(int(hand[1:]))
+                    caps.append(int(cap[1:]))
+                    sides.append(side == "g")
+                    ys.append(int(a[1]))
                 except (ValueError, IndexError):
                     raise SystemExit(f"net.py: {path}: not a line of sample.py's: {line.strip()[:60]!r}")
-    return np.array(board, np.float32), np.array(scalar, np.float32), np.array(y, np.float32)
+    grid = np.frombuffer("".join(cells).encode("ascii"), np.uint8).reshape(-1, 25)
+    board = np.concatenate([grid == ord("G"), grid == ord("T")], axis=1).astype(np.float32)
+    scalar = np.stack([np.array(hands, np.float32) / 20, np.array(caps, np.float32) / 5,
+                       np.array(sides, np.float32)], axis=1)
+    return board, scalar, (np.array(ys, np.float32) + 1) / 2
 
 
 class Net:
@@ -70,30 +78,26 @@ class Net:
                   np.zeros(k, np.float32),                          # bias
                   rng.normal(0, 0.1, k).astype(np.float32),         # output weight of each base unit
                   np.zeros(1, np.float32)]
-        perms = symmetries()
-        self.perm = [np.array(p + [25 + q for q in p]) for p in perms]
+        self.perms = np.array([p + [25 + q for q in p] for p in symmetries()])
 
     def forward(self, xb, xs, p=None):
+        """The 8 K hidden units (as (8, B, K): symmetry, position, unit) and the output."""
         B, S, c, V, d = p or self.p
         zs = xs @ S + c
-        hs = [np.maximum(xb[:, perm] @ B + zs, 0) for perm in self.perm]
-        return hs, sum(hs) @ V + d[0]
+        x8 = xb[:, self.perms].transpose(1, 0, 2)                      # (8, B, 50)
+        h = np.maximum(x8 @ B + zs, 0)
+        return (x8, h), h.sum(0) @ V + d[0]
 
     def grads(self, xb, xs, y):
         B, S, c, V, d = self.p
-        hs, out = self.forward(xb, xs)
+        (x8, h), out = self.forward(xb, xs)
         o = 1 / (1 + np.exp(-out))
         g = (o - y) * o * (1 - o) * (2 / len(y))
-        gV = sum(hs).T @ g
-        gB = np.zeros_like(B)
-        gS = np.zeros_like(S)
-        gc = np.zeros_like(c)
-        for perm, h in zip(self.perm, hs):
-            gz = np.outer(g, V) * (h > 0)
-            gB += xb[:, perm].T @ gz
-            gS += xs.T @ gz
-            gc += gz.sum(0)
-        return [gB, gS, gc, gV, np.array([g.sum()], np.float32)]
+        gV = h.sum(0).T @ g
+        gz = g[None, :, None] * V[None, None, :] * (h > 0)             # (8, B, K)
+        gB = np.einsum("sbi,sbk->ik", x8, gz, optimize=True)
+        gzs = gz.sum(0)
+        return [gB, xs.T @ gzs, gzs.sum(0), gV, np.array([g.sum()], np.float32)]
 
 
 def error(net, xb, xs, y, p=None):
