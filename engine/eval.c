@@ -2,9 +2,16 @@
 #include "eval.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "movegen.h"
+
+#if defined(__AVX2__) || defined(__SSE2__)
+#include <immintrin.h>
+#elif defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#endif
 
 const eval_weight_t EVAL_WEIGHTS[EV_TERM_NB] = {
     [EV_CAPTURED] = {"captured", -110, -140},
@@ -132,28 +139,24 @@ static inline int evaluate(const eval_params_t *w, const position_t *p, eval_tra
 static void net_fill(const eval_net_t *n, eval_cache_t *c, const position_t *p)
 {
     int h = n->hidden;
-    int32_t *restrict acc = c->acc;
-    int hand = p->in_hand * 5, cap = p->captured * 20, side = p->side == GOATS ? 100 : 0;
+    int16_t *restrict acc = c->acc;
+    const int16_t *restrict hand = n->hand[p->in_hand], *restrict cap = n->captured[p->captured],
+                            *restrict side = n->side[p->side == GOATS];
     for (int i = 0; i < h; i++)
-        acc[i] = n->bias[i] + hand * n->scalar[0][i] + cap * n->scalar[1][i] + side * n->scalar[2][i];
+        acc[i] = (int16_t)(hand[i] + cap[i] + side[i]);
     for (int piece = 0; piece < 2; piece++)
         for (bb_t b = piece ? p->tigers : p->goats; b; b &= b - 1) {
-            const int32_t *restrict row = n->board[piece][bb_first(b)];
+            const int16_t *restrict row = n->board[piece][bb_first(b)];
             for (int i = 0; i < h; i++)
-                acc[i] += row[i];
+                acc[i] = (int16_t)(acc[i] + row[i]);
         }
 }
 
-static inline void net_add(int32_t *restrict acc, const int32_t *restrict row, int h, int32_t times)
+/* acc += add - sub, row by row (the load checked that no unit's input leaves 16 bits). */
+static inline void net_swap(int16_t *restrict acc, const int16_t *restrict add, const int16_t *restrict sub, int h)
 {
     for (int i = 0; i < h; i++)
-        acc[i] += times * row[i];
-}
-
-static inline void net_sub(int32_t *restrict acc, const int32_t *restrict row, int h)
-{
-    for (int i = 0; i < h; i++)
-        acc[i] -= row[i];
+        acc[i] = (int16_t)(acc[i] + add[i] - sub[i]);
 }
 
 /* The units' inputs of p in c: from those of c's last position when fewer inputs differ than
@@ -166,20 +169,32 @@ static void net_refresh(const eval_net_t *n, eval_cache_t *c, const position_t *
     if (!c->valid || bb_count(g_on | g_off) + bb_count(t_on | t_off) > bb_count(p->goats | p->tigers)) {
         net_fill(n, c, p);
     } else {
+        /* Each change as a pair of rows (one added, one taken away): a move is one or two. */
+        const int16_t *add[SQUARE_NB * 2 + 3], *sub[SQUARE_NB * 2 + 3];
+        int na = 0, ns = 0;
         for (; g_on; g_on &= g_on - 1)
-            net_add(c->acc, n->board[0][bb_first(g_on)], h, 1);
+            add[na++] = n->board[0][bb_first(g_on)];
         for (; t_on; t_on &= t_on - 1)
-            net_add(c->acc, n->board[1][bb_first(t_on)], h, 1);
+            add[na++] = n->board[1][bb_first(t_on)];
         for (; g_off; g_off &= g_off - 1)
-            net_sub(c->acc, n->board[0][bb_first(g_off)], h);
+            sub[ns++] = n->board[0][bb_first(g_off)];
         for (; t_off; t_off &= t_off - 1)
-            net_sub(c->acc, n->board[1][bb_first(t_off)], h);
-        if (p->in_hand != c->in_hand)
-            net_add(c->acc, n->scalar[0], h, 5 * (p->in_hand - c->in_hand));
-        if (p->captured != c->captured)
-            net_add(c->acc, n->scalar[1], h, 20 * (p->captured - c->captured));
-        if (side != c->side)
-            net_add(c->acc, n->scalar[2], h, side ? 100 : -100);
+            sub[ns++] = n->board[1][bb_first(t_off)];
+        if (p->in_hand != c->in_hand) {
+            add[na++] = n->hand[p->in_hand];
+            sub[ns++] = n->hand[c->in_hand];
+        }
+        if (p->captured != c->captured) {
+            add[na++] = n->captured[p->captured];
+            sub[ns++] = n->captured[c->captured];
+        }
+        if (side != c->side) {
+            add[na++] = n->side[side];
+            sub[ns++] = n->side[c->side];
+        }
+        static const int16_t zero[EVAL_NET_HIDDEN_MAX];
+        for (int i = 0; i < na || i < ns; i++)
+            net_swap(c->acc, i < na ? add[i] : zero, i < ns ? sub[i] : zero, h);
     }
     c->valid = true;
     c->goats = p->goats;
@@ -189,18 +204,90 @@ static void net_refresh(const eval_net_t *n, eval_cache_t *c, const position_t *
     c->side = side;
 }
 
-/* The output from the units' inputs, in centi-goats. */
-static int net_output(const eval_net_t *n, const int32_t *restrict acc)
+static void net_layer2(const eval_net_t *n, const int16_t *pooled, int32_t *restrict z)
 {
-    int64_t out = (int64_t)n->out_bias * 100;
-    for (int i = 0; i < n->hidden; i++)
-        out += (int64_t)(acc[i] > 0 ? acc[i] : 0) * n->out[i];
+    int k = n->k, j = n->j, v = 0;
+#if defined(__AVX2__)
+    if (j % 8 == 0) {
+        __m256i acc[EVAL_NET_J_MAX / 8];
+        for (int b = 0; b < j / 8; b++)
+            acc[b] = _mm256_loadu_si256((const __m256i *)&n->b2[8 * b]);
+        for (int u = 0; u < k; u += 2) {
+            __m256i pair = _mm256_set1_epi32((int32_t)((uint32_t)(uint16_t)pooled[u] | (uint32_t)(uint16_t)pooled[u + 1] << 16));
+            for (int b = 0; b < j / 8; b++)
+                acc[b] = _mm256_add_epi32(acc[b], _mm256_madd_epi16(pair, _mm256_loadu_si256((const __m256i *)n->w2[u / 2][8 * b])));
+        }
+        for (int b = 0; b < j / 8; b++)
+            _mm256_storeu_si256((__m256i *)&z[8 * b], acc[b]);
+        return;
+    }
+#elif defined(__SSE2__)
+    if (j % 4 == 0) {
+        __m128i acc[EVAL_NET_J_MAX / 4];
+        for (int b = 0; b < j / 4; b++)
+            acc[b] = _mm_loadu_si128((const __m128i *)&n->b2[4 * b]);
+        for (int u = 0; u < k; u += 2) {
+            __m128i pair = _mm_set1_epi32((int32_t)((uint32_t)(uint16_t)pooled[u] | (uint32_t)(uint16_t)pooled[u + 1] << 16));
+            for (int b = 0; b < j / 4; b++)
+                acc[b] = _mm_add_epi32(acc[b], _mm_madd_epi16(pair, _mm_loadu_si128((const __m128i *)n->w2[u / 2][4 * b])));
+        }
+        for (int b = 0; b < j / 4; b++)
+            _mm_storeu_si128((__m128i *)&z[4 * b], acc[b]);
+        return;
+    }
+#elif defined(__wasm_simd128__)
+    if (j % 4 == 0) {
+        v128_t acc[EVAL_NET_J_MAX / 4];
+        for (int b = 0; b < j / 4; b++)
+            acc[b] = wasm_v128_load(&n->b2[4 * b]);
+        for (int u = 0; u < k; u += 2) {
+            v128_t pair = wasm_i32x4_splat((int32_t)((uint32_t)(uint16_t)pooled[u] | (uint32_t)(uint16_t)pooled[u + 1] << 16));
+            for (int b = 0; b < j / 4; b++)
+                acc[b] = wasm_i32x4_add(acc[b], wasm_i32x4_dot_i16x8(pair, wasm_v128_load(n->w2[u / 2][4 * b])));
+        }
+        for (int b = 0; b < j / 4; b++)
+            wasm_v128_store(&z[4 * b], acc[b]);
+        return;
+    }
+#endif
+    for (; v < j; v++)
+        z[v] = n->b2[v];
+    for (int u = 0; u < k; u += 2)
+        for (v = 0; v < j; v++)
+            z[v] += pooled[u] * n->w2[u / 2][v][0] + pooled[u + 1] * n->w2[u / 2][v][1];
+}
+
+/* The output from the units' inputs, in centi-goats. */
+static int net_output(const eval_net_t *n, const int16_t *restrict acc)
+{
+    int k = n->k, j = n->j;
+    int32_t sum[EVAL_NET_K_MAX] = {0};
+    for (int s = 0; s < 8; s++)
+        for (int u = 0; u < k; u++)
+            sum[u] += acc[s * k + u] > 0 ? acc[s * k + u] : 0;
+    int16_t pooled[EVAL_NET_K_MAX + 1];
+    int64_t lin = 0;
+    for (int u = 0; u < k; u++) {
+        pooled[u] = (int16_t)(sum[u] < 32767 ? sum[u] : 32767);
+        lin += (int64_t)pooled[u] * n->out[u];
+    }
+    pooled[k] = 0; /* an odd K's last pair */
+    /* The second layer, pooled values two by two (the pairs' weights side by side): the
+     * multiply-add of pairs of 16-bit numbers into 32 bits that x86 (pmaddwd) and WebAssembly
+     * (i32x4.dot_i16x8_s) do 8 or 4 at a time; a sum is exact, so the same on every path. */
+    int32_t z[EVAL_NET_J_MAX];
+    net_layer2(n, pooled, z);
+    /* Scaled by 2^21: pooled values 512, second-layer sums 32768, int16 weights 64. */
+    int64_t out = 64 * (lin + n->out_bias);
+    for (int v = 0; v < j; v++)
+        if (z[v] > 0)
+            out += (int64_t)z[v] * n->out2[v];
     /* Beyond EVAL_NET_KNEE the network's certainty grows slowly, as the terms' values do: a
      * near-won position keeps its search (and its proof) rather than a cut on its value. */
-    int64_t v = out * EVAL_NET_CP / (100 * 64 * 64), a = v < 0 ? -v : v;
-    if (a > EVAL_NET_KNEE)
-        a = EVAL_NET_KNEE + (a - EVAL_NET_KNEE) / 8;
-    return (int)(v < 0 ? -a : a);
+    int64_t val = out * EVAL_NET_CP / (1 << 21), mag = val < 0 ? -val : val;
+    if (mag > EVAL_NET_KNEE)
+        mag = EVAL_NET_KNEE + (mag - EVAL_NET_KNEE) / 8;
+    return (int)(val < 0 ? -mag : mag);
 }
 
 int eval_net(const eval_net_t *n, const position_t *p)
@@ -216,17 +303,18 @@ int eval_net_cached(const eval_net_t *n, eval_cache_t *c, const position_t *p)
     return net_output(n, c->acc);
 }
 
+/* With the network, its value alone: trained on the solution's values, it keeps more critical
+ * positions than the terms or the mean of the two, at equal nodes and at equal time
+ * (docs/performance.md). The terms evaluate when the network is refused. */
 int eval_position(const eval_params_t *w, const position_t *p)
 {
-    /* With the network, the mean of its value and the terms': each knows what the other
-     * misses (the terms count moves and threats, the network sees the points' pattern). */
-    int v = w->use_net ? (eval_net(&w->net, p) + evaluate(w, p, NULL)) / 2 : evaluate(w, p, NULL);
+    int v = w->use_net ? eval_net(&w->net, p) : evaluate(w, p, NULL);
     return p->side == GOATS ? v : -v;
 }
 
 int eval_position_cached(const eval_params_t *w, eval_cache_t *c, const position_t *p)
 {
-    int v = w->use_net ? (eval_net_cached(&w->net, c, p) + evaluate(w, p, NULL)) / 2 : evaluate(w, p, NULL);
+    int v = w->use_net ? eval_net_cached(&w->net, c, p) : evaluate(w, p, NULL);
     return p->side == GOATS ? v : -v;
 }
 
@@ -338,7 +426,10 @@ bool eval_params_load(eval_params_t *out, const uint8_t *data, size_t len, char 
 
 /* ---- the network file ------------------------------------------------------------ */
 
-size_t eval_net_file_size(int k) { return EVAL_NET_HEADER + 2 * (size_t)k * (50 + 3 + 2) + 4 + 4; }
+size_t eval_net_file_size(int k, int j)
+{
+    return EVAL_NET_HEADER + 2 * (size_t)k * (50 + 3 + 2) + 2 * (size_t)k * (size_t)j + 6 * (size_t)j + 4 + 4;
+}
 
 /* The 8 symmetries of the board as maps of (row, column), identity first: net.py's order. */
 static int sym_point(int s, int sq)
@@ -365,16 +456,17 @@ bool eval_net_load(eval_params_t *w, const uint8_t *data, size_t len, char *msg,
             snprintf(msg, msglen, "not an evaluation network file (%zu bytes)", len);
         return false;
     }
-    unsigned version = get16(data + 4), k = get16(data + 6);
+    unsigned version = get16(data + 4), k = get16(data + 6), j = get16(data + 8);
     if (version != EVAL_NET_VERSION) {
         if (msglen)
             snprintf(msg, msglen, "network file version %u, this program reads version %d", version, EVAL_NET_VERSION);
         return false;
     }
-    if (k < 1 || k > EVAL_NET_K_MAX || len != eval_net_file_size((int)k)) {
+    bool shape = k >= 1 && k <= EVAL_NET_K_MAX && j <= EVAL_NET_J_MAX && get16(data + 10) == 0;
+    if (!shape || len != eval_net_file_size((int)k, (int)j)) {
         if (msglen)
-            snprintf(msg, msglen, "network file of %zu bytes for %u units, expected %zu", len, k,
-                     k >= 1 && k <= EVAL_NET_K_MAX ? eval_net_file_size((int)k) : 0);
+            snprintf(msg, msglen, "network file of %zu bytes for %u x %u units, expected %zu", len, k, j,
+                     shape ? eval_net_file_size((int)k, (int)j) : 0);
         return false;
     }
     if (get32(data + len - 4) != eval_fnv1a(data, len - 4, FNV_START)) {
@@ -384,28 +476,77 @@ bool eval_net_load(eval_params_t *w, const uint8_t *data, size_t len, char *msg,
     }
     eval_net_t *n = &w->net;
     memset(n, 0, sizeof *n);
+    n->k = (int)k;
+    n->j = (int)j;
     n->hidden = 8 * (int)k;
     const uint8_t *b = data + EVAL_NET_HEADER;
-    /* Unit s K + j is base unit j seen through symmetry s: the input on point perm_s(i)
+    /* Unit s K + u is base unit u seen through symmetry s: the input on point perm_s(i)
      * meets the base weight of point i (net.py: xb[:, perm] @ B). */
     for (int piece = 0; piece < 2; piece++)
         for (int i = 0; i < SQUARE_NB; i++, b += 2 * k)
             for (int s = 0; s < 8; s++)
-                for (unsigned j = 0; j < k; j++)
-                    n->board[piece][sym_point(s, i)][s * (int)k + (int)j] = 100 * (int16_t)get16(b + 2 * j);
+                for (unsigned u = 0; u < k; u++)
+                    n->board[piece][sym_point(s, i)][s * (int)k + (int)u] = (int16_t)get16(b + 2 * u);
+    /* hand / 20, captured / 5, goats to move, then the bias: a row for each count. */
+    int32_t scalar[3][EVAL_NET_K_MAX], bias[EVAL_NET_K_MAX];
     for (int t = 0; t < 3; t++, b += 2 * k)
-        for (int s = 0; s < 8; s++)
-            for (unsigned j = 0; j < k; j++)
-                n->scalar[t][s * (int)k + (int)j] = (int16_t)get16(b + 2 * j);
-    for (int s = 0; s < 8; s++)
-        for (unsigned j = 0; j < k; j++)
-            n->bias[s * (int)k + (int)j] = 100 * (int16_t)get16(b + 2 * j);
+        for (unsigned u = 0; u < k; u++)
+            scalar[t][u] = (int16_t)get16(b + 2 * u);
+    for (unsigned u = 0; u < k; u++)
+        bias[u] = (int16_t)get16(b + 2 * u);
     b += 2 * k;
-    for (int s = 0; s < 8; s++)
-        for (unsigned j = 0; j < k; j++)
-            n->out[s * (int)k + (int)j] = (int16_t)get16(b + 2 * j);
+    for (unsigned u = 0; u < k; u++)
+        n->out[u] = (int16_t)get16(b + 2 * u);
     b += 2 * k;
+    for (unsigned u = 0; u < k; u++, b += 2 * j)
+        for (unsigned v = 0; v < j; v++)
+            n->w2[u / 2][v][u % 2] = (int16_t)get16(b + 2 * v);
+    for (unsigned v = 0; v < j; v++, b += 4)
+        n->b2[v] = (int32_t)get32(b);
+    for (unsigned v = 0; v < j; v++, b += 2)
+        n->out2[v] = (int16_t)get16(b);
     n->out_bias = (int32_t)get32(b);
+    /* A unit's input in 16 bits whatever the position: the bias, the largest of each count's
+     * rows, and each point's larger weight. Rounded to the nearest, as net.py's float does. */
+    for (unsigned u = 0; u < k; u++) {
+        int32_t most = 0, row_most[3] = {0};
+        for (int c = 0; c <= BC_GOATS_TOTAL; c++) {
+            int32_t hv = (int32_t)((scalar[0][u] * c * 2 + (scalar[0][u] < 0 ? -20 : 20)) / 40);
+            int32_t cv = (int32_t)((scalar[1][u] * c * 2 + (scalar[1][u] < 0 ? -5 : 5)) / 10);
+            for (int s = 0; s < 8; s++) {
+                n->hand[c][s * (int)k + (int)u] = (int16_t)hv;
+                n->captured[c][s * (int)k + (int)u] = (int16_t)cv;
+            }
+            row_most[0] = hv < 0 ? (-hv > row_most[0] ? -hv : row_most[0]) : (hv > row_most[0] ? hv : row_most[0]);
+            row_most[1] = cv < 0 ? (-cv > row_most[1] ? -cv : row_most[1]) : (cv > row_most[1] ? cv : row_most[1]);
+        }
+        for (int s = 0; s < 8; s++) {
+            n->side[0][s * (int)k + (int)u] = (int16_t)bias[u];
+            n->side[1][s * (int)k + (int)u] = (int16_t)(bias[u] + scalar[2][u]);
+        }
+        row_most[2] = abs(bias[u]) > abs(bias[u] + scalar[2][u]) ? abs(bias[u]) : abs(bias[u] + scalar[2][u]);
+        most = row_most[0] + row_most[1] + row_most[2];
+        for (int i = 0; i < SQUARE_NB; i++) {
+            int g = abs(n->board[0][i][u]), t = abs(n->board[1][i][u]);
+            most += g > t ? g : t;
+        }
+        if (most > 32767) {
+            if (msglen)
+                snprintf(msg, msglen, "network weights out of range: first-layer unit %u could overflow", u);
+            return false;
+        }
+    }
+    /* A second-layer sum meets pooled values of at most 32767: it must stay within 32 bits. */
+    for (unsigned v = 0; v < j; v++) {
+        int64_t most = n->b2[v] < 0 ? -(int64_t)n->b2[v] : n->b2[v];
+        for (unsigned u = 0; u < k; u++)
+            most += 32767 * (int64_t)abs(n->w2[u / 2][v][u % 2]);
+        if (most > INT32_MAX) {
+            if (msglen)
+                snprintf(msg, msglen, "network weights out of range: second-layer unit %u could overflow", v);
+            return false;
+        }
+    }
     w->use_net = true;
     return true;
 }

@@ -1,9 +1,8 @@
 /* Static evaluation in centi-goats: each term named, all weights in one table, tapered
  * between the placement phase (goats in hand) and the movement phase. The weights the engine
  * uses are tuned on the solution's exact values (tools/distill) and built into the library
- * (eval_tuned.c); the hand-set table stays as the fallback. The search evaluates with the mean
- * of the terms and a small network trained on the same values (eval_net.c), the terms alone
- * when the network is refused. */
+ * (eval_tuned.c); the hand-set table stays as the fallback. The search evaluates with a
+ * network trained on the same values (eval_net.c), with the terms when the network is refused. */
 #ifndef BAGHCHAL_EVAL_H
 #define BAGHCHAL_EVAL_H
 
@@ -53,20 +52,32 @@ extern const eval_weight_t EVAL_WEIGHTS[EV_TERM_NB];
 
 /* The network (eval_net.c, written by tools/distill/net.py): a goat and a tiger on each
  * point, goats in hand, captured and the side to move into 8 K ReLU units (K base units seen
- * through each of the board's 8 symmetries, so that a position and its images evaluate
- * alike), summed into one output. Integer weights, expanded per point and unit at load. */
-enum { EVAL_NET_K_MAX = 64, EVAL_NET_HIDDEN_MAX = 8 * EVAL_NET_K_MAX, EVAL_NET_CP = 400, EVAL_NET_KNEE = 500 };
+ * through each of the board's 8 symmetries); each base unit's 8 images summed (pooled), so
+ * that a position and its images evaluate alike, exactly; the K pooled values into J ReLU
+ * units (J may be 0); the output from the pooled values and the J units. Integer weights,
+ * expanded per point and unit at load. */
+enum {
+    EVAL_NET_K_MAX = 64,
+    EVAL_NET_J_MAX = 64,
+    EVAL_NET_HIDDEN_MAX = 8 * EVAL_NET_K_MAX,
+    EVAL_NET_CP = 400,
+    EVAL_NET_KNEE = 500
+};
 
-/* Every unit's input is 100 times the weighted sum of the file's inputs (so that hand / 20
- * and captured / 5 stay whole): board[piece][point] and the bias are the file's weights times
- * 100, scalar[] are multiplied by the goats in hand times 5, the captured times 20 and 100
- * when goats are to move. */
+/* A first-layer unit's input is 64 times its value, in 16 bits: the sum of board[piece][point]
+ * over the pieces, hand[goats in hand], captured[goats captured], side[goats to move] (the bias
+ * in it). A pooled value is the sum of its 8 units (512 times their mean), at most 32767; the
+ * second layer's weights are scaled by 64 (w2 holds pooled values two by two: w2[u / 2][j][u % 2]). */
 typedef struct {
-    int hidden;                                      /* 8 K */
-    int32_t board[2][SQUARE_NB][EVAL_NET_HIDDEN_MAX]; /* [goat, tiger][point][unit] */
-    int32_t scalar[3][EVAL_NET_HIDDEN_MAX];           /* goats in hand / 20, captured / 5, goats to move */
-    int32_t bias[EVAL_NET_HIDDEN_MAX];
-    int32_t out[EVAL_NET_HIDDEN_MAX];
+    int k, j, hidden;                                 /* hidden = 8 K */
+    int16_t board[2][SQUARE_NB][EVAL_NET_HIDDEN_MAX]; /* [goat, tiger][point][unit] */
+    int16_t hand[BC_GOATS_TOTAL + 1][EVAL_NET_HIDDEN_MAX];
+    int16_t captured[BC_GOATS_TOTAL + 1][EVAL_NET_HIDDEN_MAX];
+    int16_t side[2][EVAL_NET_HIDDEN_MAX];             /* [tigers, goats] to move, with the bias */
+    int32_t out[EVAL_NET_K_MAX];                      /* pooled value k to the output */
+    int16_t w2[EVAL_NET_K_MAX / 2][EVAL_NET_J_MAX][2];
+    int32_t b2[EVAL_NET_J_MAX];
+    int32_t out2[EVAL_NET_J_MAX];                     /* second-layer unit j to the output */
     int32_t out_bias;
 } eval_net_t;
 
@@ -77,7 +88,7 @@ typedef struct {
     bool valid;
     bb_t goats, tigers;
     int in_hand, captured, side;
-    int32_t acc[EVAL_NET_HIDDEN_MAX];
+    int16_t acc[EVAL_NET_HIDDEN_MAX];
 } eval_cache_t;
 
 static inline void eval_cache_clear(eval_cache_t *c) { c->valid = false; }
@@ -90,19 +101,21 @@ typedef struct {
 } eval_params_t;
 
 /* The network as built into the library, in the network file format: "BCNN", version (u16),
- * K (u16), then int16 weights: the board's 50 x K (goat on each point, then tiger on each,
- * point by point, K each), the scalars' 3 x K, the biases K, the output weights K; the output
- * bias (int32); the FNV-1a hash of every byte before it (u32); little-endian. First-layer
- * weights are scaled by 64, the output weights by 64, the output bias by 4096. */
+ * K (u16), J (u16), 0 (u16), then int16 weights: the board's 50 x K (goat on each point, then
+ * tiger on each, point by point, K each), the scalars' 3 x K, the biases K, the pooled values'
+ * output weights K, the second layer's K x J (pooled value by pooled value, J each), its
+ * biases J as int32, its output weights J (int16); the output bias (int32); the FNV-1a hash of
+ * every byte before it (u32); little-endian. Scales: 64 for int16 weights, 32768 for the
+ * second layer's biases and the output bias. */
 extern const uint8_t EVAL_NET_DATA[];
 extern const size_t EVAL_NET_SIZE;
-enum { EVAL_NET_VERSION = 1, EVAL_NET_HEADER = 8 };
+enum { EVAL_NET_VERSION = 2, EVAL_NET_HEADER = 12 };
 
-/* The size of a network file with K base units. */
-size_t eval_net_file_size(int k);
-/* Reads a network file into w->net and sets w->use_net: checks its magic, version, K, size and
- * checksum. On failure leaves w->use_net false, writes a one-line reason to msg (when
- * msglen > 0) and returns false. */
+/* The size of a network file with K base units and J second-layer units. */
+size_t eval_net_file_size(int k, int j);
+/* Reads a network file into w->net and sets w->use_net: checks its magic, version, K, J, size,
+ * checksum and that no sum of either layer can overflow. On failure leaves w->use_net
+ * false, writes a one-line reason to msg (when msglen > 0) and returns false. */
 bool eval_net_load(eval_params_t *w, const uint8_t *data, size_t len, char *msg, size_t msglen);
 /* The network's evaluation, goats' point of view (centi-goats). */
 int eval_net(const eval_net_t *n, const position_t *p);
@@ -138,10 +151,10 @@ typedef struct {
     int total;             /* the sum, goats' point of view */
 } eval_trace_t;
 
-/* The evaluation with weights w from the side to move's point of view: the mean of the
- * network's and the terms' when w->use_net, else the terms'. */
+/* The evaluation with weights w from the side to move's point of view: the network's when
+ * w->use_net, else the terms'. */
 int eval_position(const eval_params_t *w, const position_t *p);
-/* The same value, the network's part through cache c: what the search calls. */
+/* The same value, the network's through cache c: what the search calls. */
 int eval_position_cached(const eval_params_t *w, eval_cache_t *c, const position_t *p);
 /* The same number, goats' point of view, with every term written to trace. */
 int eval_trace(const eval_params_t *w, const position_t *p, eval_trace_t *trace);

@@ -654,7 +654,7 @@ static void cmd_eval(uci_t *u)
     out(u, "Total (side to move): %d", p->side == GOATS ? total : -total);
     if (w->use_net) {
         out(u, "Network (goats' view): %d", eval_net(&w->net, p));
-        out(u, "Searched (side to move): %d (the mean of the terms and the network)", eval_position(w, p));
+        out(u, "Searched (side to move): %d (the network's)", eval_position(w, p));
     }
 }
 

@@ -139,22 +139,23 @@ Test(eval, the_built_in_network_loads_and_the_engine_evaluates_with_it)
     cr_assert(eval_params_load(&w, EVAL_TUNED_DATA, EVAL_TUNED_SIZE, msg, sizeof msg), "refused: %s", msg);
     cr_assert(eval_net_load(&w, EVAL_NET_DATA, EVAL_NET_SIZE, msg, sizeof msg), "refused: %s", msg);
     cr_assert(w.use_net);
-    int k = EVAL_NET_DATA[6] | EVAL_NET_DATA[7] << 8;
-    cr_assert_eq(EVAL_NET_SIZE, eval_net_file_size(k));
+    int k = EVAL_NET_DATA[6] | EVAL_NET_DATA[7] << 8, j = EVAL_NET_DATA[8] | EVAL_NET_DATA[9] << 8;
+    cr_assert_eq(EVAL_NET_SIZE, eval_net_file_size(k, j));
     cr_assert_eq(w.net.hidden, 8 * k);
+    cr_assert_eq(w.net.j, j);
+    cr_assert_gt(j, 0, "the built-in network has no second layer");
     engine_t *e = engine_new();
     cr_assert_not_null(e);
     cr_assert(engine_eval(e)->use_net);
     cr_assert_null(engine_net_error(e));
-    /* The search's evaluation is the mean of the network's and the terms': a position from
-     * play, tigers to move. */
+    /* The search evaluates with the network's value: a position from play, tigers to move. */
     position_t p;
     cr_assert_eq(obx_parse("TGGGT/XGXXX/XXGXX/XXXTX/TXXXX t @15 c0", &p, NULL, NULL, 0), BC_OK);
     int v = eval_net(&w.net, &p);
     eval_trace_t t;
     int terms = eval_trace(&w, &p, &t);
     cr_assert_neq(v, terms, "the network gives the terms' value");
-    cr_assert_eq(eval_position(engine_eval(e), &p), -((v + terms) / 2));
+    cr_assert_eq(eval_position(engine_eval(e), &p), -v);
     engine_free(e);
 }
 
@@ -178,13 +179,41 @@ Test(eval, a_damaged_network_is_refused_for_the_terms)
     file[0] = 'X';
     check_net_refused(file, size, "not an evaluation network file");
     memcpy(file, EVAL_NET_DATA, size);
-    file[4] = 2;
+    file[4] = 1;
     fix_checksum(file, size);
-    check_net_refused(file, size, "network file version 2, this program reads version 1");
+    check_net_refused(file, size, "network file version 1, this program reads version 2");
     memcpy(file, EVAL_NET_DATA, size);
     file[6] = file[7] = 0;
     fix_checksum(file, size);
-    check_net_refused(file, size, "for 0 units");
+    check_net_refused(file, size, "bytes for 0 x");
+    memcpy(file, EVAL_NET_DATA, size);
+    file[8] = 0xFF; /* more second-layer units than a network may have */
+    fix_checksum(file, size);
+    check_net_refused(file, size, "expected 0");
+    memcpy(file, EVAL_NET_DATA, size);
+    file[10] = 1; /* the reserved field */
+    fix_checksum(file, size);
+    check_net_refused(file, size, "expected 0");
+    memcpy(file, EVAL_NET_DATA, size);
+    /* Second-layer weights that could take a sum beyond 32 bits: every weight of unit 0 at
+     * the most an int16 holds. */
+    int k = EVAL_NET_DATA[6] | EVAL_NET_DATA[7] << 8, j = EVAL_NET_DATA[8] | EVAL_NET_DATA[9] << 8;
+    for (int u = 0; u < k; u++) {
+        size_t at = EVAL_NET_HEADER + 2 * (size_t)k * 55 + 2 * ((size_t)u * (size_t)j);
+        file[at] = 0xFF;
+        file[at + 1] = 0x7F;
+    }
+    fix_checksum(file, size);
+    check_net_refused(file, size, "second-layer unit 0 could overflow");
+    memcpy(file, EVAL_NET_DATA, size);
+    /* First-layer weights whose sum could leave 16 bits: unit 0's on every point. */
+    for (int i = 0; i < 50; i++) {
+        size_t at = EVAL_NET_HEADER + 2 * ((size_t)i * (size_t)k);
+        file[at] = 0x00;
+        file[at + 1] = 0x10;
+    }
+    fix_checksum(file, size);
+    check_net_refused(file, size, "first-layer unit 0 could overflow");
     memcpy(file, EVAL_NET_DATA, size);
     eval_params_t w;
     eval_params_hand(&w);
@@ -296,4 +325,81 @@ Test(eval, the_network_through_its_cache_is_the_network_from_scratch)
     cr_assert_gt(checked, 5000);
     cr_assert_gt(differ, checked / 2, "the network's value hardly changes (%d of %d)", differ, checked);
     free(c);
+}
+
+/* The network's value as the file defines it (eval.h), computed here from the file's bytes
+ * point by point, in the plainest way: the library's expanded tables, its 16-bit sums, its
+ * pairing of the second layer and its vector paths must all give this number. */
+static int16_t le16(const uint8_t *b) { return (int16_t)(b[0] | b[1] << 8); }
+static int32_t le32(const uint8_t *b) { return (int32_t)((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24); }
+
+static int reference_net(const uint8_t *f, const position_t *p)
+{
+    int k = le16(f + 6), j = le16(f + 8);
+    const uint8_t *board = f + 12, *scal = board + 2 * 50 * k, *bias = scal + 2 * 3 * k, *out = bias + 2 * k;
+    const uint8_t *w2 = out + 2 * k, *b2 = w2 + 2 * k * j, *out2 = b2 + 4 * j, *out_bias = out2 + 2 * j;
+    int64_t pooled[EVAL_NET_K_MAX];
+    for (int u = 0; u < k; u++) {
+        int64_t s0 = le16(scal + 2 * u), s1 = le16(scal + 2 * (k + u)), s2 = le16(scal + 2 * (2 * k + u));
+        /* hand / 20 and captured / 5 rounded to the nearest, halves away from zero */
+        int64_t hand = (s0 * p->in_hand * 2 + (s0 < 0 ? -20 : 20)) / 40;
+        int64_t cap = (s1 * p->captured * 2 + (s1 < 0 ? -5 : 5)) / 10;
+        int64_t sum = 0;
+        for (int s = 0; s < 8; s++) {
+            int64_t a = le16(bias + 2 * u) + hand + cap + (p->side == GOATS ? s2 : 0);
+            for (int i = 0; i < SQUARE_NB; i++) {
+                bb_t at = transform(s, bb_square(i));
+                if (p->goats & at)
+                    a += le16(board + 2 * (i * k + u));
+                if (p->tigers & at)
+                    a += le16(board + 2 * ((25 + i) * k + u));
+            }
+            sum += a > 0 ? a : 0;
+        }
+        pooled[u] = sum < 32767 ? sum : 32767;
+    }
+    int64_t lin = 0;
+    for (int u = 0; u < k; u++)
+        lin += pooled[u] * le16(out + 2 * u);
+    int64_t total = 64 * (lin + le32(out_bias));
+    for (int v = 0; v < j; v++) {
+        int64_t z = le32(b2 + 4 * v);
+        for (int u = 0; u < k; u++)
+            z += pooled[u] * le16(w2 + 2 * (u * j + v));
+        if (z > 0)
+            total += z * le16(out2 + 2 * v);
+    }
+    int64_t v = total * EVAL_NET_CP / (1 << 21), mag = v < 0 ? -v : v;
+    if (mag > EVAL_NET_KNEE)
+        mag = EVAL_NET_KNEE + (mag - EVAL_NET_KNEE) / 8;
+    return (int)(v < 0 ? -mag : mag);
+}
+
+Test(eval, the_network_is_the_value_its_file_defines)
+{
+    eval_params_t w;
+    eval_params_hand(&w);
+    cr_assert(eval_net_load(&w, EVAL_NET_DATA, EVAL_NET_SIZE, NULL, 0));
+    uint32_t seed = 11u;
+    int checked = 0, nonzero = 0;
+    for (int k = 0; k < 200; k++) {
+        game_t g;
+        position_t start;
+        position_set_start(&start);
+        cr_assert(game_init(&g, &start, NULL, REP_DRAW));
+        int len = (int)(rng_next(&seed) % 120);
+        for (int i = 0; i < len && game_result(&g).reason == RESULT_NONE; i++) {
+            move_t list[MAX_MOVES];
+            int n = game_legal_moves(&g, list);
+            cr_assert_eq(game_play(&g, list[rng_next(&seed) % (uint32_t)n], NULL, 0), BC_OK);
+        }
+        const position_t *p = game_position(&g);
+        int want = reference_net(EVAL_NET_DATA, p), got = eval_net(&w.net, p);
+        cr_assert_eq(got, want, "game %d: the library says %d, the file %d", k, got, want);
+        nonzero += want != 0;
+        checked++;
+        game_free(&g);
+    }
+    cr_assert_eq(checked, 200);
+    cr_assert_gt(nonzero, 150);
 }

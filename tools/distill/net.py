@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""Trains the small network of the evaluation on positions labelled with their exact value,
-and writes it as engine/eval_net.c.
+"""Trains the network of the evaluation on positions labelled with their exact value, and
+writes it as engine/eval_net.c.
 
 Inputs: a goat on each of the 25 points, a tiger on each, goats in hand / 20, goats captured
-/ 5, goats to move. The hidden layer is K units seen through each of the board's 8 symmetries
-(8 K ReLU units whose board weights are one unit's, the points permuted): their sum into the
-output is the same for a position and its images, so the evaluation is symmetric exactly,
-after rounding too. Output: sigmoid(out) against the goats' result (1 win, 1/2 draw, 0 loss),
-squared error, minibatch Adam from weights drawn with --seed; --holdout of the positions
-(drawn with the seed) is kept out to report the error on positions not trained on.
+/ 5, goats to move. The first layer is K base units seen through each of the board's 8
+symmetries (8 K ReLU units whose board weights are one unit's, the points permuted); each base
+unit's 8 images are pooled (their mean), which is the same for a position and its images, so
+the evaluation is symmetric exactly, after rounding too. The K pooled values go to J ReLU
+units (--j, 0 for none), and the output is a weighted sum of the pooled values and the J units.
+sigmoid(output) is fitted to the goats' result (1 win, 1/2 draw, 0 loss) by squared error (or
+--loss ce, cross-entropy), minibatch Adam from weights drawn with --seed; --holdout of the
+positions (drawn with the seed) is kept out to report the error on positions not trained on.
 
     python3 tools/distill/net.py build/distill/train-*.tsv build/distill/children.tsv
 
@@ -23,10 +25,10 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAGIC = b"BCNN"
-VERSION = 1
+VERSION = 2
 SCALAR = 3            # goats in hand, captured, side
-W_SCALE = 64          # first layer weights and biases
-V_SCALE = 64          # output weights
+W_SCALE = 64          # int16 weights
+B_SCALE = 32768       # the second layer's biases and the output bias (int32)
 CP = 400              # centipawns for out = 1 (sigmoid(cp / 400))
 
 
@@ -72,57 +74,76 @@ def read(paths):
 
 
 class Net:
-    def __init__(self, k, rng):
+    def __init__(self, k, j, rng):
+        self.k, self.j = k, j
         self.p = [rng.normal(0, 0.1, (50, k)).astype(np.float32),  # board weights of the K base units
                   rng.normal(0, 0.1, (SCALAR, k)).astype(np.float32),
                   np.zeros(k, np.float32),                          # bias
-                  rng.normal(0, 0.1, k).astype(np.float32),         # output weight of each base unit
-                  np.zeros(1, np.float32)]
+                  rng.normal(0, 0.1, k).astype(np.float32),         # each pooled value to the output
+                  np.zeros(1, np.float32),                          # output bias
+                  rng.normal(0, 0.3 / np.sqrt(k), (k, j)).astype(np.float32),  # pooled values to the J units
+                  np.zeros(j, np.float32),
+                  rng.normal(0, 0.1, j).astype(np.float32)]         # the J units to the output
         self.perms = np.array([p + [25 + q for q in p] for p in symmetries()])
 
     def forward(self, xb, xs, p=None):
-        """The 8 K hidden units (as (8, B, K): symmetry, position, unit) and the output."""
-        B, S, c, V, d = p or self.p
-        zs = xs @ S + c
+        """The first layer's units (as (8, B, K): symmetry, position, unit), the pooled values,
+        the second layer's units, and the output."""
+        B, S, c, V, d, W2, b2, V2 = p or self.p
         x8 = xb[:, self.perms].transpose(1, 0, 2)                      # (8, B, 50)
-        h = np.maximum(x8 @ B + zs, 0)
-        return (x8, h), h.sum(0) @ V + d[0]
+        h = np.maximum(x8 @ B + (xs @ S + c), 0)
+        hs = h.sum(0) / 8
+        z = np.maximum(hs @ W2 + b2, 0)
+        return (x8, h, hs, z), hs @ V + z @ V2 + d[0]
 
-    def grads(self, xb, xs, y):
-        B, S, c, V, d = self.p
-        (x8, h), out = self.forward(xb, xs)
+    def grads(self, xb, xs, y, ce=False):
+        B, S, c, V, d, W2, b2, V2 = self.p
+        (x8, h, hs, z), out = self.forward(xb, xs)
         o = 1 / (1 + np.exp(-out))
-        g = (o - y) * o * (1 - o) * (2 / len(y))
-        gV = h.sum(0).T @ g
-        gz = g[None, :, None] * V[None, None, :] * (h > 0)             # (8, B, K)
-        gB = np.einsum("sbi,sbk->ik", x8, gz, optimize=True)
-        gzs = gz.sum(0)
-        return [gB, xs.T @ gzs, gzs.sum(0), gV, np.array([g.sum()], np.float32)]
+        g = ((o - y) if ce else (o - y) * o * (1 - o) * 2) / len(y)
+        gz = g[:, None] * V2[None, :] * (z > 0)
+        ghs = (g[:, None] * V[None, :] + gz @ W2.T) / 8
+        gh = ghs[None] * (h > 0)                                       # (8, B, K)
+        gB = np.einsum("sbi,sbk->ik", x8, gh, optimize=True)
+        gzs = gh.sum(0)
+        return [gB, xs.T @ gzs, gzs.sum(0), hs.T @ g, np.array([g.sum()], np.float32),
+                hs.T @ gz, gz.sum(0), z.T @ g]
 
 
 def error(net, xb, xs, y, p=None):
-    return float(np.mean((1 / (1 + np.exp(-net.forward(xb, xs, p)[1])) - y) ** 2))
+    e = 0.0
+    for i in range(0, len(y), 65536):
+        out = net.forward(xb[i:i + 65536], xs[i:i + 65536], p)[1]
+        e += float(np.sum((1 / (1 + np.exp(-out)) - y[i:i + 65536]) ** 2))
+    return e / max(len(y), 1)
 
 
 def quantised(net):
-    B, S, c, V, d = net.p
-    q = [np.clip(np.round(B * W_SCALE), -32768, 32767), np.clip(np.round(S * W_SCALE), -32768, 32767),
-         np.clip(np.round(c * W_SCALE), -32768, 32767), np.clip(np.round(V * V_SCALE), -32768, 32767),
-         np.clip(np.round(d * W_SCALE * V_SCALE), -2**31, 2**31 - 1)]
-    return [a.astype(np.int64) for a in q]
+    """The weights as the file holds them (int16 scaled by W_SCALE, biases of the second layer
+    and of the output int32 scaled by B_SCALE), in the parameters' order."""
+    scales = [W_SCALE, W_SCALE, W_SCALE, W_SCALE, B_SCALE, W_SCALE, B_SCALE, W_SCALE]
+    wide = [False, False, False, False, True, False, True, False]
+    out = []
+    for a, scale, big in zip(net.p, scales, wide):
+        lim = 2**31 - 1 if big else 32767
+        out.append(np.clip(np.round(a.astype(np.float64) * scale), -lim, lim).astype(np.int64))
+    return out
 
 
 def as_float(q):
-    return [q[0] / W_SCALE, q[1] / W_SCALE, q[2] / W_SCALE, q[3] / V_SCALE, q[4] / (W_SCALE * V_SCALE)]
+    scales = [W_SCALE, W_SCALE, W_SCALE, W_SCALE, B_SCALE, W_SCALE, B_SCALE, W_SCALE]
+    return [(a / s).astype(np.float32) for a, s in zip(q, scales)]
 
 
-def blob(q, k):
-    """The file: magic, version, K, then the weights as little-endian int16 (the board weights
-    point by point, 50 x K; the scalars' 3 x K; the biases K; the output weights K), the
-    output bias int32, and an FNV-1a checksum of all that precedes it."""
-    B, S, c, V, d = q
-    data = MAGIC + struct.pack("<HH", VERSION, k)
-    data += struct.pack(f"<{B.size + S.size + c.size + V.size}h", *B.ravel(), *S.ravel(), *c, *V)
+def blob(q, k, j):
+    """The file (engine/eval.h): magic, version, K, J, 0, then little-endian: the board
+    weights point by point (50 x K), the scalars' 3 x K, the biases K, the pooled values'
+    output weights K (int16); the second layer's K x J (int16), its biases J (int32), its
+    output weights J (int16); the output bias (int32); an FNV-1a checksum of all before it."""
+    B, S, c, V, d, W2, b2, V2 = q
+    data = MAGIC + struct.pack("<HHHH", VERSION, k, j, 0)
+    data += struct.pack(f"<{B.size + S.size + c.size + V.size + W2.size}h", *B.ravel(), *S.ravel(), *c, *V, *W2.ravel())
+    data += struct.pack(f"<{j}i", *b2) + struct.pack(f"<{j}h", *V2)
     data += struct.pack("<i", int(d[0]))
     h = 2166136261
     for b in data:
@@ -145,7 +166,9 @@ def write_c(path, data, made_by, note):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("data", nargs="+", help="sample.py's files")
-    ap.add_argument("--k", type=int, default=8, help="base units (the hidden layer has 8 K)")
+    ap.add_argument("--k", type=int, default=64, help="base units (the first layer has 8 K)")
+    ap.add_argument("--j", type=int, default=32, help="second-layer units (0: none)")
+    ap.add_argument("--loss", choices=("mse", "ce"), default="mse")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--holdout", type=float, default=0.1)
     ap.add_argument("--epochs", type=int, default=8)
@@ -157,7 +180,7 @@ def main(argv=None):
     xb, xs, y = read(a.data)
     rng = np.random.default_rng(a.seed)
     test = rng.random(len(y)) < a.holdout
-    net = Net(a.k, rng)
+    net = Net(a.k, a.j, rng)
     m = [np.zeros_like(p) for p in net.p]
     v = [np.zeros_like(p) for p in net.p]
     t = 0
@@ -169,22 +192,21 @@ def main(argv=None):
             b = order[i:i + a.batch]
             lr = a.lr * (1 - 0.9 * t / steps) if a.decay else a.lr
             t += 1
-            for p, g, mm, vv in zip(net.p, net.grads(xb[b], xs[b], y[b]), m, v):
+            for p, g, mm, vv in zip(net.p, net.grads(xb[b], xs[b], y[b], a.loss == "ce"), m, v):
                 mm *= 0.9
                 mm += 0.1 * g
                 vv *= 0.999
                 vv += 0.001 * g * g
                 p -= lr * (mm / (1 - 0.9 ** t)) / (np.sqrt(vv / (1 - 0.999 ** t)) + 1e-8)
-        print(f"epoch {epoch + 1}: error {error(net, xb[~test], xs[~test], y[~test]):.5f} trained, "
-              f"{error(net, xb[test], xs[test], y[test]):.5f} held out", flush=True)
+        print(f"epoch {epoch + 1}: error {error(net, xb[test], xs[test], y[test]):.5f} held out", flush=True)
     q = quantised(net)
     held = error(net, xb[test], xs[test], y[test], as_float(q))
     print(f"rounded: {held:.5f} held out")
     made_by = "python3 tools/distill/net.py " + " ".join(os.path.basename(p) for p in a.data) + \
-        f" --k {a.k} --seed {a.seed} --holdout {a.holdout} --epochs {a.epochs} --batch {a.batch} --lr {a.lr}" + \
+        f" --k {a.k} --j {a.j} --loss {a.loss} --seed {a.seed} --holdout {a.holdout} --epochs {a.epochs} --batch {a.batch} --lr {a.lr}" + \
         (" --decay" if a.decay else "")
     note = f"{len(y)} positions: error {held:.5f} on the {int(test.sum())} held out."
-    write_c(a.out, blob(q, a.k), made_by, note)
+    write_c(a.out, blob(q, a.k, a.j), made_by, note)
 
 
 if __name__ == "__main__":
