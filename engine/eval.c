@@ -204,56 +204,52 @@ static void net_refresh(const eval_net_t *n, eval_cache_t *c, const position_t *
     c->side = side;
 }
 
+/* Vectors of 32-bit lanes, and the multiply-add of pairs of 16-bit numbers into them. */
+#if defined(__AVX2__)
+typedef __m256i net_vec_t;
+#define NET_LANES 8
+#define NET_LOAD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define NET_STORE(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
+#define NET_SPLAT(x) _mm256_set1_epi32(x)
+#define NET_MADD(acc, a, b) _mm256_add_epi32((acc), _mm256_madd_epi16((a), (b)))
+#elif defined(__SSE2__)
+typedef __m128i net_vec_t;
+#define NET_LANES 4
+#define NET_LOAD(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define NET_STORE(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
+#define NET_SPLAT(x) _mm_set1_epi32(x)
+#define NET_MADD(acc, a, b) _mm_add_epi32((acc), _mm_madd_epi16((a), (b)))
+#elif defined(__wasm_simd128__)
+typedef v128_t net_vec_t;
+#define NET_LANES 4
+#define NET_LOAD(p) wasm_v128_load(p)
+#define NET_STORE(p, v) wasm_v128_store((p), (v))
+#define NET_SPLAT(x) wasm_i32x4_splat(x)
+#define NET_MADD(acc, a, b) wasm_i32x4_add((acc), wasm_i32x4_dot_i16x8((a), (b)))
+#endif
+
 static void net_layer2(const eval_net_t *n, const int16_t *pooled, int32_t *restrict z)
 {
-    int k = n->k, j = n->j, v = 0;
-#if defined(__AVX2__)
-    if (j % 8 == 0) {
-        __m256i acc[EVAL_NET_J_MAX / 8];
-        for (int b = 0; b < j / 8; b++)
-            acc[b] = _mm256_loadu_si256((const __m256i *)&n->b2[8 * b]);
+    int k = n->k, j = n->j;
+#ifdef NET_LANES
+    if (j % NET_LANES == 0) {
+        net_vec_t acc[EVAL_NET_J_MAX / NET_LANES];
+        for (int b = 0; b < j / NET_LANES; b++)
+            acc[b] = NET_LOAD(&n->b2[NET_LANES * b]);
         for (int u = 0; u < k; u += 2) {
-            __m256i pair = _mm256_set1_epi32((int32_t)((uint32_t)(uint16_t)pooled[u] | (uint32_t)(uint16_t)pooled[u + 1] << 16));
-            for (int b = 0; b < j / 8; b++)
-                acc[b] = _mm256_add_epi32(acc[b], _mm256_madd_epi16(pair, _mm256_loadu_si256((const __m256i *)n->w2[u / 2][8 * b])));
+            net_vec_t pair = NET_SPLAT((int32_t)((uint32_t)(uint16_t)pooled[u] | (uint32_t)(uint16_t)pooled[u + 1] << 16));
+            for (int b = 0; b < j / NET_LANES; b++)
+                acc[b] = NET_MADD(acc[b], pair, NET_LOAD(n->w2[u / 2][NET_LANES * b]));
         }
-        for (int b = 0; b < j / 8; b++)
-            _mm256_storeu_si256((__m256i *)&z[8 * b], acc[b]);
-        return;
-    }
-#elif defined(__SSE2__)
-    if (j % 4 == 0) {
-        __m128i acc[EVAL_NET_J_MAX / 4];
-        for (int b = 0; b < j / 4; b++)
-            acc[b] = _mm_loadu_si128((const __m128i *)&n->b2[4 * b]);
-        for (int u = 0; u < k; u += 2) {
-            __m128i pair = _mm_set1_epi32((int32_t)((uint32_t)(uint16_t)pooled[u] | (uint32_t)(uint16_t)pooled[u + 1] << 16));
-            for (int b = 0; b < j / 4; b++)
-                acc[b] = _mm_add_epi32(acc[b], _mm_madd_epi16(pair, _mm_loadu_si128((const __m128i *)n->w2[u / 2][4 * b])));
-        }
-        for (int b = 0; b < j / 4; b++)
-            _mm_storeu_si128((__m128i *)&z[4 * b], acc[b]);
-        return;
-    }
-#elif defined(__wasm_simd128__)
-    if (j % 4 == 0) {
-        v128_t acc[EVAL_NET_J_MAX / 4];
-        for (int b = 0; b < j / 4; b++)
-            acc[b] = wasm_v128_load(&n->b2[4 * b]);
-        for (int u = 0; u < k; u += 2) {
-            v128_t pair = wasm_i32x4_splat((int32_t)((uint32_t)(uint16_t)pooled[u] | (uint32_t)(uint16_t)pooled[u + 1] << 16));
-            for (int b = 0; b < j / 4; b++)
-                acc[b] = wasm_i32x4_add(acc[b], wasm_i32x4_dot_i16x8(pair, wasm_v128_load(n->w2[u / 2][4 * b])));
-        }
-        for (int b = 0; b < j / 4; b++)
-            wasm_v128_store(&z[4 * b], acc[b]);
+        for (int b = 0; b < j / NET_LANES; b++)
+            NET_STORE(&z[NET_LANES * b], acc[b]);
         return;
     }
 #endif
-    for (; v < j; v++)
+    for (int v = 0; v < j; v++)
         z[v] = n->b2[v];
     for (int u = 0; u < k; u += 2)
-        for (v = 0; v < j; v++)
+        for (int v = 0; v < j; v++)
             z[v] += pooled[u] * n->w2[u / 2][v][0] + pooled[u + 1] * n->w2[u / 2][v][1];
 }
 

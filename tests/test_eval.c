@@ -14,6 +14,19 @@ static uint32_t rng_next(uint32_t *s)
     return *s;
 }
 
+/* g: a game from the start under the draw rule, len random moves long (shorter if it ends). */
+static void random_game(game_t *g, uint32_t *seed, int len)
+{
+    position_t start;
+    position_set_start(&start);
+    cr_assert(game_init(g, &start, NULL, REP_DRAW));
+    for (int i = 0; i < len && game_result(g).reason == RESULT_NONE; i++) {
+        move_t list[MAX_MOVES];
+        int n = game_legal_moves(g, list);
+        cr_assert_eq(game_play(g, list[rng_next(seed) % (uint32_t)n], NULL, 0), BC_OK);
+    }
+}
+
 static bool same_weights(const eval_params_t *a, const eval_params_t *b)
 {
     return memcmp(a->mg, b->mg, sizeof a->mg) == 0 && memcmp(a->eg, b->eg, sizeof a->eg) == 0;
@@ -255,15 +268,7 @@ Test(eval, the_same_under_the_boards_eight_symmetries)
     int checked = 0;
     for (int k = 0; k < 300; k++) {
         game_t g;
-        position_t start;
-        position_set_start(&start);
-        cr_assert(game_init(&g, &start, NULL, REP_DRAW));
-        int len = (int)(rng_next(&seed) % 100);
-        for (int i = 0; i < len && game_result(&g).reason == RESULT_NONE; i++) {
-            move_t list[MAX_MOVES];
-            int n = game_legal_moves(&g, list);
-            cr_assert_eq(game_play(&g, list[rng_next(&seed) % (uint32_t)n], NULL, 0), BC_OK);
-        }
+        random_game(&g, &seed, (int)(rng_next(&seed) % 100));
         position_t p = *game_position(&g);
         eval_trace_t t0, t;
         int v0 = eval_trace(&tuned, &p, &t0), h0 = eval_position(&hand, &p), n0 = eval_position(&net, &p);
@@ -302,9 +307,7 @@ Test(eval, the_network_through_its_cache_is_the_network_from_scratch)
     int checked = 0, differ = 0;
     for (int k = 0; k < 200; k++) {
         game_t g;
-        position_t start;
-        position_set_start(&start);
-        cr_assert(game_init(&g, &start, NULL, REP_DRAW));
+        random_game(&g, &seed, 0);
         int last = 0;
         for (int i = 0; i < 150 && game_result(&g).reason == RESULT_NONE; i++) {
             const position_t *p = game_position(&g);
@@ -384,15 +387,7 @@ Test(eval, the_network_is_the_value_its_file_defines)
     int checked = 0, nonzero = 0;
     for (int k = 0; k < 200; k++) {
         game_t g;
-        position_t start;
-        position_set_start(&start);
-        cr_assert(game_init(&g, &start, NULL, REP_DRAW));
-        int len = (int)(rng_next(&seed) % 120);
-        for (int i = 0; i < len && game_result(&g).reason == RESULT_NONE; i++) {
-            move_t list[MAX_MOVES];
-            int n = game_legal_moves(&g, list);
-            cr_assert_eq(game_play(&g, list[rng_next(&seed) % (uint32_t)n], NULL, 0), BC_OK);
-        }
+        random_game(&g, &seed, (int)(rng_next(&seed) % 120));
         const position_t *p = game_position(&g);
         int want = reference_net(EVAL_NET_DATA, p), got = eval_net(&w.net, p);
         cr_assert_eq(got, want, "game %d: the library says %d, the file %d", k, got, want);
