@@ -1644,6 +1644,8 @@ Test(referee, check_holds_every_game_to_the_run_settings)
     scratch_free(&s);
 }
 
+/* Depth 3 against depth 1 until the SPRT decides; 200 plies at most a game, since under forbid
+ * two engines this shallow can shuffle for thousands (a sixth of the games, with the network). */
 Test(referee, sprt_stops_when_it_decides)
 {
     scratch_t s;
@@ -1655,7 +1657,7 @@ Test(referee, sprt_stops_when_it_decides)
     add(&a, "cmd=%s", engine_link(&s, "weak"));
     add_list(&a, "name=weak", "depth=1", "-each", "option.Hash=4", "-openings", "random=6", "-seed", "7",
              "-sprt", "elo0=0", "elo1=20", "alpha=0.05", "beta=0.05", "-rounds", "200", "-concurrency", "2",
-             "-progress", "0", "-json", path_in(&s, "summary.json"), NULL);
+             "-maxmoves", "200", "-progress", "0", "-json", path_in(&s, "summary.json"), NULL);
     run_t r = run_args(&a);
     args_free(&a);
     cr_assert(r.exit.exited && r.exit.code == 0, "%s", r.out);
