@@ -304,8 +304,9 @@ int eval_net_cached(const eval_net_t *n, eval_cache_t *c, const position_t *p)
  * (docs/performance.md). The terms evaluate when the network is refused. */
 int eval_position(const eval_params_t *w, const position_t *p)
 {
-    int v = w->use_net ? eval_net(&w->net, p) : evaluate(w, p, NULL);
-    return p->side == GOATS ? v : -v;
+    eval_cache_t c;
+    eval_cache_clear(&c);
+    return eval_position_cached(w, &c, p);
 }
 
 int eval_position_cached(const eval_params_t *w, eval_cache_t *c, const position_t *p)

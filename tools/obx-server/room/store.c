@@ -263,28 +263,29 @@ bool store_delete_challenge(store_t *s, const char *id, store_done_fn done, void
     return enqueue(s, w);
 }
 
+/* A write of op carrying a copy of game g; NULL when out of memory. */
+static write_t *new_game_write(int op, const store_game_t *g, store_done_fn done, void *ctx)
+{
+    write_t *w = new_write(op, done, ctx);
+    if (w && !store_game_copy(&w->u.game, g)) {
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
 bool store_put_game(store_t *s, const store_game_t *g, store_done_fn done, void *ctx)
 {
-    write_t *w = new_write(OP_GAME, done, ctx);
-    if (!w)
-        return false;
-    if (!store_game_copy(&w->u.game, g)) {
-        free(w);
-        return false;
-    }
-    return enqueue(s, w);
+    write_t *w = new_game_write(OP_GAME, g, done, ctx);
+    return w && enqueue(s, w);
 }
 
 bool store_start_game(store_t *s, const store_game_t *g, const char *challenge, bool *gone, store_done_fn done,
                       void *ctx)
 {
-    write_t *w = new_write(OP_START, done, ctx);
+    write_t *w = new_game_write(OP_START, g, done, ctx);
     if (!w)
         return false;
-    if (!store_game_copy(&w->u.game, g)) {
-        free(w);
-        return false;
-    }
     COPY_FIELD(w->claim, challenge);
     w->gone = gone;
     return enqueue(s, w);
