@@ -425,7 +425,7 @@ bool eval_params_load(eval_params_t *out, const uint8_t *data, size_t len, char 
 
 size_t eval_net_file_size(int k, int j)
 {
-    return EVAL_NET_HEADER + 2 * (size_t)k * (50 + 3 + 2) + 2 * (size_t)k * (size_t)j + 6 * (size_t)j + 4 + 4;
+    return EVAL_NET_HEADER + 2 * (size_t)k * (50 + EVAL_NET_SCALARS + 2) + 2 * (size_t)k * (size_t)j + 6 * (size_t)j + 4 + 4;
 }
 
 /* The 8 symmetries of the board as maps of (row, column), identity first: net.py's order. */
@@ -484,9 +484,9 @@ bool eval_net_load(eval_params_t *w, const uint8_t *data, size_t len, char *msg,
             for (int s = 0; s < 8; s++)
                 for (unsigned u = 0; u < k; u++)
                     n->board[piece][sym_point(s, i)][s * (int)k + (int)u] = (int16_t)get16(b + 2 * u);
-    /* hand / 20, captured / 5, goats to move, then the bias: a row for each count. */
-    int32_t scalar[3][EVAL_NET_K_MAX], bias[EVAL_NET_K_MAX];
-    for (int t = 0; t < 3; t++, b += 2 * k)
+    /* A row for each count of goats in hand and of goats captured, goats to move, the bias. */
+    int32_t scalar[EVAL_NET_SCALARS][EVAL_NET_K_MAX], bias[EVAL_NET_K_MAX];
+    for (int t = 0; t < EVAL_NET_SCALARS; t++, b += 2 * k)
         for (unsigned u = 0; u < k; u++)
             scalar[t][u] = (int16_t)get16(b + 2 * u);
     for (unsigned u = 0; u < k; u++)
@@ -503,26 +503,26 @@ bool eval_net_load(eval_params_t *w, const uint8_t *data, size_t len, char *msg,
     for (unsigned v = 0; v < j; v++, b += 2)
         n->out2[v] = (int16_t)get16(b);
     n->out_bias = (int32_t)get32(b);
-    /* A unit's input in 16 bits whatever the position: the bias, the largest of each count's
-     * rows, and each point's larger weight. Rounded to the nearest, as net.py's float does. */
+    /* A unit's input in 16 bits whatever the position: the largest of the hand's rows, of the
+     * captures' rows and of the two sides' (the bias in them), and each point's larger weight.
+     * (A position has at most BC_CAPTURES_TO_WIN goats captured: the rows past it are its.) */
     for (unsigned u = 0; u < k; u++) {
-        int32_t most = 0, row_most[3] = {0};
+        int32_t hand_most = 0, cap_most = 0;
         for (int c = 0; c <= BC_GOATS_TOTAL; c++) {
-            int32_t hv = (int32_t)((scalar[0][u] * c * 2 + (scalar[0][u] < 0 ? -20 : 20)) / 40);
-            int32_t cv = (int32_t)((scalar[1][u] * c * 2 + (scalar[1][u] < 0 ? -5 : 5)) / 10);
+            int32_t hv = scalar[c][u], cv = scalar[EVAL_NET_HANDS + (c < EVAL_NET_CAPS ? c : EVAL_NET_CAPS - 1)][u];
             for (int s = 0; s < 8; s++) {
                 n->hand[c][s * (int)k + (int)u] = (int16_t)hv;
                 n->captured[c][s * (int)k + (int)u] = (int16_t)cv;
             }
-            row_most[0] = hv < 0 ? (-hv > row_most[0] ? -hv : row_most[0]) : (hv > row_most[0] ? hv : row_most[0]);
-            row_most[1] = cv < 0 ? (-cv > row_most[1] ? -cv : row_most[1]) : (cv > row_most[1] ? cv : row_most[1]);
+            hand_most = abs(hv) > hand_most ? abs(hv) : hand_most;
+            cap_most = abs(cv) > cap_most ? abs(cv) : cap_most;
         }
+        int32_t goats = bias[u] + scalar[EVAL_NET_SCALARS - 1][u];
         for (int s = 0; s < 8; s++) {
             n->side[0][s * (int)k + (int)u] = (int16_t)bias[u];
-            n->side[1][s * (int)k + (int)u] = (int16_t)(bias[u] + scalar[2][u]);
+            n->side[1][s * (int)k + (int)u] = (int16_t)goats;
         }
-        row_most[2] = abs(bias[u]) > abs(bias[u] + scalar[2][u]) ? abs(bias[u]) : abs(bias[u] + scalar[2][u]);
-        most = row_most[0] + row_most[1] + row_most[2];
+        int32_t most = hand_most + cap_most + (abs(bias[u]) > abs(goats) ? abs(bias[u]) : abs(goats));
         for (int i = 0; i < SQUARE_NB; i++) {
             int g = abs(n->board[0][i][u]), t = abs(n->board[1][i][u]);
             most += g > t ? g : t;

@@ -61,7 +61,10 @@ enum {
     EVAL_NET_J_MAX = 64,
     EVAL_NET_HIDDEN_MAX = 8 * EVAL_NET_K_MAX,
     EVAL_NET_CP = 400,
-    EVAL_NET_KNEE = 500
+    EVAL_NET_KNEE = 500,
+    EVAL_NET_HANDS = BC_GOATS_TOTAL + 1,    /* an input for each count of goats in hand, 0 to 20 */
+    EVAL_NET_CAPS = BC_CAPTURES_TO_WIN + 1, /* and of goats captured, 0 to 5 */
+    EVAL_NET_SCALARS = EVAL_NET_HANDS + EVAL_NET_CAPS + 1 /* then goats to move */
 };
 
 /* A first-layer unit's input is 64 times its value, in 16 bits: the sum of board[piece][point]
@@ -102,14 +105,15 @@ typedef struct {
 
 /* The network as built into the library, in the network file format: "BCNN", version (u16),
  * K (u16), J (u16), 0 (u16), then int16 weights: the board's 50 x K (goat on each point, then
- * tiger on each, point by point, K each), the scalars' 3 x K, the biases K, the pooled values'
+ * tiger on each, point by point, K each), the scalars' 28 x K (goats in hand 0 to 20, goats
+ * captured 0 to 5: an input for each count; goats to move), the biases K, the pooled values'
  * output weights K, the second layer's K x J (pooled value by pooled value, J each), its
  * biases J as int32, its output weights J (int16); the output bias (int32); the FNV-1a hash of
  * every byte before it (u32); little-endian. Scales: 64 for int16 weights, 32768 for the
  * second layer's biases and the output bias. */
 extern const uint8_t EVAL_NET_DATA[];
 extern const size_t EVAL_NET_SIZE;
-enum { EVAL_NET_VERSION = 2, EVAL_NET_HEADER = 12 };
+enum { EVAL_NET_VERSION = 3, EVAL_NET_HEADER = 12 };
 
 /* The size of a network file with K base units and J second-layer units. */
 size_t eval_net_file_size(int k, int j);

@@ -188,13 +188,14 @@ Test(eval, a_damaged_network_is_refused_for_the_terms)
         check_net_refused(file, size, "checksum mismatch");
         file[at] ^= 0x10;
     }
-    /* The magic; version 2 and no units, their checksums right. */
+    /* The magic; version 2 (its scalars were goats in hand / 20 and captured / 5) and no
+     * units, their checksums right. */
     file[0] = 'X';
     check_net_refused(file, size, "not an evaluation network file");
     memcpy(file, EVAL_NET_DATA, size);
-    file[4] = 1;
+    file[4] = 2;
     fix_checksum(file, size);
-    check_net_refused(file, size, "network file version 1, this program reads version 2");
+    check_net_refused(file, size, "network file version 2, this program reads version 3");
     memcpy(file, EVAL_NET_DATA, size);
     file[6] = file[7] = 0;
     fix_checksum(file, size);
@@ -212,7 +213,7 @@ Test(eval, a_damaged_network_is_refused_for_the_terms)
      * the most an int16 holds. */
     int k = EVAL_NET_DATA[6] | EVAL_NET_DATA[7] << 8, j = EVAL_NET_DATA[8] | EVAL_NET_DATA[9] << 8;
     for (int u = 0; u < k; u++) {
-        size_t at = EVAL_NET_HEADER + 2 * (size_t)k * 55 + 2 * ((size_t)u * (size_t)j);
+        size_t at = EVAL_NET_HEADER + 2 * (size_t)k * (50 + EVAL_NET_SCALARS + 2) + 2 * ((size_t)u * (size_t)j);
         file[at] = 0xFF;
         file[at + 1] = 0x7F;
     }
@@ -339,14 +340,14 @@ static int32_t le32(const uint8_t *b) { return (int32_t)((uint32_t)b[0] | (uint3
 static int reference_net(const uint8_t *f, const position_t *p)
 {
     int k = le16(f + 6), j = le16(f + 8);
-    const uint8_t *board = f + 12, *scal = board + 2 * 50 * k, *bias = scal + 2 * 3 * k, *out = bias + 2 * k;
+    const uint8_t *board = f + 12, *scal = board + 2 * 50 * k, *bias = scal + 2 * EVAL_NET_SCALARS * k, *out = bias + 2 * k;
     const uint8_t *w2 = out + 2 * k, *b2 = w2 + 2 * k * j, *out2 = b2 + 4 * j, *out_bias = out2 + 2 * j;
     int64_t pooled[EVAL_NET_K_MAX];
     for (int u = 0; u < k; u++) {
-        int64_t s0 = le16(scal + 2 * u), s1 = le16(scal + 2 * (k + u)), s2 = le16(scal + 2 * (2 * k + u));
-        /* hand / 20 and captured / 5 rounded to the nearest, halves away from zero */
-        int64_t hand = (s0 * p->in_hand * 2 + (s0 < 0 ? -20 : 20)) / 40;
-        int64_t cap = (s1 * p->captured * 2 + (s1 < 0 ? -5 : 5)) / 10;
+        /* the row of the count of goats in hand, of goats captured, goats to move */
+        int64_t hand = le16(scal + 2 * (p->in_hand * k + u));
+        int64_t cap = le16(scal + 2 * ((EVAL_NET_HANDS + p->captured) * k + u));
+        int64_t s2 = le16(scal + 2 * ((EVAL_NET_SCALARS - 1) * k + u));
         int64_t sum = 0;
         for (int s = 0; s < 8; s++) {
             int64_t a = le16(bias + 2 * u) + hand + cap + (p->side == GOATS ? s2 : 0);

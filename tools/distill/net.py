@@ -2,10 +2,10 @@
 """Trains the network of the evaluation on positions labelled with their exact value, and
 writes it as engine/eval_net.c.
 
-Inputs: a goat on each of the 25 points, a tiger on each, goats in hand / 20, goats captured
-/ 5, goats to move. The first layer is K base units seen through each of the board's 8
-symmetries (8 K ReLU units whose board weights are one unit's, the points permuted); each base
-unit's 8 images are pooled (their mean), which is the same for a position and its images, so
+Inputs: a goat on each of the 25 points, a tiger on each, one for each count of goats in
+hand (0 to 20) and of goats captured (0 to 5), goats to move. The first layer is K base units
+seen through each of the board's 8 symmetries (8 K ReLU units whose board weights are one
+unit's, the points permuted); each base unit's 8 images are pooled (their mean), which is the same for a position and its images, so
 the evaluation is symmetric exactly, after rounding too. The K pooled values go to J ReLU
 units (--j, 0 for none), and the output is a weighted sum of the pooled values and the J units.
 sigmoid(output) is fitted to the goats' result (1 win, 1/2 draw, 0 loss) by squared error (or
@@ -25,8 +25,10 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAGIC = b"BCNN"
-VERSION = 2
-SCALAR = 3            # goats in hand, captured, side
+VERSION = 3
+HANDS = 21            # goats in hand: 0 to 20
+CAPS = 6              # goats captured: 0 to 5
+SCALAR = HANDS + CAPS + 1  # one input for each count of goats in hand and of goats captured, goats to move
 W_SCALE = 64          # int16 weights
 B_SCALE = 32768       # the second layer's biases and the output bias (int32)
 CP = 400              # centipawns for out = 1 (sigmoid(cp / 400))
@@ -48,7 +50,8 @@ def symmetries():
 
 def read(paths):
     """The positions as (board, scalars, result): board the 50 inputs (a goat on each point,
-    then a tiger), scalars goats in hand / 20, captured / 5, goats to move; result 1, 1/2, 0."""
+    then a tiger), scalars the count of goats in hand and of goats captured (one input each),
+    goats to move; result 1, 1/2, 0."""
     cells, hands, caps, sides, ys = [], [], [], [], []
     for path in paths:
         with open(path, encoding="utf-8") as f:
@@ -57,7 +60,8 @@ def read(paths):
                 try:
                     board, side, hand, cap = a[0].split()
                     s = board.replace("/", "")
-                    if len(s) != 25 or side not in ("g", "t") or hand[0] != "@" or cap[0] != "c":
+                    if len(s) != 25 or side not in ("g", "t") or hand[0] != "@" or cap[0] != "c" \
+                            or not 0 <= int(hand[1:]) < HANDS or not 0 <= int(cap[1:]) < CAPS:
                         raise ValueError
                     cells.append(s)
                     hands.append(int(hand[1:]))
@@ -68,8 +72,11 @@ def read(paths):
                     raise SystemExit(f"net.py: {path}: not a line of sample.py's: {line.strip()[:60]!r}")
     grid = np.frombuffer("".join(cells).encode("ascii"), np.uint8).reshape(-1, 25)
     board = np.concatenate([grid == ord("G"), grid == ord("T")], axis=1).astype(np.float32)
-    scalar = np.stack([np.array(hands, np.float32) / 20, np.array(caps, np.float32) / 5,
-                       np.array(sides, np.float32)], axis=1)
+    n = len(ys)
+    scalar = np.zeros((n, SCALAR), np.float32)
+    scalar[np.arange(n), np.array(hands)] = 1
+    scalar[np.arange(n), HANDS + np.array(caps)] = 1
+    scalar[:, HANDS + CAPS] = sides
     return board, scalar, (np.array(ys, np.float32) + 1) / 2
 
 
@@ -137,7 +144,7 @@ def as_float(q):
 
 def blob(q, k, j):
     """The file (engine/eval.h): magic, version, K, J, 0, then little-endian: the board
-    weights point by point (50 x K), the scalars' 3 x K, the biases K, the pooled values'
+    weights point by point (50 x K), the scalars' 28 x K, the biases K, the pooled values'
     output weights K (int16); the second layer's K x J (int16), its biases J (int32), its
     output weights J (int16); the output bias (int32); an FNV-1a checksum of all before it."""
     B, S, c, V, d, W2, b2, V2 = q
