@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import pytest
@@ -169,10 +170,13 @@ def test_pgn_games_keep_their_headers():
 
 # Ctrl-C: a child runs a long call, the test sends SIGINT, and the child reports how long the
 # KeyboardInterrupt took to come (from the signal sent to the exception caught).
+# Python's own SIGINT handler is put in place first: a process started in the background by a
+# shell without job control inherits SIGINT ignored, and Python then leaves it ignored.
 CHILD = textwrap.dedent('''\
-    import os, sys, time
+    import os, signal, sys, time
     from libbaghchal import Board, Engine
     from libbaghchal.engine import popen
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     what = sys.argv[1]
     if what == "exe":
         engine = popen(sys.argv[2], env=dict(os.environ, BAGHCHAL_TABLEBASE_PATH=""))
@@ -206,6 +210,9 @@ def test_ctrl_c_stops_a_long_call(what, tmp_path, request):
     delays = []
     for attempt in range(3):  # the machine may be busy: the best of three tries
         child = subprocess.Popen([sys.executable, str(script), what] + extra, stdout=subprocess.PIPE, text=True)
+        # A child the signal does not stop is killed after a minute (its lines then end early).
+        watchdog = threading.Timer(60, child.kill)
+        watchdog.start()
         try:
             assert child.stdout.readline().strip() == "ready"
             time.sleep(0.5)
@@ -218,6 +225,7 @@ def test_ctrl_c_stops_a_long_call(what, tmp_path, request):
             assert after[0] == "after" and after[2] == "5052"
             assert child.wait(30) == 0
         finally:
+            watchdog.cancel()
             if child.poll() is None:
                 child.kill()
                 child.wait()
