@@ -14,7 +14,9 @@ import argparse
 import os
 import sys
 
-from libbaghchal import Board
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from critical_bench import load  # noqa: E402
+from libbaghchal import Board  # noqa: E402
 
 
 def key(obx):
@@ -22,24 +24,23 @@ def key(obx):
 
 
 def held_out(path):
-    """The positions of a benchmark file and every position one move from them."""
+    """The positions of a benchmark file (read as critical_bench.py reads it) and every
+    position one move from them."""
+    try:
+        positions = load(path)
+    except ValueError:
+        sys.exit(f"holdout.py: {path}: not a line of critical.txt's (phase, side, OBX, value, moves)")
     keys = set()
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.startswith("#") or not line.strip():
-                continue
-            fields = line.rstrip("\n").split("\t")
-            if len(fields) < 3:
-                sys.exit(f"holdout.py: {path}: not a line of critical.txt's: {line.strip()[:60]!r}")
-            try:
-                board = Board(fields[2], repetition="draw")
-            except ValueError as e:
-                sys.exit(f"holdout.py: {path}: not a position: {fields[2]!r}: {e}")
+    for _, _, obx, _, _ in positions:
+        try:
+            board = Board(obx, repetition="draw")
+        except ValueError as e:
+            sys.exit(f"holdout.py: {path}: not a position: {obx!r}: {e}")
+        keys.add(key(board.obx()))
+        for move in list(board.legal_moves):
+            board.push(move)
             keys.add(key(board.obx()))
-            for move in list(board.legal_moves):
-                board.push(move)
-                keys.add(key(board.obx()))
-                board.pop()
+            board.pop()
     return keys
 
 
