@@ -25,7 +25,7 @@ typedef struct {
 _Static_assert(sizeof(tt_bucket_t) == 64, "a bucket fills one cache line");
 
 typedef struct {
-    tt_bucket_t *buckets; /* cache-line aligned inside `memory` */
+    tt_bucket_t *buckets; /* `memory`, cache-line aligned (2 MB from 2 MB) */
     void *memory;
     size_t count; /* a power of two */
     uint8_t generation;

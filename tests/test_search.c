@@ -559,6 +559,32 @@ Test(search, tt_store_and_probe_round_trip)
     tt_free(&tt);
 }
 
+/* Tables of 2 MB and more are laid on 2 MB boundaries (for huge pages) and written through
+ * when made and when cleared: every size keeps and forgets entries alike. */
+Test(search, tt_large_tables_are_aligned_and_cleared)
+{
+    tt_t tt;
+    tt_init(&tt);
+    static const size_t sizes[] = {1, 4, 8, 2, 4};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        cr_assert(tt_resize(&tt, sizes[s]), "a table of %zu MB was refused", sizes[s]);
+        cr_assert_eq(tt.count * sizeof(tt_bucket_t), sizes[s] << 20);
+        size_t align = sizes[s] >= 2 ? (size_t)2 << 20 : 64;
+        cr_assert_eq((uintptr_t)tt.buckets % align, 0, "a %zu MB table at %p", sizes[s], (void *)tt.buckets);
+        tt_hit_t h;
+        uint64_t key = 0x0123456789ABCDEFull + s;
+        cr_assert(!tt_probe(&tt, key - 1, &h), "a new %zu MB table holds the last table's entry", sizes[s]);
+        tt_new_search(&tt);
+        tt_store(&tt, key, move_make(MOVE_PLACE, 7, 7), 11, 22, 3, BOUND_EXACT);
+        tt_store(&tt, ~key, MOVE_NONE, -5, 0, 1, BOUND_UPPER);
+        cr_assert(tt_probe(&tt, key, &h) && h.score == 11 && h.depth == 3);
+        tt_clear(&tt);
+        cr_assert(!tt_probe(&tt, key, &h) && !tt_probe(&tt, ~key, &h), "found after clearing a %zu MB table", sizes[s]);
+        tt_store(&tt, key, MOVE_NONE, 1, 0, 1, BOUND_LOWER); /* left for the next size */
+    }
+    tt_free(&tt);
+}
+
 Test(search, tt_keeps_deep_entries_and_ages_them)
 {
     tt_t tt;
