@@ -136,6 +136,49 @@ static inline int evaluate(const eval_params_t *w, const position_t *p, eval_tra
 }
 
 /* The units' inputs from scratch. */
+/* Vectors of 32-bit lanes, and the multiply-add of pairs of 16-bit numbers into them; the
+ * same vectors as 16-bit lanes: wrapping sums (the accumulator) and saturating ones (pooling). */
+#if defined(__AVX2__)
+typedef __m256i net_vec_t;
+#define NET_LANES 8
+#define NET_LOAD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define NET_STORE(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
+#define NET_SPLAT(x) _mm256_set1_epi32(x)
+#define NET_MADD(acc, a, b) _mm256_add_epi32((acc), _mm256_madd_epi16((a), (b)))
+#define NET_ZERO() _mm256_setzero_si256()
+#define NET_ADD16(a, b) _mm256_add_epi16((a), (b))
+#define NET_SUB16(a, b) _mm256_sub_epi16((a), (b))
+#define NET_ADDS16(a, b) _mm256_adds_epi16((a), (b))
+#define NET_MAX16(a, b) _mm256_max_epi16((a), (b))
+#elif defined(__SSE2__)
+typedef __m128i net_vec_t;
+#define NET_LANES 4
+#define NET_LOAD(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define NET_STORE(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
+#define NET_SPLAT(x) _mm_set1_epi32(x)
+#define NET_MADD(acc, a, b) _mm_add_epi32((acc), _mm_madd_epi16((a), (b)))
+#define NET_ZERO() _mm_setzero_si128()
+#define NET_ADD16(a, b) _mm_add_epi16((a), (b))
+#define NET_SUB16(a, b) _mm_sub_epi16((a), (b))
+#define NET_ADDS16(a, b) _mm_adds_epi16((a), (b))
+#define NET_MAX16(a, b) _mm_max_epi16((a), (b))
+#elif defined(__wasm_simd128__)
+typedef v128_t net_vec_t;
+#define NET_LANES 4
+#define NET_LOAD(p) wasm_v128_load(p)
+#define NET_STORE(p, v) wasm_v128_store((p), (v))
+#define NET_SPLAT(x) wasm_i32x4_splat(x)
+#define NET_MADD(acc, a, b) wasm_i32x4_add((acc), wasm_i32x4_dot_i16x8((a), (b)))
+#define NET_ZERO() wasm_i32x4_splat(0)
+#define NET_ADD16(a, b) wasm_i16x8_add((a), (b))
+#define NET_SUB16(a, b) wasm_i16x8_sub((a), (b))
+#define NET_ADDS16(a, b) wasm_i16x8_add_sat((a), (b))
+#define NET_MAX16(a, b) wasm_i16x8_max((a), (b))
+#endif
+#ifdef NET_LANES
+#define NET_LANES16 (2 * NET_LANES)
+#endif
+
 static void net_fill(const eval_net_t *n, eval_cache_t *c, const position_t *p)
 {
     int h = n->hidden;
@@ -152,11 +195,45 @@ static void net_fill(const eval_net_t *n, eval_cache_t *c, const position_t *p)
         }
 }
 
-/* acc += add - sub, row by row (the load checked that no unit's input leaves 16 bits). */
-static inline void net_swap(int16_t *restrict acc, const int16_t *restrict add, const int16_t *restrict sub, int h)
+/* acc += the add rows - the sub rows, in one pass over acc (wrapping 16-bit sums: the load
+ * checked that no unit's input leaves 16 bits, so the result is exact). */
+static inline void net_apply(int16_t *restrict acc, const int16_t *const *add, int na, const int16_t *const *sub, int ns, int h)
 {
-    for (int i = 0; i < h; i++)
-        acc[i] = (int16_t)(acc[i] + add[i] - sub[i]);
+#ifdef NET_LANES
+    if (h % (4 * NET_LANES16) == 0) {
+        for (int i = 0; i < h; i += 4 * NET_LANES16) {
+            net_vec_t v0 = NET_LOAD(&acc[i]), v1 = NET_LOAD(&acc[i + NET_LANES16]),
+                      v2 = NET_LOAD(&acc[i + 2 * NET_LANES16]), v3 = NET_LOAD(&acc[i + 3 * NET_LANES16]);
+            for (int r = 0; r < na; r++) {
+                const int16_t *a = &add[r][i];
+                v0 = NET_ADD16(v0, NET_LOAD(a));
+                v1 = NET_ADD16(v1, NET_LOAD(a + NET_LANES16));
+                v2 = NET_ADD16(v2, NET_LOAD(a + 2 * NET_LANES16));
+                v3 = NET_ADD16(v3, NET_LOAD(a + 3 * NET_LANES16));
+            }
+            for (int r = 0; r < ns; r++) {
+                const int16_t *a = &sub[r][i];
+                v0 = NET_SUB16(v0, NET_LOAD(a));
+                v1 = NET_SUB16(v1, NET_LOAD(a + NET_LANES16));
+                v2 = NET_SUB16(v2, NET_LOAD(a + 2 * NET_LANES16));
+                v3 = NET_SUB16(v3, NET_LOAD(a + 3 * NET_LANES16));
+            }
+            NET_STORE(&acc[i], v0);
+            NET_STORE(&acc[i + NET_LANES16], v1);
+            NET_STORE(&acc[i + 2 * NET_LANES16], v2);
+            NET_STORE(&acc[i + 3 * NET_LANES16], v3);
+        }
+        return;
+    }
+#endif
+    for (int i = 0; i < h; i++) {
+        unsigned v = (uint16_t)acc[i];
+        for (int r = 0; r < na; r++)
+            v += (uint16_t)add[r][i];
+        for (int r = 0; r < ns; r++)
+            v -= (uint16_t)sub[r][i];
+        acc[i] = (int16_t)(uint16_t)v;
+    }
 }
 
 /* The units' inputs of p in c: from those of c's last position when fewer inputs differ than
@@ -192,9 +269,7 @@ static void net_refresh(const eval_net_t *n, eval_cache_t *c, const position_t *
             add[na++] = n->side[side];
             sub[ns++] = n->side[c->side];
         }
-        static const int16_t zero[EVAL_NET_HIDDEN_MAX];
-        for (int i = 0; i < na || i < ns; i++)
-            net_swap(c->acc, i < na ? add[i] : zero, i < ns ? sub[i] : zero, h);
+        net_apply(c->acc, add, na, sub, ns, h);
     }
     c->valid = true;
     c->goats = p->goats;
@@ -204,28 +279,23 @@ static void net_refresh(const eval_net_t *n, eval_cache_t *c, const position_t *
     c->side = side;
 }
 
-/* Vectors of 32-bit lanes, and the multiply-add of pairs of 16-bit numbers into them. */
-#if defined(__AVX2__)
-typedef __m256i net_vec_t;
-#define NET_LANES 8
-#define NET_LOAD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
-#define NET_STORE(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
-#define NET_SPLAT(x) _mm256_set1_epi32(x)
-#define NET_MADD(acc, a, b) _mm256_add_epi32((acc), _mm256_madd_epi16((a), (b)))
-#elif defined(__SSE2__)
-typedef __m128i net_vec_t;
-#define NET_LANES 4
-#define NET_LOAD(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
-#define NET_STORE(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
-#define NET_SPLAT(x) _mm_set1_epi32(x)
-#define NET_MADD(acc, a, b) _mm_add_epi32((acc), _mm_madd_epi16((a), (b)))
-#elif defined(__wasm_simd128__)
-typedef v128_t net_vec_t;
-#define NET_LANES 4
-#define NET_LOAD(p) wasm_v128_load(p)
-#define NET_STORE(p, v) wasm_v128_store((p), (v))
-#define NET_SPLAT(x) wasm_i32x4_splat(x)
-#define NET_MADD(acc, a, b) wasm_i32x4_add((acc), wasm_i32x4_dot_i16x8((a), (b)))
+/* The second layer's sums: nb vectors of J units, kept in registers when nb is a constant. */
+#ifdef NET_LANES
+static inline void net_layer2_blocks(const eval_net_t *n, const int16_t *pooled, int32_t *restrict z, const int nb)
+{
+    net_vec_t acc[EVAL_NET_J_MAX / NET_LANES];
+    for (int b = 0; b < nb; b++)
+        acc[b] = NET_LOAD(&n->b2[NET_LANES * b]);
+    for (int u = 0; u < n->k; u += 2) {
+        uint32_t two;
+        memcpy(&two, &pooled[u], sizeof two); /* pooled[u] in the low half, as madd pairs them */
+        net_vec_t pair = NET_SPLAT((int32_t)two);
+        for (int b = 0; b < nb; b++)
+            acc[b] = NET_MADD(acc[b], pair, NET_LOAD(n->w2[u / 2][NET_LANES * b]));
+    }
+    for (int b = 0; b < nb; b++)
+        NET_STORE(&z[NET_LANES * b], acc[b]);
+}
 #endif
 
 static void net_layer2(const eval_net_t *n, const int16_t *pooled, int32_t *restrict z)
@@ -233,16 +303,10 @@ static void net_layer2(const eval_net_t *n, const int16_t *pooled, int32_t *rest
     int k = n->k, j = n->j;
 #ifdef NET_LANES
     if (j % NET_LANES == 0) {
-        net_vec_t acc[EVAL_NET_J_MAX / NET_LANES];
-        for (int b = 0; b < j / NET_LANES; b++)
-            acc[b] = NET_LOAD(&n->b2[NET_LANES * b]);
-        for (int u = 0; u < k; u += 2) {
-            net_vec_t pair = NET_SPLAT((int32_t)((uint32_t)(uint16_t)pooled[u] | (uint32_t)(uint16_t)pooled[u + 1] << 16));
-            for (int b = 0; b < j / NET_LANES; b++)
-                acc[b] = NET_MADD(acc[b], pair, NET_LOAD(n->w2[u / 2][NET_LANES * b]));
-        }
-        for (int b = 0; b < j / NET_LANES; b++)
-            NET_STORE(&z[NET_LANES * b], acc[b]);
+        if (j == 32)
+            net_layer2_blocks(n, pooled, z, 32 / NET_LANES);
+        else
+            net_layer2_blocks(n, pooled, z, j / NET_LANES);
         return;
     }
 #endif
@@ -253,20 +317,39 @@ static void net_layer2(const eval_net_t *n, const int16_t *pooled, int32_t *rest
             z[v] += pooled[u] * n->w2[u / 2][v][0] + pooled[u + 1] * n->w2[u / 2][v][1];
 }
 
+/* Each base unit's 8 images, through the ReLU, summed and capped at 32767: saturating 16-bit
+ * sums of terms that are never negative give exactly the capped sum. */
+static void net_pool(const int16_t *restrict acc, int k, int16_t *restrict pooled)
+{
+#ifdef NET_LANES
+    if (k % NET_LANES16 == 0) {
+        net_vec_t zero = NET_ZERO();
+        for (int u = 0; u < k; u += NET_LANES16) {
+            net_vec_t sum = NET_MAX16(NET_LOAD(&acc[u]), zero);
+            for (int s = 1; s < 8; s++)
+                sum = NET_ADDS16(sum, NET_MAX16(NET_LOAD(&acc[s * k + u]), zero));
+            NET_STORE(&pooled[u], sum);
+        }
+        return;
+    }
+#endif
+    for (int u = 0; u < k; u++) {
+        int32_t sum = 0;
+        for (int s = 0; s < 8; s++)
+            sum += acc[s * k + u] > 0 ? acc[s * k + u] : 0;
+        pooled[u] = (int16_t)(sum < 32767 ? sum : 32767);
+    }
+}
+
 /* The output from the units' inputs, in centi-goats. */
 static int net_output(const eval_net_t *n, const int16_t *restrict acc)
 {
     int k = n->k, j = n->j;
-    int32_t sum[EVAL_NET_K_MAX] = {0};
-    for (int s = 0; s < 8; s++)
-        for (int u = 0; u < k; u++)
-            sum[u] += acc[s * k + u] > 0 ? acc[s * k + u] : 0;
     int16_t pooled[EVAL_NET_K_MAX + 1];
+    net_pool(acc, k, pooled);
     int64_t lin = 0;
-    for (int u = 0; u < k; u++) {
-        pooled[u] = (int16_t)(sum[u] < 32767 ? sum[u] : 32767);
-        lin += (int64_t)pooled[u] * n->out[u];
-    }
+    for (int u = 0; u < k; u++)
+        lin += pooled[u] * n->out[u]; /* each product fits 32 bits */
     pooled[k] = 0; /* an odd K's last pair */
     /* The second layer, pooled values two by two (the pairs' weights side by side): the
      * multiply-add of pairs of 16-bit numbers into 32 bits that x86 (pmaddwd) and WebAssembly

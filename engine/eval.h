@@ -77,7 +77,7 @@ typedef struct {
     int16_t hand[BC_GOATS_TOTAL + 1][EVAL_NET_HIDDEN_MAX];
     int16_t captured[BC_GOATS_TOTAL + 1][EVAL_NET_HIDDEN_MAX];
     int16_t side[2][EVAL_NET_HIDDEN_MAX];             /* [tigers, goats] to move, with the bias */
-    int32_t out[EVAL_NET_K_MAX];                      /* pooled value k to the output */
+    int16_t out[EVAL_NET_K_MAX];                      /* pooled value k to the output */
     int16_t w2[EVAL_NET_K_MAX / 2][EVAL_NET_J_MAX][2];
     int32_t b2[EVAL_NET_J_MAX];
     int32_t out2[EVAL_NET_J_MAX];                     /* second-layer unit j to the output */
