@@ -281,12 +281,12 @@ static void net_refresh(const eval_net_t *n, eval_cache_t *c, const position_t *
 
 /* The second layer's sums: nb vectors of J units, kept in registers when nb is a constant. */
 #ifdef NET_LANES
-static inline void net_layer2_blocks(const eval_net_t *n, const int16_t *pooled, int32_t *restrict z, const int nb)
+static inline void net_layer2_blocks(const eval_net_head_t *n, int k, const int16_t *pooled, int32_t *restrict z, const int nb)
 {
     net_vec_t acc[EVAL_NET_J_MAX / NET_LANES];
     for (int b = 0; b < nb; b++)
         acc[b] = NET_LOAD(&n->b2[NET_LANES * b]);
-    for (int u = 0; u < n->k; u += 2) {
+    for (int u = 0; u < k; u += 2) {
         uint32_t two;
         memcpy(&two, &pooled[u], sizeof two); /* pooled[u] in the low half, as madd pairs them */
         net_vec_t pair = NET_SPLAT((int32_t)two);
@@ -298,15 +298,14 @@ static inline void net_layer2_blocks(const eval_net_t *n, const int16_t *pooled,
 }
 #endif
 
-static void net_layer2(const eval_net_t *n, const int16_t *pooled, int32_t *restrict z)
+static void net_layer2(const eval_net_head_t *n, int k, int j, const int16_t *pooled, int32_t *restrict z)
 {
-    int k = n->k, j = n->j;
 #ifdef NET_LANES
     if (j % NET_LANES == 0) {
         if (j == 32)
-            net_layer2_blocks(n, pooled, z, 32 / NET_LANES);
+            net_layer2_blocks(n, k, pooled, z, 32 / NET_LANES);
         else
-            net_layer2_blocks(n, pooled, z, j / NET_LANES);
+            net_layer2_blocks(n, k, pooled, z, j / NET_LANES);
         return;
     }
 #endif
@@ -341,10 +340,12 @@ static void net_pool(const int16_t *restrict acc, int k, int16_t *restrict poole
     }
 }
 
-/* The output from the units' inputs, in centi-goats. */
-static int net_output(const eval_net_t *n, const int16_t *restrict acc)
+/* The output from the units' inputs, in centi-goats, through the layers of the bucket of a
+ * position with in_hand goats in hand. */
+static int net_output(const eval_net_t *net, const int16_t *restrict acc, int in_hand)
 {
-    int k = n->k, j = n->j;
+    int k = net->k, j = net->j;
+    const eval_net_head_t *n = &net->head[eval_net_bucket(net, in_hand)];
     int16_t pooled[EVAL_NET_K_MAX + 1];
     net_pool(acc, k, pooled);
     int64_t lin = 0;
@@ -355,7 +356,7 @@ static int net_output(const eval_net_t *n, const int16_t *restrict acc)
      * multiply-add of pairs of 16-bit numbers into 32 bits that x86 (pmaddwd) and WebAssembly
      * (i32x4.dot_i16x8_s) do 8 or 4 at a time; a sum is exact, so the same on every path. */
     int32_t z[EVAL_NET_J_MAX];
-    net_layer2(n, pooled, z);
+    net_layer2(n, k, j, pooled, z);
     /* Scaled by 2^21: pooled values 512, second-layer sums 32768, int16 weights 64. */
     int64_t out = 64 * (lin + n->out_bias);
     for (int v = 0; v < j; v++)
@@ -373,13 +374,13 @@ int eval_net(const eval_net_t *n, const position_t *p)
 {
     eval_cache_t c;
     net_fill(n, &c, p);
-    return net_output(n, c.acc);
+    return net_output(n, c.acc, p->in_hand);
 }
 
 int eval_net_cached(const eval_net_t *n, eval_cache_t *c, const position_t *p)
 {
     net_refresh(n, c, p);
-    return net_output(n, c->acc);
+    return net_output(n, c->acc, p->in_hand);
 }
 
 /* With the network, its value alone: trained on the solution's values, it keeps more critical
@@ -506,9 +507,10 @@ bool eval_params_load(eval_params_t *out, const uint8_t *data, size_t len, char 
 
 /* ---- the network file ------------------------------------------------------------ */
 
-size_t eval_net_file_size(int k, int j)
+size_t eval_net_file_size(int k, int j, int nb)
 {
-    return EVAL_NET_HEADER + 2 * (size_t)k * (50 + EVAL_NET_SCALARS + 2) + 2 * (size_t)k * (size_t)j + 6 * (size_t)j + 4 + 4;
+    size_t head = 2 * (size_t)k + 2 * (size_t)k * (size_t)j + 6 * (size_t)j + 4;
+    return EVAL_NET_HEADER + 2 * (size_t)k * (50 + EVAL_NET_SCALARS + 1) + (size_t)nb * head + 4;
 }
 
 /* The 8 symmetries of the board as maps of (row, column), identity first: net.py's order. */
@@ -536,17 +538,17 @@ bool eval_net_load(eval_params_t *w, const uint8_t *data, size_t len, char *msg,
             snprintf(msg, msglen, "not an evaluation network file (%zu bytes)", len);
         return false;
     }
-    unsigned version = get16(data + 4), k = get16(data + 6), j = get16(data + 8);
+    unsigned version = get16(data + 4), k = get16(data + 6), j = get16(data + 8), nb = get16(data + 10);
     if (version != EVAL_NET_VERSION) {
         if (msglen)
             snprintf(msg, msglen, "network file version %u, this program reads version %d", version, EVAL_NET_VERSION);
         return false;
     }
-    bool shape = k >= 1 && k <= EVAL_NET_K_MAX && j <= EVAL_NET_J_MAX && get16(data + 10) == 0;
-    if (!shape || len != eval_net_file_size((int)k, (int)j)) {
+    bool shape = k >= 1 && k <= EVAL_NET_K_MAX && j <= EVAL_NET_J_MAX && (nb == 1 || nb == EVAL_NET_BUCKETS_MAX);
+    if (!shape || len != eval_net_file_size((int)k, (int)j, (int)nb)) {
         if (msglen)
-            snprintf(msg, msglen, "network file of %zu bytes for %u x %u units, expected %zu", len, k, j,
-                     shape ? eval_net_file_size((int)k, (int)j) : 0);
+            snprintf(msg, msglen, "network file of %zu bytes for %u x %u units in %u buckets, expected %zu", len, k, j,
+                     nb, shape ? eval_net_file_size((int)k, (int)j, (int)nb) : 0);
         return false;
     }
     if (get32(data + len - 4) != eval_fnv1a(data, len - 4, FNV_START)) {
@@ -559,6 +561,7 @@ bool eval_net_load(eval_params_t *w, const uint8_t *data, size_t len, char *msg,
     n->k = (int)k;
     n->j = (int)j;
     n->hidden = 8 * (int)k;
+    n->buckets = (int)nb;
     const uint8_t *b = data + EVAL_NET_HEADER;
     /* Unit s K + u is base unit u seen through symmetry s: the input on point perm_s(i)
      * meets the base weight of point i (net.py: xb[:, perm] @ B). */
@@ -575,17 +578,21 @@ bool eval_net_load(eval_params_t *w, const uint8_t *data, size_t len, char *msg,
     for (unsigned u = 0; u < k; u++)
         bias[u] = (int16_t)get16(b + 2 * u);
     b += 2 * k;
-    for (unsigned u = 0; u < k; u++)
-        n->out[u] = (int16_t)get16(b + 2 * u);
-    b += 2 * k;
-    for (unsigned u = 0; u < k; u++, b += 2 * j)
-        for (unsigned v = 0; v < j; v++)
-            n->w2[u / 2][v][u % 2] = (int16_t)get16(b + 2 * v);
-    for (unsigned v = 0; v < j; v++, b += 4)
-        n->b2[v] = (int32_t)get32(b);
-    for (unsigned v = 0; v < j; v++, b += 2)
-        n->out2[v] = (int16_t)get16(b);
-    n->out_bias = (int32_t)get32(b);
+    for (unsigned q = 0; q < nb; q++) {
+        eval_net_head_t *hd = &n->head[q];
+        for (unsigned u = 0; u < k; u++)
+            hd->out[u] = (int16_t)get16(b + 2 * u);
+        b += 2 * k;
+        for (unsigned u = 0; u < k; u++, b += 2 * j)
+            for (unsigned v = 0; v < j; v++)
+                hd->w2[u / 2][v][u % 2] = (int16_t)get16(b + 2 * v);
+        for (unsigned v = 0; v < j; v++, b += 4)
+            hd->b2[v] = (int32_t)get32(b);
+        for (unsigned v = 0; v < j; v++, b += 2)
+            hd->out2[v] = (int16_t)get16(b);
+        hd->out_bias = (int32_t)get32(b);
+        b += 4;
+    }
     /* A unit's input in 16 bits whatever the position: the largest of the hand's rows, of the
      * captures' rows and of the two sides' (the bias in them), and each point's larger weight.
      * (A position has at most BC_CAPTURES_TO_WIN goats captured: the rows past it are its.) */
@@ -617,16 +624,18 @@ bool eval_net_load(eval_params_t *w, const uint8_t *data, size_t len, char *msg,
         }
     }
     /* A second-layer sum meets pooled values of at most 32767: it must stay within 32 bits. */
-    for (unsigned v = 0; v < j; v++) {
-        int64_t most = n->b2[v] < 0 ? -(int64_t)n->b2[v] : n->b2[v];
-        for (unsigned u = 0; u < k; u++)
-            most += 32767 * (int64_t)abs(n->w2[u / 2][v][u % 2]);
-        if (most > INT32_MAX) {
-            if (msglen)
-                snprintf(msg, msglen, "network weights out of range: second-layer unit %u could overflow", v);
-            return false;
+    for (unsigned q = 0; q < nb; q++)
+        for (unsigned v = 0; v < j; v++) {
+            const eval_net_head_t *hd = &n->head[q];
+            int64_t most = hd->b2[v] < 0 ? -(int64_t)hd->b2[v] : hd->b2[v];
+            for (unsigned u = 0; u < k; u++)
+                most += 32767 * (int64_t)abs(hd->w2[u / 2][v][u % 2]);
+            if (most > INT32_MAX) {
+                if (msglen)
+                    snprintf(msg, msglen, "network weights out of range: second-layer unit %u of bucket %u could overflow", v, q);
+                return false;
+            }
         }
-    }
     w->use_net = true;
     return true;
 }

@@ -54,11 +54,14 @@ extern const eval_weight_t EVAL_WEIGHTS[EV_TERM_NB];
  * point, goats in hand, captured and the side to move into 8 K ReLU units (K base units seen
  * through each of the board's 8 symmetries); each base unit's 8 images summed (pooled), so
  * that a position and its images evaluate alike, exactly; the K pooled values into J ReLU
- * units (J may be 0); the output from the pooled values and the J units. Integer weights,
- * expanded per point and unit at load. */
+ * units (J may be 0); the output from the pooled values and the J units. The second layer and
+ * the output may be one for every position or one for each phase (their bucket, by goats in
+ * hand: none, 1-7, 8-14, 15-20), as Stockfish's layer stacks are. Integer weights, expanded
+ * per point and unit at load. */
 enum {
     EVAL_NET_K_MAX = 64,
     EVAL_NET_J_MAX = 64,
+    EVAL_NET_BUCKETS_MAX = 4, /* 1 or 4 */
     EVAL_NET_HIDDEN_MAX = 8 * EVAL_NET_K_MAX,
     EVAL_NET_CP = 400,
     EVAL_NET_KNEE = 500,
@@ -70,19 +73,28 @@ enum {
 /* A first-layer unit's input is 64 times its value, in 16 bits: the sum of board[piece][point]
  * over the pieces, hand[goats in hand], captured[goats captured], side[goats to move] (the bias
  * in it). A pooled value is the sum of its 8 units (512 times their mean), at most 32767; the
- * second layer's weights are scaled by 64 (w2 holds pooled values two by two: w2[u / 2][j][u % 2]). */
+ * second layer's weights are scaled by 64 (w2 holds pooled values two by two: w2[u / 2][j][u % 2]).
+ * The layers after the pooling are the position's bucket's (net_bucket). */
 typedef struct {
-    int k, j, hidden;                                 /* hidden = 8 K */
-    int16_t board[2][SQUARE_NB][EVAL_NET_HIDDEN_MAX]; /* [goat, tiger][point][unit] */
-    int16_t hand[BC_GOATS_TOTAL + 1][EVAL_NET_HIDDEN_MAX];
-    int16_t captured[BC_GOATS_TOTAL + 1][EVAL_NET_HIDDEN_MAX];
-    int16_t side[2][EVAL_NET_HIDDEN_MAX];             /* [tigers, goats] to move, with the bias */
     int16_t out[EVAL_NET_K_MAX];                      /* pooled value k to the output */
     int16_t w2[EVAL_NET_K_MAX / 2][EVAL_NET_J_MAX][2];
     int32_t b2[EVAL_NET_J_MAX];
     int32_t out2[EVAL_NET_J_MAX];                     /* second-layer unit j to the output */
     int32_t out_bias;
+} eval_net_head_t;
+
+typedef struct {
+    int k, j, hidden, buckets;                        /* hidden = 8 K; buckets 1 or 4 */
+    int16_t board[2][SQUARE_NB][EVAL_NET_HIDDEN_MAX]; /* [goat, tiger][point][unit] */
+    int16_t hand[BC_GOATS_TOTAL + 1][EVAL_NET_HIDDEN_MAX];
+    int16_t captured[BC_GOATS_TOTAL + 1][EVAL_NET_HIDDEN_MAX];
+    int16_t side[2][EVAL_NET_HIDDEN_MAX];             /* [tigers, goats] to move, with the bias */
+    eval_net_head_t head[EVAL_NET_BUCKETS_MAX];
 } eval_net_t;
+
+/* The bucket of a position with in_hand goats in hand: 0 with one bucket, else 0 for none in
+ * hand, 1 for 1-7, 2 for 8-14, 3 for 15-20 (net.py's bucket_of). */
+static inline int eval_net_bucket(const eval_net_t *n, int in_hand) { return n->buckets == 1 ? 0 : (in_hand + 6) / 7; }
 
 /* What a thread keeps between two evaluations: the units' inputs for the last position it
  * evaluated, brought to the next one by the pieces and counts that differ (a move changes at
@@ -104,20 +116,20 @@ typedef struct {
 } eval_params_t;
 
 /* The network as built into the library, in the network file format: "BCNN", version (u16),
- * K (u16), J (u16), 0 (u16), then int16 weights: the board's 50 x K (goat on each point, then
- * tiger on each, point by point, K each), the scalars' 28 x K (goats in hand 0 to 20, goats
- * captured 0 to 5: an input for each count; goats to move), the biases K, the pooled values'
- * output weights K, the second layer's K x J (pooled value by pooled value, J each), its
- * biases J as int32, its output weights J (int16); the output bias (int32); the FNV-1a hash of
- * every byte before it (u32); little-endian. Scales: 64 for int16 weights, 32768 for the
+ * K (u16), J (u16), buckets (u16: 1 or 4), then int16 weights: the board's 50 x K (goat on
+ * each point, then tiger on each, point by point, K each), the scalars' 28 x K (goats in hand
+ * 0 to 20, goats captured 0 to 5: an input for each count; goats to move), the biases K; then
+ * for each bucket: the pooled values' output weights K, the second layer's K x J (pooled value
+ * by pooled value, J each), its biases J as int32, its output weights J (int16), the output
+ * bias (int32); the FNV-1a hash of every byte before it (u32); little-endian. Scales: 64 for int16 weights, 32768 for the
  * second layer's biases and the output bias. */
 extern const uint8_t EVAL_NET_DATA[];
 extern const size_t EVAL_NET_SIZE;
-enum { EVAL_NET_VERSION = 3, EVAL_NET_HEADER = 12 };
+enum { EVAL_NET_VERSION = 4, EVAL_NET_HEADER = 12 };
 
-/* The size of a network file with K base units and J second-layer units. */
-size_t eval_net_file_size(int k, int j);
-/* Reads a network file into w->net and sets w->use_net: checks its magic, version, K, J, size,
+/* The size of a network file with K base units, J second-layer units and nb buckets. */
+size_t eval_net_file_size(int k, int j, int nb);
+/* Reads a network file into w->net and sets w->use_net: checks its magic, version, K, J, buckets, size,
  * checksum and that no sum of either layer can overflow. On failure leaves w->use_net
  * false, writes a one-line reason to msg (when msglen > 0) and returns false. */
 bool eval_net_load(eval_params_t *w, const uint8_t *data, size_t len, char *msg, size_t msglen);

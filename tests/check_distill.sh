@@ -25,15 +25,25 @@ if train "$tmp/bad.tsv" --out "$tmp/c.c" 2> "$tmp/err"; then echo "a bad line wa
 grep -q "not a line of sample.py's" "$tmp/err" || { echo "reason: $(cat "$tmp/err")"; exit 1; }
 [ ! -e "$tmp/c.c" ] || { echo "a refused run wrote its output"; exit 1; }
 # The network's training (tools/distill/net.py): the same bytes from the same seed, "BCNN",
-# version 3, K, J, the size the library expects for them (eval_net_file_size), a bad line refused.
+# version 4, K, J, the buckets, the size the library expects for them (eval_net_file_size), a
+# bad line refused.
 net() { "$py" "$src/tools/distill/net.py" --k 2 --j 3 --epochs 1 --seed 3 "$@"; }
 net "$src/tests/data/distill-smoke.tsv" --out "$tmp/n1.c" > "$tmp/nlog"
 net "$src/tests/data/distill-smoke.tsv" --out "$tmp/n2.c" > /dev/null
 cmp "$tmp/n1.c" "$tmp/n2.c" || { echo "two network runs with one seed differ"; exit 1; }
 grep -q '^epoch 1: error' "$tmp/nlog" || { echo "no epoch reported:"; head -2 "$tmp/nlog"; exit 1; }
-grep -qF '0x42, 0x43, 0x4E, 0x4E, 0x03, 0x00, 0x02, 0x00, 0x03, 0x00, 0x00, 0x00,' "$tmp/n1.c" || { echo "no network header"; head -8 "$tmp/n1.c"; exit 1; }
+grep -qF '0x42, 0x43, 0x4E, 0x4E, 0x04, 0x00, 0x02, 0x00, 0x03, 0x00, 0x01, 0x00,' "$tmp/n1.c" || { echo "no network header"; head -8 "$tmp/n1.c"; exit 1; }
 bytes=$(sed -n '/EVAL_NET_DATA\[\] = {/,/^};/p' "$tmp/n1.c" | grep -o '0x[0-9A-F][0-9A-F],' | wc -l)
-[ "$bytes" -eq $((12 + 2 * 2 * (50 + 28 + 2) + 2 * 2 * 3 + 6 * 3 + 8)) ] || { echo "$bytes bytes in a network of 2 x 3 units"; exit 1; }
+# the header, the first layer (50 board inputs, 28 scalars, the biases), each bucket's layers
+# (output weights, the second layer, its biases and output weights, the output bias), the checksum
+head=$((2 * 2 + 2 * 2 * 3 + 6 * 3 + 4))
+[ "$bytes" -eq $((12 + 2 * 2 * (50 + 28 + 1) + head + 4)) ] || { echo "$bytes bytes in a network of 2 x 3 units"; exit 1; }
+net "$src/tests/data/distill-smoke.tsv" --buckets 4 --out "$tmp/n4.c" > /dev/null
+grep -qF '0x42, 0x43, 0x4E, 0x4E, 0x04, 0x00, 0x02, 0x00, 0x03, 0x00, 0x04, 0x00,' "$tmp/n4.c" || { echo "no header of 4 buckets"; head -8 "$tmp/n4.c"; exit 1; }
+bytes=$(sed -n '/EVAL_NET_DATA\[\] = {/,/^};/p' "$tmp/n4.c" | grep -o '0x[0-9A-F][0-9A-F],' | wc -l)
+[ "$bytes" -eq $((12 + 2 * 2 * (50 + 28 + 1) + 4 * head + 4)) ] || { echo "$bytes bytes in a network of 2 x 3 units, 4 buckets"; exit 1; }
+if net "$src/tests/data/distill-smoke.tsv" --buckets 3 --out "$tmp/n5.c" 2> "$tmp/err"; then echo "3 buckets were taken"; exit 1; fi
+[ ! -e "$tmp/n5.c" ] || { echo "a refused network run wrote its output"; exit 1; }
 if net "$tmp/bad.tsv" --out "$tmp/n3.c" 2> "$tmp/err"; then echo "the network took a bad line"; exit 1; fi
 grep -q "not a line of sample.py's" "$tmp/err" || { echo "reason: $(cat "$tmp/err")"; exit 1; }
 [ ! -e "$tmp/n3.c" ] || { echo "a refused network run wrote its output"; exit 1; }

@@ -152,8 +152,10 @@ Test(eval, the_built_in_network_loads_and_the_engine_evaluates_with_it)
     cr_assert(eval_params_load(&w, EVAL_TUNED_DATA, EVAL_TUNED_SIZE, msg, sizeof msg), "refused: %s", msg);
     cr_assert(eval_net_load(&w, EVAL_NET_DATA, EVAL_NET_SIZE, msg, sizeof msg), "refused: %s", msg);
     cr_assert(w.use_net);
-    int k = EVAL_NET_DATA[6] | EVAL_NET_DATA[7] << 8, j = EVAL_NET_DATA[8] | EVAL_NET_DATA[9] << 8;
-    cr_assert_eq(EVAL_NET_SIZE, eval_net_file_size(k, j));
+    int k = EVAL_NET_DATA[6] | EVAL_NET_DATA[7] << 8, j = EVAL_NET_DATA[8] | EVAL_NET_DATA[9] << 8,
+        nb = EVAL_NET_DATA[10] | EVAL_NET_DATA[11] << 8;
+    cr_assert_eq(EVAL_NET_SIZE, eval_net_file_size(k, j, nb));
+    cr_assert_eq(w.net.buckets, nb);
     cr_assert_eq(w.net.hidden, 8 * k);
     cr_assert_eq(w.net.j, j);
     cr_assert_gt(j, 0, "the built-in network has no second layer");
@@ -188,14 +190,14 @@ Test(eval, a_damaged_network_is_refused_for_the_terms)
         check_net_refused(file, size, "checksum mismatch");
         file[at] ^= 0x10;
     }
-    /* The magic; version 2 (its scalars were goats in hand / 20 and captured / 5) and no
+    /* The magic; version 3 (one output layer for every position, no bucket count) and no
      * units, their checksums right. */
     file[0] = 'X';
     check_net_refused(file, size, "not an evaluation network file");
     memcpy(file, EVAL_NET_DATA, size);
-    file[4] = 2;
+    file[4] = 3;
     fix_checksum(file, size);
-    check_net_refused(file, size, "network file version 2, this program reads version 3");
+    check_net_refused(file, size, "network file version 3, this program reads version 4");
     memcpy(file, EVAL_NET_DATA, size);
     file[6] = file[7] = 0;
     fix_checksum(file, size);
@@ -205,9 +207,13 @@ Test(eval, a_damaged_network_is_refused_for_the_terms)
     fix_checksum(file, size);
     check_net_refused(file, size, "expected 0");
     memcpy(file, EVAL_NET_DATA, size);
-    file[10] = 1; /* the reserved field */
-    fix_checksum(file, size);
-    check_net_refused(file, size, "expected 0");
+    for (int nb = 0; nb <= 5; nb++) { /* buckets: 1 or 4, and as many as the file holds */
+        if (nb == (EVAL_NET_DATA[10] | EVAL_NET_DATA[11] << 8))
+            continue;
+        file[10] = (uint8_t)nb;
+        fix_checksum(file, size);
+        check_net_refused(file, size, nb == 1 || nb == 4 ? "bytes for" : "expected 0");
+    }
     memcpy(file, EVAL_NET_DATA, size);
     /* Second-layer weights that could take a sum beyond 32 bits: every weight of unit 0 at
      * the most an int16 holds. */
@@ -218,7 +224,7 @@ Test(eval, a_damaged_network_is_refused_for_the_terms)
         file[at + 1] = 0x7F;
     }
     fix_checksum(file, size);
-    check_net_refused(file, size, "second-layer unit 0 could overflow");
+    check_net_refused(file, size, "second-layer unit 0 of bucket 0 could overflow");
     memcpy(file, EVAL_NET_DATA, size);
     /* First-layer weights whose sum could leave 16 bits: unit 0's on every point. */
     for (int i = 0; i < 50; i++) {
@@ -339,8 +345,11 @@ static int32_t le32(const uint8_t *b) { return (int32_t)((uint32_t)b[0] | (uint3
 
 static int reference_net(const uint8_t *f, const position_t *p)
 {
-    int k = le16(f + 6), j = le16(f + 8);
-    const uint8_t *board = f + 12, *scal = board + 2 * 50 * k, *bias = scal + 2 * EVAL_NET_SCALARS * k, *out = bias + 2 * k;
+    int k = le16(f + 6), j = le16(f + 8), nb = le16(f + 10);
+    /* The bucket: by goats in hand, none, 1-7, 8-14, 15-20, when there are 4. */
+    int q = nb == 1 ? 0 : p->in_hand == 0 ? 0 : p->in_hand <= 7 ? 1 : p->in_hand <= 14 ? 2 : 3;
+    const uint8_t *board = f + 12, *scal = board + 2 * 50 * k, *bias = scal + 2 * EVAL_NET_SCALARS * k;
+    const uint8_t *out = bias + 2 * k + (size_t)q * (2 * k + 2 * k * j + 6 * j + 4);
     const uint8_t *w2 = out + 2 * k, *b2 = w2 + 2 * k * j, *out2 = b2 + 4 * j, *out_bias = out2 + 2 * j;
     int64_t pooled[EVAL_NET_K_MAX];
     for (int u = 0; u < k; u++) {
@@ -398,4 +407,68 @@ Test(eval, the_network_is_the_value_its_file_defines)
     }
     cr_assert_eq(checked, 200);
     cr_assert_gt(nonzero, 150);
+}
+
+/* A network of 4 buckets made from the built-in one: its layers after the pooling copied to
+ * each bucket, then made to differ (each bucket's output bias and output weights its own). A
+ * position is evaluated through its own bucket's layers, as the file defines, in every phase. */
+Test(eval, each_phase_is_evaluated_through_its_own_bucket)
+{
+    int k = le16(EVAL_NET_DATA + 6), j = le16(EVAL_NET_DATA + 8), nb = le16(EVAL_NET_DATA + 10);
+    size_t first = EVAL_NET_HEADER + 2 * (size_t)k * (50 + EVAL_NET_SCALARS + 1);
+    size_t head = 2 * (size_t)k + 2 * (size_t)k * (size_t)j + 6 * (size_t)j + 4, size = eval_net_file_size(k, j, 4);
+    cr_assert_eq(EVAL_NET_SIZE, first + (size_t)nb * head + 4);
+    uint8_t *file = malloc(size);
+    cr_assert_not_null(file);
+    memcpy(file, EVAL_NET_DATA, first);
+    file[10] = 4;
+    file[11] = 0;
+    for (int q = 0; q < 4; q++) {
+        uint8_t *h = file + first + (size_t)q * head;
+        memcpy(h, EVAL_NET_DATA + first + (size_t)(nb == 4 ? q : 0) * head, head);
+        int32_t bias = le32(h + head - 4) + (q - 1) * 300000;
+        for (int i = 0; i < 4; i++)
+            h[head - 4 + i] = (uint8_t)((uint32_t)bias >> (8 * i));
+        for (int u = 0; u < k; u++) { /* the pooled values' output weights, scaled by bucket */
+            int v = le16(h + 2 * u) * (q + 2) / 3;
+            h[2 * u] = (uint8_t)(v & 0xFF);
+            h[2 * u + 1] = (uint8_t)((v >> 8) & 0xFF);
+        }
+    }
+    fix_checksum(file, size);
+    eval_params_t w;
+    eval_params_hand(&w);
+    char msg[160] = "";
+    cr_assert(eval_net_load(&w, file, size, msg, sizeof msg), "refused: %s", msg);
+    cr_assert_eq(w.net.buckets, 4);
+    eval_params_t one;
+    eval_params_hand(&one);
+    cr_assert(eval_net_load(&one, EVAL_NET_DATA, EVAL_NET_SIZE, NULL, 0));
+    eval_cache_t *c = malloc(sizeof *c);
+    cr_assert_not_null(c);
+    eval_cache_clear(c);
+    uint32_t seed = 5u;
+    int seen[4] = {0}, differ = 0;
+    for (int g = 0; g < 60; g++) {
+        game_t game;
+        random_game(&game, &seed, 0);
+        for (int i = 0; i < 80 && game_result(&game).reason == RESULT_NONE; i++) {
+            const position_t *p = game_position(&game);
+            int want = reference_net(file, p), got = eval_net(&w.net, p);
+            cr_assert_eq(got, want, "game %d, ply %d (%d in hand): the library says %d, the file %d", g, i,
+                         p->in_hand, got, want);
+            cr_assert_eq(eval_net_cached(&w.net, c, p), want, "game %d, ply %d through the cache", g, i);
+            seen[eval_net_bucket(&w.net, p->in_hand)]++;
+            differ += want != eval_net(&one.net, p);
+            move_t list[MAX_MOVES];
+            int n = game_legal_moves(&game, list);
+            cr_assert_eq(game_play(&game, list[rng_next(&seed) % (uint32_t)n], NULL, 0), BC_OK);
+        }
+        game_free(&game);
+    }
+    for (int q = 0; q < 4; q++)
+        cr_assert_gt(seen[q], 100, "bucket %d evaluated %d positions", q, seen[q]);
+    cr_assert_gt(differ, (seen[0] + seen[1] + seen[2] + seen[3]) / 2, "the buckets' own layers changed few values");
+    free(c);
+    free(file);
 }

@@ -25,7 +25,8 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAGIC = b"BCNN"
-VERSION = 3
+VERSION = 4
+BUCKETS = (1, 4)      # output layers: one, or one for each phase by goats in hand (none, 1-7, 8-14, 15-20)
 HANDS = 21            # goats in hand: 0 to 20
 CAPS = 6              # goats captured: 0 to 5
 SCALAR = HANDS + CAPS + 1  # one input for each count of goats in hand and of goats captured, goats to move
@@ -80,41 +81,60 @@ def read(paths):
     return board, scalar, (np.array(ys, np.float32) + 1) / 2
 
 
+def bucket_of(xs, nb):
+    """Each position's output layer: 0 with one, else by goats in hand: 0 none, 1 for 1-7,
+    2 for 8-14, 3 for 15-20 (the engine's net_bucket)."""
+    if nb == 1:
+        return np.zeros(len(xs), np.int8)
+    return ((np.argmax(xs[:, :HANDS], axis=1) + 6) // 7).astype(np.int8)
+
+
 class Net:
-    def __init__(self, k, j, rng):
-        self.k, self.j = k, j
+    def __init__(self, k, j, rng, nb=1):
+        self.k, self.j, self.nb = k, j, nb
         self.p = [rng.normal(0, 0.1, (50, k)).astype(np.float32),  # board weights of the K base units
                   rng.normal(0, 0.1, (SCALAR, k)).astype(np.float32),
                   np.zeros(k, np.float32),                          # bias
-                  rng.normal(0, 0.1, k).astype(np.float32),         # each pooled value to the output
-                  np.zeros(1, np.float32),                          # output bias
-                  rng.normal(0, 0.3 / np.sqrt(k), (k, j)).astype(np.float32),  # pooled values to the J units
-                  np.zeros(j, np.float32),
-                  rng.normal(0, 0.1, j).astype(np.float32)]         # the J units to the output
+                  rng.normal(0, 0.1, (nb, k)).astype(np.float32),   # each pooled value to the output, by bucket
+                  np.zeros(nb, np.float32),                         # output bias
+                  rng.normal(0, 0.3 / np.sqrt(k), (nb, k, j)).astype(np.float32),  # pooled values to the J units
+                  np.zeros((nb, j), np.float32),
+                  rng.normal(0, 0.1, (nb, j)).astype(np.float32)]   # the J units to the output
         self.perms = np.array([p + [25 + q for q in p] for p in symmetries()])
 
     def forward(self, xb, xs, p=None):
         """The first layer's units (as (8, B, K): symmetry, position, unit), the pooled values,
-        the second layer's units, and the output."""
+        each bucket's positions and second-layer units, and the output."""
         B, S, c, V, d, W2, b2, V2 = p or self.p
         x8 = xb[:, self.perms].transpose(1, 0, 2)                      # (8, B, 50)
         h = np.maximum(x8 @ B + (xs @ S + c), 0)
         hs = h.sum(0) / 8
-        z = np.maximum(hs @ W2 + b2, 0)
-        return (x8, h, hs, z), hs @ V + z @ V2 + d[0]
+        bk = bucket_of(xs, self.nb)
+        out = np.empty(len(xs), np.float32)
+        parts = []
+        for q in range(self.nb):
+            idx = np.flatnonzero(bk == q) if self.nb > 1 else slice(None)
+            z = np.maximum(hs[idx] @ W2[q] + b2[q], 0)
+            out[idx] = hs[idx] @ V[q] + z @ V2[q] + d[q]
+            parts.append((idx, z))
+        return (x8, h, hs, parts), out
 
     def grads(self, xb, xs, y, ce=False):
         B, S, c, V, d, W2, b2, V2 = self.p
-        (x8, h, hs, z), out = self.forward(xb, xs)
+        (x8, h, hs, parts), out = self.forward(xb, xs)
         o = 1 / (1 + np.exp(-out))
         g = ((o - y) if ce else (o - y) * o * (1 - o) * 2) / len(y)
-        gz = g[:, None] * V2[None, :] * (z > 0)
-        ghs = (g[:, None] * V[None, :] + gz @ W2.T) / 8
+        gV, gd, gW2, gb2, gV2 = (np.zeros_like(a) for a in (V, d, W2, b2, V2))
+        ghs = np.empty_like(hs)
+        for q, (idx, z) in enumerate(parts):
+            gq, hq = g[idx], hs[idx]
+            gz = gq[:, None] * V2[q][None, :] * (z > 0)
+            ghs[idx] = (gq[:, None] * V[q][None, :] + gz @ W2[q].T) / 8
+            gV[q], gd[q], gW2[q], gb2[q], gV2[q] = hq.T @ gq, gq.sum(), hq.T @ gz, gz.sum(0), z.T @ gq
         gh = ghs[None] * (h > 0)                                       # (8, B, K)
         gB = np.einsum("sbi,sbk->ik", x8, gh, optimize=True)
         gzs = gh.sum(0)
-        return [gB, xs.T @ gzs, gzs.sum(0), hs.T @ g, np.array([g.sum()], np.float32),
-                hs.T @ gz, gz.sum(0), z.T @ g]
+        return [gB, xs.T @ gzs, gzs.sum(0), gV, gd, gW2, gb2, gV2]
 
 
 def error(net, xb, xs, y, p=None):
@@ -142,16 +162,19 @@ def as_float(q):
     return [(a / s).astype(np.float32) for a, s in zip(q, scales)]
 
 
-def blob(q, k, j):
-    """The file (engine/eval.h): magic, version, K, J, 0, then little-endian: the board
-    weights point by point (50 x K), the scalars' 28 x K, the biases K, the pooled values'
-    output weights K (int16); the second layer's K x J (int16), its biases J (int32), its
-    output weights J (int16); the output bias (int32); an FNV-1a checksum of all before it."""
+def blob(q, k, j, nb):
+    """The file (engine/eval.h): magic, version, K, J, the number of output layers, then
+    little-endian: the board weights point by point (50 x K), the scalars' 28 x K, the biases
+    K (int16); then for each output layer: the pooled values' output weights K (int16), the
+    second layer's K x J (int16), its biases J (int32), its output weights J (int16), the
+    output bias (int32); an FNV-1a checksum of all before it."""
     B, S, c, V, d, W2, b2, V2 = q
-    data = MAGIC + struct.pack("<HHHH", VERSION, k, j, 0)
-    data += struct.pack(f"<{B.size + S.size + c.size + V.size + W2.size}h", *B.ravel(), *S.ravel(), *c, *V, *W2.ravel())
-    data += struct.pack(f"<{j}i", *b2) + struct.pack(f"<{j}h", *V2)
-    data += struct.pack("<i", int(d[0]))
+    data = MAGIC + struct.pack("<HHHH", VERSION, k, j, nb)
+    data += struct.pack(f"<{B.size + S.size + c.size}h", *B.ravel(), *S.ravel(), *c)
+    for b in range(nb):
+        data += struct.pack(f"<{k + k * j}h", *V[b], *W2[b].ravel())
+        data += struct.pack(f"<{j}i", *b2[b]) + struct.pack(f"<{j}h", *V2[b])
+        data += struct.pack("<i", int(d[b]))
     h = 2166136261
     for b in data:
         h = ((h ^ b) * 16777619) & 0xFFFFFFFF
@@ -175,6 +198,8 @@ def main(argv=None):
     ap.add_argument("data", nargs="+", help="sample.py's files")
     ap.add_argument("--k", type=int, default=64, help="base units (the first layer has 8 K)")
     ap.add_argument("--j", type=int, default=32, help="second-layer units (0: none)")
+    ap.add_argument("--buckets", type=int, choices=BUCKETS, default=1,
+                    help="output layers: 1, or 4 chosen by goats in hand (none, 1-7, 8-14, 15-20)")
     ap.add_argument("--loss", choices=("mse", "ce"), default="mse")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--holdout", type=float, default=0.1)
@@ -187,7 +212,7 @@ def main(argv=None):
     xb, xs, y = read(a.data)
     rng = np.random.default_rng(a.seed)
     test = rng.random(len(y)) < a.holdout
-    net = Net(a.k, a.j, rng)
+    net = Net(a.k, a.j, rng, a.buckets)
     m = [np.zeros_like(p) for p in net.p]
     v = [np.zeros_like(p) for p in net.p]
     t = 0
@@ -210,10 +235,10 @@ def main(argv=None):
     held = error(net, xb[test], xs[test], y[test], as_float(q))
     print(f"rounded: {held:.5f} held out")
     made_by = "python3 tools/distill/net.py " + " ".join(os.path.basename(p) for p in a.data) + \
-        f" --k {a.k} --j {a.j} --loss {a.loss} --seed {a.seed} --holdout {a.holdout} --epochs {a.epochs} --batch {a.batch} --lr {a.lr}" + \
+        f" --k {a.k} --j {a.j} --buckets {a.buckets} --loss {a.loss} --seed {a.seed} --holdout {a.holdout} --epochs {a.epochs} --batch {a.batch} --lr {a.lr}" + \
         (" --decay" if a.decay else "")
     note = f"{len(y)} positions: error {held:.5f} on the {int(test.sum())} held out."
-    write_c(a.out, blob(q, a.k, a.j), made_by, note)
+    write_c(a.out, blob(q, a.k, a.j, a.buckets), made_by, note)
 
 
 if __name__ == "__main__":
