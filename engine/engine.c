@@ -115,6 +115,12 @@ bool engine_set_hash(engine_t *e, size_t mb)
     return tt_resize(&e->tt, mb);
 }
 
+void engine_set_hash_eager(engine_t *e, bool eager)
+{
+    engine_wait(e);
+    tt_set_eager(&e->tt, eager);
+}
+
 size_t engine_hash_mb(engine_t *e) { return e->tt.count * sizeof(tt_bucket_t) >> 20; }
 
 bool engine_set_threads(engine_t *e, int n)

@@ -27,6 +27,11 @@ void engine_free(engine_t *e);
 bool engine_set_hash(engine_t *e, size_t mb);
 /* The table's size in MB: the size asked for, rounded down to a power of two. */
 size_t engine_hash_mb(engine_t *e);
+/* Eager (the protocol's engine): the table is written through when made and when cleared,
+ * so that the search after `ucinewgame` does not pay a page fault for each page it first
+ * touches. Lazy (a new engine's default, and a server's many short searches): only the pages
+ * searches wrote are resident. Changing it empties the table. */
+void engine_set_hash_eager(engine_t *e, bool eager);
 bool engine_set_threads(engine_t *e, int n);
 void engine_set_multipv(engine_t *e, int n);
 void engine_set_move_overhead(engine_t *e, int ms);

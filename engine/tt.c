@@ -37,32 +37,56 @@ void tt_init(tt_t *tt)
     tt->memory = NULL;
     tt->count = 0;
     tt->generation = 0;
+    tt->eager = false;
 }
 
-/* A zeroed table of count buckets, its memory written once here rather than by the search:
- * a block left as the system's fresh zero pages costs a page fault at the search's first
- * touch of each page, a fifth of the time of a 100 ms search after `ucinewgame`
- * (docs/performance.md). Tables of 2 MB and more are aligned to 2 MB and, where the system
- * has them, asked for as huge pages: fewer faults and fewer address-translation misses for
- * the table's scattered probes. */
+/* A zeroed table of count buckets. Eager: its memory written once here rather than by the
+ * search, which would pay a page fault at its first touch of each page of fresh zero pages
+ * (after `ucinewgame`, 100 ms searches with the default 64 MB did 57,000 nodes instead of
+ * 100,000: docs/performance.md); tables of 2 MB and more aligned to 2 MB and, where the
+ * system has them, asked for as huge pages: fewer faults and fewer address-translation misses
+ * for the table's scattered probes. Lazy: calloc's fresh zero pages, only those a search
+ * touches ever resident (one spare bucket makes room for the cache-line alignment). */
 static bool tt_allocate(tt_t *tt, size_t count)
 {
-    size_t bytes = count * sizeof(tt_bucket_t), align = bytes >= TT_HUGE_PAGE ? TT_HUGE_PAGE : 64;
-    /* A power of two of 64-byte buckets: a multiple of its alignment, as aligned_alloc asks. */
-    void *memory = aligned_alloc(align, bytes);
-    if (!memory)
-        return false;
+    size_t bytes = count * sizeof(tt_bucket_t);
+    void *memory;
+    tt_bucket_t *buckets;
+    if (tt->eager) {
+        size_t align = bytes >= TT_HUGE_PAGE ? TT_HUGE_PAGE : 64;
+        /* A power of two of 64-byte buckets: a multiple of its alignment, as aligned_alloc asks. */
+        memory = aligned_alloc(align, bytes);
+        if (!memory)
+            return false;
 #ifdef MADV_HUGEPAGE
-    if (align == TT_HUGE_PAGE)
-        (void)madvise(memory, bytes, MADV_HUGEPAGE);
+        if (align == TT_HUGE_PAGE)
+            (void)madvise(memory, bytes, MADV_HUGEPAGE);
 #endif
-    memset(memory, 0, bytes);
+        memset(memory, 0, bytes);
+        buckets = memory;
+    } else {
+        memory = calloc(count + 1, sizeof(tt_bucket_t));
+        if (!memory)
+            return false;
+        buckets = (tt_bucket_t *)(((uintptr_t)memory + 63) & ~(uintptr_t)63);
+    }
     free(tt->memory);
     tt->memory = memory;
-    tt->buckets = memory;
+    tt->buckets = buckets;
     tt->count = count;
     tt->generation = 0;
     return true;
+}
+
+void tt_set_eager(tt_t *tt, bool eager)
+{
+    if (tt->eager == eager)
+        return;
+    tt->eager = eager;
+    /* The table made again the new way; where memory runs out, the old one emptied in place
+     * (resident from now on, as an eager table is). */
+    if (tt->buckets && !tt_allocate(tt, tt->count))
+        memset(tt->buckets, 0, tt->count * sizeof *tt->buckets);
 }
 
 bool tt_resize(tt_t *tt, size_t mb)
@@ -92,7 +116,10 @@ void tt_clear(tt_t *tt)
 {
     if (!tt->buckets)
         return;
-    memset(tt->buckets, 0, tt->count * sizeof *tt->buckets);
+    /* Eager tables and small ones are wiped in place; a large lazy one is mapped anew, which
+     * also gives back the pages its searches touched. */
+    if (tt->eager || tt->count * sizeof(tt_bucket_t) < ((size_t)4 << 20) || !tt_allocate(tt, tt->count))
+        memset(tt->buckets, 0, tt->count * sizeof *tt->buckets);
     tt->generation = 0;
 }
 

@@ -6,6 +6,7 @@
 #define BAGHCHAL_TT_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "types.h"
@@ -25,10 +26,11 @@ typedef struct {
 _Static_assert(sizeof(tt_bucket_t) == 64, "a bucket fills one cache line");
 
 typedef struct {
-    tt_bucket_t *buckets; /* `memory`, cache-line aligned (2 MB from 2 MB) */
+    tt_bucket_t *buckets; /* in `memory`, cache-line aligned (eager: 2 MB from 2 MB) */
     void *memory;
     size_t count; /* a power of two */
     uint8_t generation;
+    bool eager; /* the whole table written when made and cleared (tt_set_eager) */
 } tt_t;
 
 typedef struct {
@@ -43,6 +45,11 @@ void tt_init(tt_t *tt);
 bool tt_resize(tt_t *tt, size_t mb);
 void tt_free(tt_t *tt);
 void tt_clear(tt_t *tt);
+/* Eager (false after tt_init): the table is written through when made and when cleared, so
+ * that a search does not pay for the first touch of its pages, and it is all resident. Lazy:
+ * fresh zero pages, resident only where searches wrote (a server's many short searches).
+ * Changing it makes the table again, empty. */
+void tt_set_eager(tt_t *tt, bool eager);
 /* Starts a new search: older entries become cheaper to replace. */
 void tt_new_search(tt_t *tt);
 bool tt_probe(const tt_t *tt, uint64_t key, tt_hit_t *hit);

@@ -212,6 +212,8 @@ uci_t *uci_new(uci_write_fn write, void *ctx)
         free(u);
         return NULL;
     }
+    /* A GUI's engine: the table written through at start and at ucinewgame, not by the search. */
+    engine_set_hash_eager(u->engine, true);
     return u;
 }
 

@@ -559,17 +559,23 @@ Test(search, tt_store_and_probe_round_trip)
     tt_free(&tt);
 }
 
-/* Tables of 2 MB and more are laid on 2 MB boundaries (for huge pages) and written through
- * when made and when cleared: every size keeps and forgets entries alike. */
+/* Eager tables of 2 MB and more are laid on 2 MB boundaries (for huge pages) and written
+ * through when made and when cleared, lazy ones are fresh zero pages: every size, either way
+ * and after a change of way, keeps and forgets entries alike. */
 Test(search, tt_large_tables_are_aligned_and_cleared)
 {
     tt_t tt;
     tt_init(&tt);
-    static const size_t sizes[] = {1, 4, 8, 2, 4};
+    cr_assert_not(tt.eager, "a new table is eager");
+    static const size_t sizes[] = {1, 4, 8, 2, 4, 16, 8};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        if (s == 2)
+            tt_set_eager(&tt, true); /* from 8 MB on, eager; lazy again for the last two */
+        if (s == 5)
+            tt_set_eager(&tt, false);
         cr_assert(tt_resize(&tt, sizes[s]), "a table of %zu MB was refused", sizes[s]);
         cr_assert_eq(tt.count * sizeof(tt_bucket_t), sizes[s] << 20);
-        size_t align = sizes[s] >= 2 ? (size_t)2 << 20 : 64;
+        size_t align = tt.eager && sizes[s] >= 2 ? (size_t)2 << 20 : 64;
         cr_assert_eq((uintptr_t)tt.buckets % align, 0, "a %zu MB table at %p", sizes[s], (void *)tt.buckets);
         tt_hit_t h;
         uint64_t key = 0x0123456789ABCDEFull + s;
@@ -582,6 +588,17 @@ Test(search, tt_large_tables_are_aligned_and_cleared)
         cr_assert(!tt_probe(&tt, key, &h) && !tt_probe(&tt, ~key, &h), "found after clearing a %zu MB table", sizes[s]);
         tt_store(&tt, key, MOVE_NONE, 1, 0, 1, BOUND_LOWER); /* left for the next size */
     }
+    /* A change of way empties the table; setting the same way again keeps it. */
+    tt_hit_t h;
+    uint64_t key = 0x0123456789ABCDEFull + 6;
+    cr_assert(tt_probe(&tt, key, &h));
+    tt_set_eager(&tt, false);
+    cr_assert(tt_probe(&tt, key, &h), "setting the way the table already has emptied it");
+    tt_set_eager(&tt, true);
+    cr_assert_not(tt_probe(&tt, key, &h), "found after the table became eager");
+    tt_store(&tt, key, MOVE_NONE, 1, 0, 1, BOUND_LOWER);
+    tt_set_eager(&tt, false);
+    cr_assert_not(tt_probe(&tt, key, &h), "found after the table became lazy");
     tt_free(&tt);
 }
 
