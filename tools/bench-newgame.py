@@ -8,10 +8,11 @@ of its time. Prints the mean nodes and depth a position.
 """
 import argparse
 import os
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "distill"))
+from critical_bench import Player, load  # noqa: E402
 
 
 def main(argv=None):
@@ -22,42 +23,21 @@ def main(argv=None):
     ap.add_argument("--movetime", type=int, default=100)
     ap.add_argument("--positions", default=os.path.join(HERE, "distill", "critical.txt"))
     a = ap.parse_args(argv)
-    with open(a.positions, encoding="utf-8") as f:
-        obx = [line.split("\t")[2] for line in f if line.strip() and not line.startswith("#")][:a.count]
+    obx = [p[2] for p in load(a.positions)][:a.count]
     if not obx:
         raise SystemExit(f"bench-newgame.py: no positions in {a.positions}")
     try:
-        p = subprocess.Popen([a.engine], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        engine = Player(a.engine, [("TablebasePath", "<empty>"), ("Repetition", "draw"), ("Hash", a.hash)])
     except OSError as e:
         raise SystemExit(f"bench-newgame.py: cannot run {a.engine}: {e.strerror}")
-
-    def send(line):
-        p.stdin.write(line + "\n")
-        p.stdin.flush()
-
-    for opt in ("TablebasePath value <empty>", "Repetition value draw", f"Hash value {a.hash}"):
-        send("setoption name " + opt)
     nodes = depth = 0
     for o in obx:
-        send("ucinewgame")
-        send("position obx " + o)
-        send(f"go movetime {a.movetime}")
-        last = None
-        while True:
-            line = p.stdout.readline()
-            if not line:
-                raise SystemExit("bench-newgame.py: the engine exited")
-            if line.startswith("info string error"):
-                raise SystemExit(f"bench-newgame.py: the engine said: {line.strip()}")
-            if line.startswith("info depth"):
-                last = line.split()
-            if line.startswith("bestmove"):
-                break
-        if last:
-            nodes += int(last[last.index("nodes") + 1])
-            depth += int(last[last.index("depth") + 1])
-    send("quit")
-    p.wait()
+        engine.last_info = None
+        engine.best(o, f"movetime {a.movetime}")
+        if engine.last_info:
+            nodes += int(engine.last_info[engine.last_info.index("nodes") + 1])
+            depth += int(engine.last_info[engine.last_info.index("depth") + 1])
+    engine.close()
     print(f"{len(obx)} positions, Hash {a.hash}, movetime {a.movetime}: "
           f"{nodes / len(obx):.0f} nodes and depth {depth / len(obx):.2f} a position")
 

@@ -48,6 +48,8 @@ class Player:
     def wait(self, prefix):
         while True:
             line = self.p.stdout.readline()
+            if line.startswith("info depth"):
+                self.last_info = line.split()  # the search's last report (bench-newgame.py reads it)
             if not line:
                 raise SystemExit("critical_bench.py: the engine exited")
             if line.startswith("info string error"):
