@@ -135,7 +135,6 @@ static inline int evaluate(const eval_params_t *w, const position_t *p, eval_tra
     return total;
 }
 
-/* The units' inputs from scratch. */
 /* Vectors of 32-bit lanes, and the multiply-add of pairs of 16-bit numbers into them; the
  * same vectors as 16-bit lanes: wrapping sums (the accumulator) and saturating ones (pooling). */
 #if defined(__AVX2__)
@@ -179,22 +178,6 @@ typedef v128_t net_vec_t;
 #define NET_LANES16 (2 * NET_LANES)
 #endif
 
-static void net_fill(const eval_net_t *n, eval_cache_t *c, const position_t *p)
-{
-    int h = n->hidden;
-    int16_t *restrict acc = c->acc;
-    const int16_t *restrict hand = n->hand[p->in_hand], *restrict cap = n->captured[p->captured],
-                            *restrict side = n->side[p->side == GOATS];
-    for (int i = 0; i < h; i++)
-        acc[i] = (int16_t)(hand[i] + cap[i] + side[i]);
-    for (int piece = 0; piece < 2; piece++)
-        for (bb_t b = piece ? p->tigers : p->goats; b; b &= b - 1) {
-            const int16_t *restrict row = n->board[piece][bb_first(b)];
-            for (int i = 0; i < h; i++)
-                acc[i] = (int16_t)(acc[i] + row[i]);
-        }
-}
-
 /* acc += the add rows - the sub rows, in one pass over acc (wrapping 16-bit sums: the load
  * checked that no unit's input leaves 16 bits, so the result is exact). */
 static inline void net_apply(int16_t *restrict acc, const int16_t *const *add, int na, const int16_t *const *sub, int ns, int h)
@@ -234,6 +217,22 @@ static inline void net_apply(int16_t *restrict acc, const int16_t *const *add, i
             v -= (uint16_t)sub[r][i];
         acc[i] = (int16_t)(uint16_t)v;
     }
+}
+
+/* The units' inputs from scratch: the rows of the counts and of the side to move, and a row
+ * for each piece on its point. */
+static void net_fill(const eval_net_t *n, eval_cache_t *c, const position_t *p)
+{
+    const int16_t *rows[3 + SQUARE_NB];
+    int nr = 0;
+    rows[nr++] = n->hand[p->in_hand];
+    rows[nr++] = n->captured[p->captured];
+    rows[nr++] = n->side[p->side == GOATS];
+    for (int piece = 0; piece < 2; piece++)
+        for (bb_t b = piece ? p->tigers : p->goats; b; b &= b - 1)
+            rows[nr++] = n->board[piece][bb_first(b)];
+    memset(c->acc, 0, (size_t)n->hidden * sizeof c->acc[0]);
+    net_apply(c->acc, rows, nr, NULL, 0, n->hidden);
 }
 
 /* The units' inputs of p in c: from those of c's last position when fewer inputs differ than

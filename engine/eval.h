@@ -74,7 +74,7 @@ enum {
  * over the pieces, hand[goats in hand], captured[goats captured], side[goats to move] (the bias
  * in it). A pooled value is the sum of its 8 units (512 times their mean), at most 32767; the
  * second layer's weights are scaled by 64 (w2 holds pooled values two by two: w2[u / 2][j][u % 2]).
- * The layers after the pooling are the position's bucket's (net_bucket). */
+ * The layers after the pooling are the position's bucket's (eval_net_bucket). */
 typedef struct {
     int16_t out[EVAL_NET_K_MAX];                      /* pooled value k to the output */
     int16_t w2[EVAL_NET_K_MAX / 2][EVAL_NET_J_MAX][2];
@@ -121,16 +121,16 @@ typedef struct {
  * 0 to 20, goats captured 0 to 5: an input for each count; goats to move), the biases K; then
  * for each bucket: the pooled values' output weights K, the second layer's K x J (pooled value
  * by pooled value, J each), its biases J as int32, its output weights J (int16), the output
- * bias (int32); the FNV-1a hash of every byte before it (u32); little-endian. Scales: 64 for int16 weights, 32768 for the
- * second layer's biases and the output bias. */
+ * bias (int32); the FNV-1a hash of every byte before it (u32); little-endian. Scales: 64 for
+ * int16 weights, 32768 for the second layer's biases and the output bias. */
 extern const uint8_t EVAL_NET_DATA[];
 extern const size_t EVAL_NET_SIZE;
 enum { EVAL_NET_VERSION = 4, EVAL_NET_HEADER = 12 };
 
 /* The size of a network file with K base units, J second-layer units and nb buckets. */
 size_t eval_net_file_size(int k, int j, int nb);
-/* Reads a network file into w->net and sets w->use_net: checks its magic, version, K, J, buckets, size,
- * checksum and that no sum of either layer can overflow. On failure leaves w->use_net
+/* Reads a network file into w->net and sets w->use_net: checks its magic, version, K, J,
+ * buckets, size, checksum and that no sum of either layer can overflow. On failure leaves w->use_net
  * false, writes a one-line reason to msg (when msglen > 0) and returns false. */
 bool eval_net_load(eval_params_t *w, const uint8_t *data, size_t len, char *msg, size_t msglen);
 /* The network's evaluation, goats' point of view (centi-goats). */
