@@ -16,6 +16,7 @@ import glob
 import os
 import shutil
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -57,8 +58,37 @@ ENGINE_SOURCES = engine_files("*.c")
 ENGINE_HEADERS = engine_files("*.h")
 
 
+def compile_in_parallel(compiler):
+    """Makes compiler.compile compile its sources on every core (the engine is some thirty
+    files, one extension: setuptools would compile them one after the other). Left as it is when
+    this setuptools lacks the steps it is made of."""
+    if not (hasattr(compiler, "_setup_compile") and hasattr(compiler, "_get_cc_args") and hasattr(compiler, "_compile")):
+        return
+    jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if jobs < 2:
+        return
+
+    def compile(sources, output_dir=None, macros=None, include_dirs=None, debug=0, extra_preargs=None,
+                extra_postargs=None, depends=None):
+        macros, objects, extra_postargs, pp_opts, build = compiler._setup_compile(
+            output_dir, macros, include_dirs, sources, depends, extra_postargs)
+        cc_args = compiler._get_cc_args(pp_opts, debug, extra_preargs)
+
+        def one(obj):
+            src, ext = build[obj]
+            compiler._compile(obj, src, ext, cc_args, extra_postargs, pp_opts)
+
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            for _ in pool.map(one, [o for o in objects if o in build]):
+                pass  # re-raises a compile error here
+        return objects
+
+    compiler.compile = compile
+
+
 class BuildExt(build_ext):
     def build_extension(self, ext):
+        compile_in_parallel(self.compiler)
         ext.sources = list(ext.sources) + [s for s in ENGINE_SOURCES if s not in ext.sources]
         ext.depends = list(ext.depends) + ENGINE_HEADERS
         # Objects of a build with other flags (a sanitized one) are not reused.

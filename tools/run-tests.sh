@@ -47,22 +47,32 @@ if ((${#need[@]})); then
 fi
 
 jobs=$(nproc)
+# Each stage says how long it took (its build and its tests apart), so that the one that
+# grows is seen.
+took() { # what, start (SECONDS)
+  echo "== $1: $((SECONDS - $2)) s"
+}
 run_suite() { # build-dir, cmake options...
-  local dir=$1; shift
+  local dir=$1 t0=$SECONDS; shift
   echo "== $dir: $*"
   cmake -S . -B "$dir" -DBAGHCHAL_TESTS=ON "$@" >/dev/null
   cmake --build "$dir" -j "$jobs" 2>&1 | { grep -E "warning|error" || true; }
   cmake --build "$dir" -j "$jobs" >/dev/null
+  took "$dir built" "$t0"
+  t0=$SECONDS
   (cd "$dir" && ctest --output-on-failure -j "$jobs" ${CTEST_EXCLUDE:+-E "$CTEST_EXCLUDE"})
+  took "$dir tested" "$t0"
 }
 
 # The movement-phase database, built once by the release tools and shared by every run
 # (rebuilt only when missing or damaged: the generator checks and resumes).
+t0=$SECONDS
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBAGHCHAL_TESTS=ON >/dev/null
 cmake --build build -j "$jobs" --target baghchal-tbgen >/dev/null
 mkdir -p build/tb
 echo "== database: build/tb"
 build/bin/baghchal-tbgen build/tb --threads "$jobs" 2>/dev/null | tail -n 1
+took "database" "$t0"
 export BAGHCHAL_TB_DIR="$PWD/build/tb"
 
 run_suite build -DCMAKE_BUILD_TYPE=Release
@@ -70,9 +80,11 @@ run_suite build -DCMAKE_BUILD_TYPE=Release
 # The Python package, built from engine/ into a venv of Debian's python3 (no package index),
 # its suites checked against this build's executable and database.
 echo "== python: build/venv"
+t0=$SECONDS
 /usr/bin/python3 -m venv --system-site-packages build/venv
 build/venv/bin/pip install -q --no-index --no-build-isolation ./python
 (cd build && BAGHCHAL_BIN="$PWD/bin" BAGHCHAL_TABLEBASE_PATH= venv/bin/python -m pytest -q -p no:cacheprovider ../python/tests)
+took "python" "$t0"
 # Sanitized builds run the same suites; timing-sensitive conformance checks are skipped there
 # (they are measured on the release build above). AddressSanitizer's build keeps the
 # assertions (Debug) at -O1, as sanitizer builds usually are: -O0 only made it slower. The
@@ -84,6 +96,8 @@ CTEST_EXCLUDE="${SANITIZER_EXCLUDE:-^$}" run_suite build-tsan -DCMAKE_BUILD_TYPE
 
 if [ "$fuzz_seconds" -gt 0 ]; then
   echo "== fuzzing, $fuzz_seconds s per harness"
+  t0=$SECONDS
   tools/run-fuzz.sh "$fuzz_seconds"
+  took "fuzzing" "$t0"
 fi
-echo "== all tests passed"
+echo "== all tests passed in $SECONDS s"
