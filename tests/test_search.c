@@ -267,12 +267,12 @@ Test(search, hand_made_positions_are_what_their_comments_say)
     }
 }
 
-static void check_mate_search(engine_t *e, const mate_case_t *c, int depth)
+static void check_mate_search_rule(engine_t *e, const mate_case_t *c, int depth, rep_rule_t rule)
 {
     game_t g;
     record_t r;
     char name[MOVE_TEXT_LEN];
-    game_from(&g, c->obx, REP_FORBID);
+    game_from(&g, c->obx, rule);
     search_game(e, &g, depth, 0, &r);
     move_name(r.best, name);
     cr_assert(game_is_legal_move(&g, r.best), "%s: bestmove %s is not legal", c->obx, name);
@@ -306,6 +306,11 @@ static void check_mate_search(engine_t *e, const mate_case_t *c, int depth)
     game_free(&g);
 }
 
+static void check_mate_search(engine_t *e, const mate_case_t *c, int depth)
+{
+    check_mate_search_rule(e, c, depth, REP_FORBID);
+}
+
 Test(search, finds_forced_wins_at_the_right_distance)
 {
     engine_t *e = engine_new();
@@ -318,6 +323,35 @@ Test(search, finds_forced_wins_at_the_right_distance)
         }
         /* With what the table learnt from the other positions and depths. */
         check_mate_search(e, &MATES[i], 12);
+    }
+    engine_free(e);
+}
+
+/* Forced wins of the movement phase, their distances from the movement database under the
+ * draw rule (positions of random games, side to move with at least 6 moves). Pruning that
+ * assumes moving never hurts (null-move pruning) gets the first three wrong: where every
+ * move hurts, a pass is the one thing a side cannot do. */
+static const mate_case_t MOVEMENT_MATES[] = {
+    {"GGTXG/TXXGG/GGXGT/GGGGX/GGTGG g @0 c4", -4, NULL},
+    {"GGXGG/GGXTX/TGGTG/GGGXT/GGGGG t @0 c3", 5, NULL},
+    {"GTGTG/GGGGX/GXTXT/GGGXG/GGGGG g @0 c3", -4, NULL},
+    {"GGGGG/GXTGG/TGGGG/GXGGX/GGTTG g @0 c2", 5, NULL},
+    {"GGGXT/TGGGG/GXTGG/GXGGG/GGGTG g @0 c2", 5, NULL},
+    {"GGGGG/TGGTG/GGXGX/TGGGG/GTGGX g @0 c2", 5, NULL},
+    {"GXTGG/TGGGG/GGGXG/GGGGT/TGGGG g @0 c1", 5, NULL},
+    {"GGGGT/GGGTX/GGXGG/XTGXG/GTGGX g @0 c4", -4, NULL},
+    {"GGGGG/XGGGT/XGXGG/GTXGX/GTTGG g @0 c4", -4, NULL},
+    {"TXXTG/GGGGG/XGGGG/GTTGG/XXGGG g @0 c4", -4, NULL},
+    {"TXTGG/XXGGG/TGXGG/GGGGG/GGTGG t @0 c3", 4, NULL},
+};
+
+Test(search, finds_the_movement_databases_forced_wins)
+{
+    engine_t *e = engine_new();
+    cr_assert_not_null(e);
+    for (size_t i = 0; i < sizeof MOVEMENT_MATES / sizeof *MOVEMENT_MATES; i++) {
+        engine_clear(e);
+        check_mate_search_rule(e, &MOVEMENT_MATES[i], 12, REP_DRAW);
     }
     engine_free(e);
 }
