@@ -43,18 +43,6 @@ static void make_dir(void)
         cr_assert(pgtest_fresh("store", db, sizeof db, err, sizeof err), "%s", err);
 }
 
-/* The cases about SQLite's file alone, or PostgreSQL's database alone. */
-static void sqlite_only(void)
-{
-    if (pgtest_server())
-        cr_skip_test("about SQLite's file");
-}
-static void postgres_only(void)
-{
-    if (!pgtest_server())
-        cr_skip_test("run by tests/support/postgres.sh");
-}
-
 static void remove_dir(void)
 {
     DIR *d = opendir(dir);
@@ -71,6 +59,23 @@ static void remove_dir(void)
     }
     closedir(d);
     rmdir(dir);
+}
+
+/* The cases about SQLite's file alone, or PostgreSQL's database alone. A skipped test does
+ * not reach the suite's fini, so the folder goes first. */
+static void sqlite_only(void)
+{
+    if (pgtest_server()) {
+        remove_dir();
+        cr_skip_test("about SQLite's file");
+    }
+}
+static void postgres_only(void)
+{
+    if (!pgtest_server()) {
+        remove_dir();
+        cr_skip_test("run by tests/support/postgres.sh");
+    }
 }
 
 TestSuite(store, .init = make_dir, .fini = remove_dir, .timeout = 300);
