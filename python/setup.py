@@ -68,7 +68,7 @@ def compile_in_parallel(compiler):
     if jobs < 2:
         return
 
-    def compile(sources, output_dir=None, macros=None, include_dirs=None, debug=0, extra_preargs=None,
+    def parallel_compile(sources, output_dir=None, macros=None, include_dirs=None, debug=0, extra_preargs=None,
                 extra_postargs=None, depends=None):
         macros, objects, extra_postargs, pp_opts, build = compiler._setup_compile(
             output_dir, macros, include_dirs, sources, depends, extra_postargs)
@@ -83,7 +83,7 @@ def compile_in_parallel(compiler):
                 pass  # re-raises a compile error here
         return objects
 
-    compiler.compile = compile
+    compiler.compile = parallel_compile
 
 
 class BuildExt(build_ext):

@@ -32,7 +32,6 @@ def main(argv=None):
         raise SystemExit(f"bench-newgame.py: cannot run {a.engine}: {e.strerror}")
     nodes = depth = 0
     for o in obx:
-        engine.last_info = None
         engine.best(o, f"movetime {a.movetime}")
         if engine.last_info:
             nodes += int(engine.last_info[engine.last_info.index("nodes") + 1])

@@ -36,6 +36,7 @@ def load(path):
 class Player:
     def __init__(self, exe, options):
         self.p = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.last_info = None  # the last search's last `info depth` line, split (None: no report)
         for name, value in options:
             self.send(f"setoption name {name} value {value}")
         self.send("isready")
@@ -48,16 +49,17 @@ class Player:
     def wait(self, prefix):
         while True:
             line = self.p.stdout.readline()
-            if line.startswith("info depth"):
-                self.last_info = line.split()  # the search's last report (bench-newgame.py reads it)
             if not line:
                 raise SystemExit("critical_bench.py: the engine exited")
             if line.startswith("info string error"):
                 raise SystemExit(f"critical_bench.py: the engine said: {line.strip()}")
+            if line.startswith("info depth"):
+                self.last_info = line.split()
             if line.startswith(prefix):
                 return line
 
     def best(self, obx, limit):
+        self.last_info = None
         self.send("ucinewgame")
         self.send(f"position obx {obx}")
         self.send(f"go {limit}")
