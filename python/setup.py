@@ -68,8 +68,8 @@ def compile_in_parallel(compiler):
     if jobs < 2:
         return
 
-    def parallel_compile(sources, output_dir=None, macros=None, include_dirs=None, debug=0, extra_preargs=None,
-                extra_postargs=None, depends=None):
+    def parallel_compile(sources, output_dir=None, macros=None, include_dirs=None, debug=0,
+                         extra_preargs=None, extra_postargs=None, depends=None):
         macros, objects, extra_postargs, pp_opts, build = compiler._setup_compile(
             output_dir, macros, include_dirs, sources, depends, extra_postargs)
         cc_args = compiler._get_cc_args(pp_opts, debug, extra_preargs)
