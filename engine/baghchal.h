@@ -10,6 +10,7 @@
 #include "game.h"
 #include "compat.h"
 #include "eval.h"
+#include "bitbase.h"
 #include "tt.h"
 #include "timeman.h"
 #include "forbid.h"

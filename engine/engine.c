@@ -36,6 +36,8 @@ struct engine {
     eval_params_t eval;  /* the weights the search evaluates with */
     char eval_error[160]; /* why the built-in tuned weights were refused; empty when used */
     char net_error[160];  /* why the built-in network was refused; empty when used */
+    bitbase_t bitbase;    /* the endgame bitbase built in, for the search without database */
+    char bitbase_error[160]; /* why the built-in bitbase was refused; empty when used */
     fb_prover_t *prover; /* go prove's, of the Hash size, made at its first use */
     size_t prover_mb;
     fb_prover_t *settler; /* engine_settle_moves's, made at its first use */
@@ -71,7 +73,12 @@ engine_t *engine_new(void)
     if (eval_net_load(&e->eval, EVAL_NET_DATA, EVAL_NET_SIZE, e->net_error, sizeof e->net_error))
         e->net_error[0] = '\0';
     e->shared.eval = &e->eval;
+    if (bitbase_load(&e->bitbase, BITBASE_DATA, BITBASE_SIZE, e->bitbase_error, sizeof e->bitbase_error)) {
+        e->bitbase_error[0] = '\0';
+        e->shared.bitbase = &e->bitbase;
+    }
     if (!search_shared_init(&e->shared)) {
+        bitbase_free(&e->bitbase);
         free(e);
         return NULL;
     }
@@ -106,6 +113,7 @@ void engine_free(engine_t *e)
     tb_close(e->tb_own);
     game_free(&e->game);
     search_shared_destroy(&e->shared);
+    bitbase_free(&e->bitbase);
     free(e);
 }
 
@@ -464,3 +472,10 @@ const eval_params_t *engine_eval(const engine_t *e) { return &e->eval; }
 const char *engine_eval_error(const engine_t *e) { return e->eval_error[0] ? e->eval_error : NULL; }
 
 const char *engine_net_error(const engine_t *e) { return e->net_error[0] ? e->net_error : NULL; }
+const char *engine_bitbase_error(const engine_t *e) { return e->bitbase_error[0] ? e->bitbase_error : NULL; }
+
+void engine_use_bitbase(engine_t *e, bool on)
+{
+    engine_wait(e);
+    e->shared.bitbase = on && e->bitbase.values ? &e->bitbase : NULL;
+}

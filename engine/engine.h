@@ -65,6 +65,12 @@ const char *engine_eval_error(const engine_t *e);
 /* Why the built-in network (eval_net.c) was refused, the terms' weights then evaluating; NULL
  * when the network evaluates. */
 const char *engine_net_error(const engine_t *e);
+/* Why the built-in endgame bitbase (bitbase_data.c) was refused, the search then going
+ * without it; NULL when it is used (where no database is loaded). */
+const char *engine_bitbase_error(const engine_t *e);
+/* Whether the search uses the built-in endgame bitbase where no database is loaded (on from
+ * engine_new when it was not refused); for measuring the search without it. */
+void engine_use_bitbase(engine_t *e, bool on);
 
 /* Copies the game to search from (its history decides repetitions). */
 bool engine_set_game(engine_t *e, const game_t *g);

@@ -223,6 +223,31 @@ static bool tb_cut_forbid(worker_t *w, tb_value_t v, int *score)
     return true;
 }
 
+/* Without the database, the endgame bitbase (bitbase.h). Returns the bound its value gives
+ * (0 when it says nothing) and the value in *score: a won position is at least
+ * SCORE_KNOWN_WIN plus the evaluation (the evaluation orders the won lines, since the
+ * bitbase has no distances: that is how a win makes progress), a lost one at most
+ * -SCORE_KNOWN_WIN plus it; a mate the search finds below is worth more, so a window above
+ * the bound searches on, as with Syzygy's WDL tables. Under `draw` a drawn position is
+ * exactly 0; under forbid no position is drawn, and a draw says nothing. */
+static int bitbase_bound(worker_t *w, int *score)
+{
+    const search_shared_t *s = w->s;
+    int wdl;
+    if (!s->bitbase || !bitbase_probe(s->bitbase, &w->pos, &wdl))
+        return 0;
+    if (wdl == 0 && s->rule == REP_FORBID)
+        return 0;
+    if (wdl == 0) {
+        *score = 0;
+        return BOUND_EXACT;
+    }
+    int e = eval_position_cached(s->eval, &w->eval_cache, &w->pos);
+    e = e > SCORE_KNOWN_MARGIN ? SCORE_KNOWN_MARGIN : e < -SCORE_KNOWN_MARGIN ? -SCORE_KNOWN_MARGIN : e;
+    *score = wdl > 0 ? SCORE_KNOWN_WIN + e : -SCORE_KNOWN_WIN + e;
+    return wdl > 0 ? BOUND_LOWER : BOUND_UPPER;
+}
+
 /* Probes the database below the root. Under `draw` a drawn position ends the search there,
  * except when the root itself is a drawn database position: then draws are searched on so
  * that the root picks, among its drawing moves, the one that sets the opponent the most
@@ -401,7 +426,7 @@ static int qsearch(worker_t *w, int alpha, int beta, int qply)
     if (third_occurrence(w))
         return 0;
     int tb;
-    if (tb_cut(w, &tb))
+    if (tb_cut(w, &tb) || bitbase_bound(w, &tb))
         return tb;
     if (count_moves(p) == 0)
         return -SCORE_MATE + ply;
@@ -478,6 +503,12 @@ static int search(worker_t *w, int alpha, int beta, int depth, bool pv_node)
         return tb;
     if (w->s->rule == REP_DRAW && key_seen(w, p->key, w->nkeys - 3))
         return 0;
+    /* The bitbase after the repetition: without distances, a winner that may repeat positions
+     * can wander among won ones until the third occurrences have drawn them all. */
+    int known, known_bound = bitbase_bound(w, &known);
+    if (known_bound == BOUND_EXACT || (known_bound == BOUND_LOWER && known >= beta) ||
+        (known_bound == BOUND_UPPER && known <= alpha))
+        return known;
     if (ply >= MAX_PLY)
         return eval_position_cached(w->s->eval, &w->eval_cache, p);
     /* Mate distance pruning: no line from here beats a mate found nearer the root. */
@@ -509,7 +540,7 @@ static int search(worker_t *w, int alpha, int beta, int depth, bool pv_node)
     int static_eval = found && hit.eval != SCORE_NONE ? hit.eval : eval_position_cached(w->s->eval, &w->eval_cache, p);
 
     /* Reverse futility: far above beta near the leaves, a quiet position holds. */
-    if (!pv_node && depth <= 3 && !score_is_mate(beta) && static_eval - 90 * depth >= beta)
+    if (!pv_node && !known_bound && depth <= 3 && !score_is_mate(beta) && static_eval - 90 * depth >= beta)
         return static_eval;
 
     score_moves(w, moves, scores, n, tt_move);
@@ -568,6 +599,11 @@ static int search(worker_t *w, int alpha, int beta, int depth, bool pv_node)
             quiets[nquiets++] = m;
     }
     int bound = best >= beta ? BOUND_LOWER : best > orig_alpha ? BOUND_EXACT : BOUND_UPPER;
+    /* The bitbase's bound holds whatever the search below found. */
+    if (known_bound == BOUND_LOWER && best < known)
+        best = known, bound = BOUND_LOWER;
+    else if (known_bound == BOUND_UPPER && best > known)
+        best = known, bound = BOUND_UPPER;
     tt_store(w->s->tt, key, best_move, score_to_tt(best, ply), static_eval, depth, bound);
     return best;
 }

@@ -10,6 +10,7 @@
 #include "forbid.h"
 #include "game.h"
 #include "tb.h"
+#include "bitbase.h"
 #include "eval.h"
 #include "tt.h"
 
@@ -26,6 +27,10 @@ enum {
     /* Under forbid, a database win whose line the game's history might block (forbid.h):
      * SCORE_TB_LIKELY - ply, a large score that is not a proof. */
     SCORE_TB_LIKELY = 10000,
+    /* A win the endgame bitbase knows, without the database: SCORE_KNOWN_WIN plus the
+     * evaluation, kept within SCORE_KNOWN_MARGIN. */
+    SCORE_KNOWN_WIN = 6000,
+    SCORE_KNOWN_MARGIN = 2000,
     SCORE_INF = 32001,
     SCORE_NONE = 32002
 };
@@ -82,6 +87,8 @@ struct search_shared {
     tt_t *tt;
     const tb_t *tb; /* movement-phase database, NULL when none is loaded */
     const eval_params_t *eval; /* the evaluation's weights (the engine's) */
+    /* The endgame bitbase (the engine's): probed only when tb is NULL; NULL when refused. */
+    const bitbase_t *bitbase;
     const game_t *game;
     rep_rule_t rule;
     search_limits_t limits;

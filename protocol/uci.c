@@ -1178,6 +1178,9 @@ bool uci_handle_line(uci_t *u, const char *line)
             why = engine_net_error(u->engine);
             if (why)
                 out(u, "info string error: evaluation network refused: %s; the weighted terms are used", why);
+            why = engine_bitbase_error(u->engine);
+            if (why)
+                out(u, "info string error: endgame bitbase refused: %s; the search goes on without it", why);
         }
         out(u, "readyok");
     }

@@ -13,7 +13,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "bitbase.h"
 #include "cli.h"
+#include "eval.h"
 #include "forbid.h"
 #include "movegen.h"
 #include "tb_build.h"
@@ -27,6 +29,7 @@ static const char *const USAGE =
     "       baghchal-tbgen <dir> --forbid-check N [--prove-nodes N]\n"
     "       baghchal-tbgen --stats [<dir>]\n"
     "       baghchal-tbgen --bench-probe [<dir>] [--count N] [--by-layer]\n"
+    "       baghchal-tbgen --bitbase <file.c> [<dir>]\n"
     "Without <dir>: the standard folder ($" TB_PATH_ENV ", else $XDG_DATA_HOME/baghchal or\n"
     "~/.local/share/baghchal), where the engine finds the databases; a build there makes both files.\n";
 
@@ -955,6 +958,64 @@ static bool make_dirs(const char *dir)
     return ok;
 }
 
+/* Writes the endgame bitbase (engine/bitbase.h) of the movement database in dir as the C
+ * source the library builds in (engine/bitbase_data.c): every tigers-to-move entry with at
+ * most BITBASE_MAX_CAPTURED goats captured, 2 bits each. */
+static int write_bitbase(const char *dir, const char *path)
+{
+    char msg[256];
+    tb_t *tb;
+    if (tb_open_game(dir, &tb, msg, sizeof msg) != TB_OK)
+        return fail1("%s", msg);
+    uint32_t entries = 0;
+    for (int c = 0; c <= BITBASE_MAX_CAPTURED; c++)
+        entries += (uint32_t)tb_slice_size(c);
+    size_t body = BITBASE_HEADER + ((size_t)entries + 3) / 4, len = body + 4;
+    uint8_t *data = calloc(len, 1);
+    if (!data) {
+        tb_close(tb);
+        return fail1("not enough memory for the bitbase (%zu bytes)", len);
+    }
+    memcpy(data, "BCBB", 4);
+    tb_put_le(data + 4, BITBASE_VERSION, 2);
+    tb_put_le(data + 6, BITBASE_MAX_CAPTURED, 2);
+    tb_put_le(data + 8, entries, 4);
+    uint64_t count[3] = {0, 0, 0};
+    uint32_t at = 0;
+    for (int c = 0; c <= BITBASE_MAX_CAPTURED; c++)
+        for (uint64_t i = 0; i < tb_slice_size(c); i++, at++) {
+            position_t pos;
+            tb_value_t v;
+            tb_entry(tb, c, TIGERS, i, &pos, &v);
+            int code = v.wdl + 1;
+            count[code]++;
+            data[BITBASE_HEADER + at / 4] |= (uint8_t)(code << 2 * (at % 4));
+        }
+    tb_close(tb);
+    tb_put_le(data + body, eval_fnv1a(data, body, 2166136261u), 4);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        free(data);
+        return fail1("cannot write '%s': %s", path, strerror(errno));
+    }
+    fprintf(f, "/* The endgame bitbase built into the library, in the format of bitbase.h (read and\n"
+               " * checked by bitbase_load): the tigers-to-move values of the movement database with at\n"
+               " * most %d goat captured, %u entries (tigers win %llu, draw %llu, lose %llu).\n"
+               " * Generated: do not edit; made by\n"
+               " *     baghchal-tbgen --bitbase engine/bitbase_data.c DIR */\n"
+               "#include \"bitbase.h\"\n\nconst uint8_t BITBASE_DATA[] = {",
+            BITBASE_MAX_CAPTURED, entries, (unsigned long long)count[2], (unsigned long long)count[1],
+            (unsigned long long)count[0]);
+    for (size_t i = 0; i < len; i++)
+        fprintf(f, "%s0x%02X,", i % 16 ? " " : "\n    ", data[i]);
+    fprintf(f, "\n};\nconst size_t BITBASE_SIZE = sizeof BITBASE_DATA;\n");
+    free(data);
+    if (fclose(f) != 0)
+        return fail1("cannot write '%s': %s", path, strerror(errno));
+    printf("bitbase: %u entries, %zu bytes, written to %s\n", entries, len, path);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     cli_program = "baghchal-tbgen";
@@ -965,6 +1026,7 @@ int main(int argc, char **argv)
     bool keep_work = false;
     int stop_after = 0, stop_after_arrays = 0;
     long count = 1000000;
+    const char *bitbase = NULL;
     bool forbid = false, game_given = false;
     uint64_t root_nodes = 0, prove_nodes = 100000, forbid_check = 0;
     tb_gen_options_t o;
@@ -1011,6 +1073,11 @@ int main(int argc, char **argv)
             bench = true;
         else if (!strcmp(a, "--by-layer"))
             by_layer = true;
+        else if (!strcmp(a, "--bitbase")) {
+            if (i + 1 >= argc)
+                cli_die("--bitbase needs a file name");
+            bitbase = argv[++i];
+        }
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(USAGE, stdout);
             return 0;
@@ -1043,7 +1110,7 @@ int main(int argc, char **argv)
         cli_die("--forbid needs a folder, and goes with neither --stats nor --bench-probe");
     /* Nothing is created before the inputs are known good. --forbid and --forbid-check read the
      * draw rule's database from the folder, so they never create it. */
-    bool reads_only = stats_only || bench || forbid_check;
+    bool reads_only = stats_only || bench || forbid_check || bitbase;
     struct stat dst;
     if ((forbid || forbid_check) && stat(dir, &dst) != 0)
         cli_fail("'%s' does not exist: build the draw rule's database there first (baghchal-tbgen %s)",
@@ -1058,6 +1125,8 @@ int main(int argc, char **argv)
         return bench_probe(dir, count, by_layer);
     if (stats_only)
         return print_stats(dir);
+    if (bitbase)
+        return write_bitbase(dir, bitbase);
 
     /* One build at a time in a folder: two would write the same files (the lock is taken
      * before anything is read, and the system drops it however this process ends). */
