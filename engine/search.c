@@ -228,20 +228,16 @@ static bool tb_cut_forbid(worker_t *w, tb_value_t v, int *score)
  * SCORE_KNOWN_WIN plus the evaluation (the evaluation orders the won lines, since the
  * bitbase has no distances: that is how a win makes progress), a lost one at most
  * -SCORE_KNOWN_WIN plus it; a mate the search finds below is worth more, so a window above
- * the bound searches on, as with Syzygy's WDL tables. Under `draw` a drawn position is
- * exactly 0; under forbid no position is drawn, and a draw says nothing. */
+ * the bound searches on, as with Syzygy's WDL tables. A draw says nothing: scored 0 among
+ * positions the evaluation scores, an exact draw would only look worse than an optimistic
+ * evaluation elsewhere and push the search off into positions the bitbase does not know
+ * (and under forbid no position is drawn). */
 static int bitbase_bound(worker_t *w, int *score)
 {
     const search_shared_t *s = w->s;
     int wdl;
-    if (!s->bitbase || !bitbase_probe(s->bitbase, &w->pos, &wdl))
+    if (!s->bitbase || !bitbase_probe(s->bitbase, &w->pos, &wdl) || wdl == 0)
         return 0;
-    if (wdl == 0 && s->rule == REP_FORBID)
-        return 0;
-    if (wdl == 0) {
-        *score = 0;
-        return BOUND_EXACT;
-    }
     int e = eval_position_cached(s->eval, &w->eval_cache, &w->pos);
     e = e > SCORE_KNOWN_MARGIN ? SCORE_KNOWN_MARGIN : e < -SCORE_KNOWN_MARGIN ? -SCORE_KNOWN_MARGIN : e;
     *score = wdl > 0 ? SCORE_KNOWN_WIN + e : -SCORE_KNOWN_WIN + e;
@@ -505,7 +501,7 @@ static int search(worker_t *w, int alpha, int beta, int depth, bool pv_node)
         return 0;
     /* The bitbase after the repetition: without distances, a winner that may repeat positions
      * can wander among won ones until the third occurrences have drawn them all. */
-    int known, known_bound = bitbase_bound(w, &known);
+    int known = 0, known_bound = bitbase_bound(w, &known);
     if (known_bound == BOUND_EXACT || (known_bound == BOUND_LOWER && known >= beta) ||
         (known_bound == BOUND_UPPER && known <= alpha))
         return known;
