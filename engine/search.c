@@ -502,8 +502,7 @@ static int search(worker_t *w, int alpha, int beta, int depth, bool pv_node)
     /* The bitbase after the repetition: without distances, a winner that may repeat positions
      * can wander among won ones until the third occurrences have drawn them all. */
     int known = 0, known_bound = bitbase_bound(w, &known);
-    if (known_bound == BOUND_EXACT || (known_bound == BOUND_LOWER && known >= beta) ||
-        (known_bound == BOUND_UPPER && known <= alpha))
+    if ((known_bound == BOUND_LOWER && known >= beta) || (known_bound == BOUND_UPPER && known <= alpha))
         return known;
     if (ply >= MAX_PLY)
         return eval_position_cached(w->s->eval, &w->eval_cache, p);
