@@ -37,7 +37,7 @@ bool bitbase_load(bitbase_t *b, const uint8_t *data, size_t len, char *msg, size
     size_t body = BITBASE_HEADER + ((size_t)entries + 3) / 4;
     if (len != body + 4)
         return refuse(b, msg, msglen, "wrong size");
-    if (eval_fnv1a(data, body, 2166136261u) != (uint32_t)tb_get_le(data + body, 4))
+    if (eval_fnv1a(data, body, EVAL_FNV_START) != (uint32_t)tb_get_le(data + body, 4))
         return refuse(b, msg, msglen, "checksum mismatch");
     b->ix = tb_index_new();
     if (!b->ix)

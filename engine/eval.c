@@ -421,11 +421,9 @@ uint32_t eval_fnv1a(const uint8_t *data, size_t len, uint32_t h)
     return h;
 }
 
-enum { FNV_START = 2166136261u };
-
 uint32_t eval_terms_id(void)
 {
-    uint32_t h = FNV_START;
+    uint32_t h = EVAL_FNV_START;
     for (int i = 0; i < EV_TERM_NB; i++) {
         h = eval_fnv1a((const uint8_t *)EVAL_WEIGHTS[i].name, strlen(EVAL_WEIGHTS[i].name), h);
         h = eval_fnv1a((const uint8_t *)"\n", 1, h);
@@ -456,7 +454,7 @@ void eval_params_write(const eval_params_t *w, uint8_t out[EVAL_FILE_SIZE])
         put16(out + EVAL_FILE_HEADER + 4 * i, (uint16_t)w->mg[i]);
         put16(out + EVAL_FILE_HEADER + 4 * i + 2, (uint16_t)w->eg[i]);
     }
-    put32(out + EVAL_FILE_SIZE - 4, eval_fnv1a(out, EVAL_FILE_SIZE - 4, FNV_START));
+    put32(out + EVAL_FILE_SIZE - 4, eval_fnv1a(out, EVAL_FILE_SIZE - 4, EVAL_FNV_START));
 }
 
 /* Falls back to the hand-set weights. */
@@ -491,7 +489,7 @@ bool eval_params_load(eval_params_t *out, const uint8_t *data, size_t len, char 
             snprintf(msg, msglen, "weights file of %zu bytes, expected %d", len, EVAL_FILE_SIZE);
         return refuse(out);
     }
-    if (get32(data + EVAL_FILE_SIZE - 4) != eval_fnv1a(data, EVAL_FILE_SIZE - 4, FNV_START)) {
+    if (get32(data + EVAL_FILE_SIZE - 4) != eval_fnv1a(data, EVAL_FILE_SIZE - 4, EVAL_FNV_START)) {
         if (msglen)
             snprintf(msg, msglen, "weights file checksum mismatch");
         return refuse(out);
@@ -550,7 +548,7 @@ bool eval_net_load(eval_params_t *w, const uint8_t *data, size_t len, char *msg,
                      nb, shape ? eval_net_file_size((int)k, (int)j, (int)nb) : 0);
         return false;
     }
-    if (get32(data + len - 4) != eval_fnv1a(data, len - 4, FNV_START)) {
+    if (get32(data + len - 4) != eval_fnv1a(data, len - 4, EVAL_FNV_START)) {
         if (msglen)
             snprintf(msg, msglen, "network file checksum mismatch");
         return false;

@@ -156,7 +156,9 @@ void eval_params_hand(eval_params_t *out);
 bool eval_params_load(eval_params_t *out, const uint8_t *data, size_t len, char *msg, size_t msglen);
 /* Writes w as a weights file of EVAL_FILE_SIZE bytes to out (room for them). */
 void eval_params_write(const eval_params_t *w, uint8_t out[EVAL_FILE_SIZE]);
-/* The FNV-1a hash the file's checksum and term list id use. */
+/* The FNV-1a hash the files' checksums and the term list id use, from h (EVAL_FNV_START for
+ * a hash of data alone). */
+#define EVAL_FNV_START 2166136261u
 uint32_t eval_fnv1a(const uint8_t *data, size_t len, uint32_t h);
 /* The id of this build's list of terms. */
 uint32_t eval_terms_id(void);

@@ -59,7 +59,7 @@ static void put32(uint8_t *p, uint32_t v)
 }
 
 /* The copy's checksum made right again, so that only the field changed is wrong. */
-static void reseal(uint8_t *d, size_t len) { put32(d + len - 4, eval_fnv1a(d, len - 4, 2166136261u)); }
+static void reseal(uint8_t *d, size_t len) { put32(d + len - 4, eval_fnv1a(d, len - 4, EVAL_FNV_START)); }
 
 Test(bitbase, a_damaged_one_is_refused_with_its_reason)
 {

@@ -108,7 +108,7 @@ Test(eval, another_version_or_list_of_terms_is_refused)
     /* Version 2, its checksum right: refused for the version. */
     sample_file(file, &w);
     file[4] = 2;
-    uint32_t h = eval_fnv1a(file, EVAL_FILE_SIZE - 4, 2166136261u);
+    uint32_t h = eval_fnv1a(file, EVAL_FILE_SIZE - 4, EVAL_FNV_START);
     for (int i = 0; i < 4; i++)
         file[EVAL_FILE_SIZE - 4 + i] = (uint8_t)(h >> (8 * i));
     check_refused(file, EVAL_FILE_SIZE, "weights file version 2, this program reads version 1");
@@ -140,7 +140,7 @@ static void check_net_refused(const uint8_t *data, size_t len, const char *want)
 
 static void fix_checksum(uint8_t *file, size_t len)
 {
-    uint32_t h = eval_fnv1a(file, len - 4, 2166136261u);
+    uint32_t h = eval_fnv1a(file, len - 4, EVAL_FNV_START);
     for (int i = 0; i < 4; i++)
         file[len - 4 + i] = (uint8_t)(h >> (8 * i));
 }

@@ -992,7 +992,7 @@ static int write_bitbase(const char *dir, const char *path)
             data[BITBASE_HEADER + at / 4] |= (uint8_t)(code << 2 * (at % 4));
         }
     tb_close(tb);
-    tb_put_le(data + body, eval_fnv1a(data, body, 2166136261u), 4);
+    tb_put_le(data + body, eval_fnv1a(data, body, EVAL_FNV_START), 4);
     FILE *f = fopen(path, "w");
     if (!f) {
         free(data);
