@@ -228,18 +228,26 @@ static bool tb_cut_forbid(worker_t *w, tb_value_t v, int *score)
  * SCORE_KNOWN_WIN plus the evaluation (the evaluation orders the won lines, since the
  * bitbase has no distances: that is how a win makes progress), a lost one at most
  * -SCORE_KNOWN_WIN plus it; a mate the search finds below is worth more, so a window above
- * the bound searches on, as with Syzygy's WDL tables. A draw says nothing: scored 0 among
- * positions the evaluation scores, an exact draw would only look worse than an optimistic
- * evaluation elsewhere and push the search off into positions the bitbase does not know
- * (and under forbid no position is drawn). */
+ * the bound searches on, as with Syzygy's WDL tables. Under `draw` a drawn position's value
+ * is kept within SCORE_KNOWN_DRAW_SPAN of 0 (BOUND_EXACT, *score the evaluation clamped to
+ * that span): scored exactly 0 among positions the evaluation scores, a draw would only look
+ * worse than an optimistic evaluation elsewhere and push the search off into positions the
+ * bitbase does not know, while left to the evaluation it may look worse than a lost line.
+ * Under forbid no position is drawn, and a draw says nothing. */
+static inline int clamp_score(int v, int span) { return v > span ? span : v < -span ? -span : v; }
+
 static int bitbase_bound(worker_t *w, int *score)
 {
     const search_shared_t *s = w->s;
     int wdl;
-    if (!s->bitbase || !bitbase_probe(s->bitbase, &w->pos, &wdl) || wdl == 0)
+    if (!s->bitbase || !bitbase_probe(s->bitbase, &w->pos, &wdl) || (wdl == 0 && s->rule != REP_DRAW))
         return 0;
     int e = eval_position_cached(s->eval, &w->eval_cache, &w->pos);
-    e = e > SCORE_KNOWN_MARGIN ? SCORE_KNOWN_MARGIN : e < -SCORE_KNOWN_MARGIN ? -SCORE_KNOWN_MARGIN : e;
+    if (wdl == 0) {
+        *score = clamp_score(e, SCORE_KNOWN_DRAW_SPAN);
+        return BOUND_EXACT;
+    }
+    e = clamp_score(e, SCORE_KNOWN_MARGIN);
     *score = wdl > 0 ? SCORE_KNOWN_WIN + e : -SCORE_KNOWN_WIN + e;
     return wdl > 0 ? BOUND_LOWER : BOUND_UPPER;
 }
@@ -504,6 +512,9 @@ static int search(worker_t *w, int alpha, int beta, int depth, bool pv_node)
     int known = 0, known_bound = bitbase_bound(w, &known);
     if ((known_bound == BOUND_LOWER && known >= beta) || (known_bound == BOUND_UPPER && known <= alpha))
         return known;
+    /* A bitbase draw: the value is within the span, so a window outside it is answered. */
+    if (known_bound == BOUND_EXACT && (-SCORE_KNOWN_DRAW_SPAN >= beta || SCORE_KNOWN_DRAW_SPAN <= alpha))
+        return -SCORE_KNOWN_DRAW_SPAN >= beta ? -SCORE_KNOWN_DRAW_SPAN : SCORE_KNOWN_DRAW_SPAN;
     if (ply >= MAX_PLY)
         return eval_position_cached(w->s->eval, &w->eval_cache, p);
     /* Mate distance pruning: no line from here beats a mate found nearer the root. */
@@ -594,11 +605,15 @@ static int search(worker_t *w, int alpha, int beta, int depth, bool pv_node)
             quiets[nquiets++] = m;
     }
     int bound = best >= beta ? BOUND_LOWER : best > orig_alpha ? BOUND_EXACT : BOUND_UPPER;
-    /* The bitbase's bound holds whatever the search below found. */
+    /* The bitbase's bound (or a draw's span) holds whatever the search below found. */
     if (known_bound == BOUND_LOWER && best < known)
         best = known, bound = BOUND_LOWER;
     else if (known_bound == BOUND_UPPER && best > known)
         best = known, bound = BOUND_UPPER;
+    else if (known_bound == BOUND_EXACT && best != clamp_score(best, SCORE_KNOWN_DRAW_SPAN)) {
+        best = clamp_score(best, SCORE_KNOWN_DRAW_SPAN);
+        bound = best >= beta ? BOUND_LOWER : best > orig_alpha ? BOUND_EXACT : BOUND_UPPER;
+    }
     tt_store(w->s->tt, key, best_move, score_to_tt(best, ply), static_eval, depth, bound);
     return best;
 }

@@ -31,6 +31,9 @@ enum {
      * evaluation, kept within SCORE_KNOWN_MARGIN. */
     SCORE_KNOWN_WIN = 6000,
     SCORE_KNOWN_MARGIN = 2000,
+    /* Under the draw rule, a draw the endgame bitbase knows: the evaluation kept within
+     * SCORE_KNOWN_DRAW_SPAN of 0. */
+    SCORE_KNOWN_DRAW_SPAN = 150,
     SCORE_INF = 32001,
     SCORE_NONE = 32002
 };

@@ -2,7 +2,7 @@
  * one refused with its reason, probing nothing), the positions it covers, every value against
  * the movement database ($BAGHCHAL_TB_DIR) and in each of the board's symmetries, and the
  * search without a database using it: a won position's known-win score and move, the mates
- * the search finds below it. */
+ * the search finds below it, and its draws under the draw rule. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,12 +181,12 @@ static void on_best(void *ctx, move_t best, move_t ponder, const search_info_t *
     r->score = final->score;
 }
 
-static result_t search_obx(engine_t *e, const char *obx, int depth)
+static result_t search_obx_rule(engine_t *e, const char *obx, int depth, rep_rule_t rule)
 {
     game_t g;
     position_t p = from_obx(obx);
     obx_meta_t meta = {MOVE_NONE, 0};
-    cr_assert(game_init(&g, &p, &meta, REP_DRAW));
+    cr_assert(game_init(&g, &p, &meta, rule));
     cr_assert(engine_set_game(e, &g));
     engine_clear(e);
     search_limits_t l;
@@ -199,6 +199,8 @@ static result_t search_obx(engine_t *e, const char *obx, int depth)
     game_free(&g);
     return r;
 }
+
+static result_t search_obx(engine_t *e, const char *obx, int depth) { return search_obx_rule(e, obx, depth, REP_DRAW); }
 
 /* Goats to move with one winning move (C3D4, after which the tigers are lost by the bitbase,
  * far from a mate); every other move draws. */
@@ -222,5 +224,46 @@ Test(bitbase, the_search_without_database_keeps_a_win_it_only_knows_from_the_bit
     /* A mate below bitbase positions is still found at its distance (the database: mate in 5). */
     r = search_obx(e, "GXTGG/TGGGG/GGGXG/GGGGT/TGGGG g @0 c1", 12);
     cr_assert_eq(score_mate_moves(r.score), 5, "score %d", r.score);
+    engine_free(e);
+}
+
+/* Tigers to move with one goat captured, drawn (the bitbase says so): E3E2 is the one move
+ * that keeps the draw. The capture B3B5 leads to a position with two captured, beyond the
+ * bitbase, that the goats win far beyond the search's horizon, and the evaluation prefers
+ * it to the cramped positions after E3E2. Under the draw rule the bitbase's draws below
+ * E3E2 score within SCORE_KNOWN_DRAW_SPAN of 0, which keeps the draw. */
+Test(bitbase, its_draws_keep_a_drawing_move_under_the_draw_rule)
+{
+    const char *obx = "GGGGG/GGGGX/GTGTT/GGGGT/GXGGG t @0 c1";
+    bitbase_t b;
+    char msg[160];
+    cr_assert(bitbase_load(&b, BITBASE_DATA, BITBASE_SIZE, msg, sizeof msg), "refused: %s", msg);
+    position_t p = from_obx(obx);
+    int wdl = 2;
+    cr_assert(bitbase_probe(&b, &p, &wdl));
+    cr_assert_eq(wdl, 0, "%s is not a draw in the bitbase", obx);
+    bitbase_free(&b);
+
+    engine_t *e = engine_new();
+    cr_assert_not_null(e);
+    char name[8];
+    for (int depth = 8; depth <= 16; depth += 4) {
+        result_t r = search_obx(e, obx, depth);
+        move_format(r.best, name);
+        cr_assert_str_eq(name, "E3E2", "depth %d", depth);
+        cr_assert(r.score >= -SCORE_KNOWN_DRAW_SPAN && r.score <= SCORE_KNOWN_DRAW_SPAN, "depth %d: score %d", depth,
+                  r.score);
+    }
+    /* Without the bitbase, only the evaluation's idea of those positions (far below a draw). */
+    engine_use_bitbase(e, false);
+    result_t r = search_obx(e, obx, 12);
+    cr_assert(r.score < -SCORE_KNOWN_DRAW_SPAN, "score %d without the bitbase", r.score);
+    /* Under forbid the bitbase's draws are not draws, and say nothing: the same search with
+     * and without it (no win or loss of the bitbase is reached at this depth). */
+    result_t off = search_obx_rule(e, obx, 8, REP_FORBID);
+    engine_use_bitbase(e, true);
+    result_t on = search_obx_rule(e, obx, 8, REP_FORBID);
+    cr_assert_eq(on.score, off.score);
+    cr_assert_eq(on.best, off.best);
     engine_free(e);
 }
