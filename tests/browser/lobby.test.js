@@ -211,7 +211,12 @@ async function main() {
 
     // ---- moves: each on the other pages; nothing out of turn ----
     const play = async (mover, points, n) => {
-      for (const p of points) await mover.click(`[data-point="${p}"]`);
+      // Each point once the board offers it, as a person clicks: the opponent's move shows
+      // before its position's legal moves have come, and a click then plays nothing.
+      for (const p of points) {
+        await until(mover, (q) => document.querySelector(`#board .hit[data-point="${q}"]`)?.classList.contains('clickable'), p);
+        await mover.click(`[data-point="${p}"]`);
+      }
       for (const page of [A, B, C]) {
         await until(page, (want) => document.querySelectorAll('#moves .mv[data-ply]').length === want &&
           Number(document.querySelector('#online-card').getAttribute('data-plies')) === want, n);
