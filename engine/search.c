@@ -223,33 +223,32 @@ static bool tb_cut_forbid(worker_t *w, tb_value_t v, int *score)
     return true;
 }
 
-/* Without the database, the endgame bitbase (bitbase.h). Returns the bound its value gives
- * (0 when it says nothing) and the value in *score: a won position is at least
+/* Without the database, the endgame bitbase (bitbase.h). Returns whether it knows the
+ * position, with the range its value puts the node's score in, [*lo, *hi], and the evaluation
+ * kept to that range in *value (what the quiescence search returns): a won position is at least
  * SCORE_KNOWN_WIN plus the evaluation (the evaluation orders the won lines, since the
  * bitbase has no distances: that is how a win makes progress), a lost one at most
  * -SCORE_KNOWN_WIN plus it; a mate the search finds below is worth more, so a window above
  * the bound searches on, as with Syzygy's WDL tables. Under `draw` a drawn position's value
- * is kept within SCORE_KNOWN_DRAW_SPAN of 0 (BOUND_EXACT, *score the evaluation clamped to
- * that span): scored exactly 0 among positions the evaluation scores, a draw would only look
- * worse than an optimistic evaluation elsewhere and push the search off into positions the
- * bitbase does not know, while left to the evaluation it may look worse than a lost line.
- * Under forbid no position is drawn, and a draw says nothing. */
-static inline int clamp_score(int v, int span) { return v > span ? span : v < -span ? -span : v; }
+ * is kept within SCORE_KNOWN_DRAW_SPAN of 0: scored exactly 0 among positions the
+ * evaluation scores, a draw would only look worse than an optimistic evaluation elsewhere
+ * and push the search off into positions the bitbase does not know, while left to the
+ * evaluation it may look worse than a lost line. Under forbid no position is drawn, and a
+ * draw says nothing. */
+static inline int clamp_score(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-static int bitbase_bound(worker_t *w, int *score)
+static bool bitbase_known(worker_t *w, int *lo, int *hi, int *value)
 {
     const search_shared_t *s = w->s;
     int wdl;
     if (!s->bitbase || !bitbase_probe(s->bitbase, &w->pos, &wdl) || (wdl == 0 && s->rule != REP_DRAW))
-        return 0;
+        return false;
     int e = eval_position_cached(s->eval, &w->eval_cache, &w->pos);
-    if (wdl == 0) {
-        *score = clamp_score(e, SCORE_KNOWN_DRAW_SPAN);
-        return BOUND_EXACT;
-    }
-    e = clamp_score(e, SCORE_KNOWN_MARGIN);
-    *score = wdl > 0 ? SCORE_KNOWN_WIN + e : -SCORE_KNOWN_WIN + e;
-    return wdl > 0 ? BOUND_LOWER : BOUND_UPPER;
+    int known = clamp_score(e, -SCORE_KNOWN_MARGIN, SCORE_KNOWN_MARGIN);
+    *lo = wdl > 0 ? SCORE_KNOWN_WIN + known : wdl < 0 ? -SCORE_INF : -SCORE_KNOWN_DRAW_SPAN;
+    *hi = wdl < 0 ? -SCORE_KNOWN_WIN + known : wdl > 0 ? SCORE_INF : SCORE_KNOWN_DRAW_SPAN;
+    *value = clamp_score(e, *lo, *hi);
+    return true;
 }
 
 /* Probes the database below the root. Under `draw` a drawn position ends the search there,
@@ -430,7 +429,8 @@ static int qsearch(worker_t *w, int alpha, int beta, int qply)
     if (third_occurrence(w))
         return 0;
     int tb;
-    if (tb_cut(w, &tb) || bitbase_bound(w, &tb))
+    int lo, hi;
+    if (tb_cut(w, &tb) || bitbase_known(w, &lo, &hi, &tb))
         return tb;
     if (count_moves(p) == 0)
         return -SCORE_MATE + ply;
@@ -509,12 +509,13 @@ static int search(worker_t *w, int alpha, int beta, int depth, bool pv_node)
         return 0;
     /* The bitbase after the repetition: without distances, a winner that may repeat positions
      * can wander among won ones until the third occurrences have drawn them all. */
-    int known = 0, known_bound = bitbase_bound(w, &known);
-    if ((known_bound == BOUND_LOWER && known >= beta) || (known_bound == BOUND_UPPER && known <= alpha))
-        return known;
-    /* A bitbase draw: the value is within the span, so a window outside it is answered. */
-    if (known_bound == BOUND_EXACT && (-SCORE_KNOWN_DRAW_SPAN >= beta || SCORE_KNOWN_DRAW_SPAN <= alpha))
-        return -SCORE_KNOWN_DRAW_SPAN >= beta ? -SCORE_KNOWN_DRAW_SPAN : SCORE_KNOWN_DRAW_SPAN;
+    /* A window outside the range the bitbase gives is answered at once. */
+    int known_lo = -SCORE_INF, known_hi = SCORE_INF, known_value;
+    bool known = bitbase_known(w, &known_lo, &known_hi, &known_value);
+    if (known_lo >= beta)
+        return known_lo;
+    if (known_hi <= alpha)
+        return known_hi;
     if (ply >= MAX_PLY)
         return eval_position_cached(w->s->eval, &w->eval_cache, p);
     /* Mate distance pruning: no line from here beats a mate found nearer the root. */
@@ -546,7 +547,7 @@ static int search(worker_t *w, int alpha, int beta, int depth, bool pv_node)
     int static_eval = found && hit.eval != SCORE_NONE ? hit.eval : eval_position_cached(w->s->eval, &w->eval_cache, p);
 
     /* Reverse futility: far above beta near the leaves, a quiet position holds. */
-    if (!pv_node && !known_bound && depth <= 3 && !score_is_mate(beta) && static_eval - 90 * depth >= beta)
+    if (!pv_node && !known && depth <= 3 && !score_is_mate(beta) && static_eval - 90 * depth >= beta)
         return static_eval;
 
     score_moves(w, moves, scores, n, tt_move);
@@ -605,15 +606,11 @@ static int search(worker_t *w, int alpha, int beta, int depth, bool pv_node)
             quiets[nquiets++] = m;
     }
     int bound = best >= beta ? BOUND_LOWER : best > orig_alpha ? BOUND_EXACT : BOUND_UPPER;
-    /* The bitbase's bound (or a draw's span) holds whatever the search below found. */
-    if (known_bound == BOUND_LOWER && best < known)
-        best = known, bound = BOUND_LOWER;
-    else if (known_bound == BOUND_UPPER && best > known)
-        best = known, bound = BOUND_UPPER;
-    else if (known_bound == BOUND_EXACT && best != clamp_score(best, SCORE_KNOWN_DRAW_SPAN)) {
-        best = clamp_score(best, SCORE_KNOWN_DRAW_SPAN);
-        bound = best >= beta ? BOUND_LOWER : best > orig_alpha ? BOUND_EXACT : BOUND_UPPER;
-    }
+    /* The bitbase's range holds whatever the search below found. */
+    if (best < known_lo)
+        best = known_lo, bound = BOUND_LOWER;
+    else if (best > known_hi)
+        best = known_hi, bound = BOUND_UPPER;
     tt_store(w->s->tt, key, best_move, score_to_tt(best, ply), static_eval, depth, bound);
     return best;
 }
