@@ -244,8 +244,26 @@ async function main() {
       `a refused move is taken back, the server's reason shown (${await text(A, '#online-error')})`);
     await play(A, ['B3'], 3);
     check(await text(A, '#online-error') === '', 'the reason goes with the next move');
+    // A quick reply: A clicks D3 as soon as B's move shows, before the new position's legal
+    // moves have come from the server (held here); the click is kept and played when they come.
+    let releaseLegal;
+    const legalHeld = new Promise((r) => { releaseLegal = r; });
+    let heldLegal = 0;
+    await A.route('**/legal', async (route) => { heldLegal++; await legalHeld; await route.continue(); });
     await play(B, ['E1', 'E2'], 4);
-    await play(A, ['D3'], 5);
+    check(heldLegal > 0 && await A.locator('#board .hit.clickable').count() === 0,
+      'A sees B\'s move before its position\'s legal moves have come');
+    await A.click('[data-point="D3"]');
+    await A.waitForTimeout(200);
+    check(await moves(A) === 4, 'the click waits for the legal moves');
+    releaseLegal();
+    for (const page of [A, B, C]) {
+      await until(page, () => document.querySelectorAll('#moves .mv[data-ply]').length === 5 &&
+        Number(document.querySelector('#online-card').getAttribute('data-plies')) === 5);
+    }
+    await A.unroute('**/legal');
+    check(await obx(A) === await obx(B) && await obx(B) === await obx(C) && /D3/.test(await text(A, '#moves .mv[data-ply="5"]')),
+      `the click made before the legal moves came is played: ${await text(A, '#moves .mv[data-ply="5"]')}`);
     check(await A.isVisible('#online-resign') && !(await A.isVisible('#online-abort')), 'Resign after the second move, no Abort');
 
     // A draw offered (the draw rule) and declined.

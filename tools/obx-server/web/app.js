@@ -115,6 +115,7 @@
     editor: null,    // {cells, tool}
     rebuilding: null,
     premove: null,   // the person's move chosen while the engine thinks: {nodeId, gen, sel, entry}
+    held: null,      // clicks on a move just shown whose legal moves are on their way: {nodeId, gen, points}
     locked: false,   // a puzzle is being solved (puzzles.js, Board.lock): no engine help
   };
 
@@ -2170,6 +2171,7 @@
     schedule();
     requestLines();
     firePremove(child);
+    releaseHeld(child);
   }
 
   // Plays a line of the engine from a node, as far as the move clicked.
@@ -2395,6 +2397,7 @@
     if (state.editor) return;
     const node = state.cur;
     if (premoveOpen(node)) { premoveClick(name); return; }
+    if (holdClick(node, name)) return;
     if (!humanCanMove(node)) return;
     const legal = node.pos.legal || [];
     const placing = node.pos.turn === 'goats' && node.pos.in_hand > 0;
@@ -2418,6 +2421,25 @@
     }
     render();
     renderStatus();
+  }
+
+  // The move just shown (the opponent's, online or the engine's) is on the board before its
+  // position's legal moves have come from the server. A click then is kept (the last two: a
+  // piece and where it goes) and made as the person made it once they have come, so that a
+  // quick reply is not lost; whether it plays anything is decided then, as for every click.
+  function holdClick(node, name) {
+    if (node.pos || state.failure || !node.parent || node.children.length) return false;
+    const h = state.held && state.held.gen === state.gen && state.held.nodeId === node.id ? state.held : null;
+    state.held = { nodeId: node.id, gen: state.gen, points: [...(h ? h.points : []), name].slice(-2) };
+    return true;
+  }
+
+  function releaseHeld(node) {
+    const h = state.held;
+    if (!h || h.nodeId !== node.id) return;
+    state.held = null;
+    if (h.gen !== state.gen || state.cur !== node || !node.pos) return;
+    for (const p of h.points) onPoint(p);
   }
 
   // The moves a piece would have on an empty board's lines from where it stands (steps, and a
