@@ -237,13 +237,14 @@ static bool tb_cut_forbid(worker_t *w, tb_value_t v, int *score)
  * draw says nothing. */
 static inline int clamp_score(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-static bool bitbase_known(worker_t *w, int *lo, int *hi, int *value)
+static bool bitbase_known(worker_t *w, int *lo, int *hi, int *value, int *eval)
 {
     const search_shared_t *s = w->s;
     int wdl;
     if (!s->bitbase || !bitbase_probe(s->bitbase, &w->pos, &wdl) || (wdl == 0 && s->rule != REP_DRAW))
         return false;
     int e = eval_position_cached(s->eval, &w->eval_cache, &w->pos);
+    *eval = e;
     int known = clamp_score(e, -SCORE_KNOWN_MARGIN, SCORE_KNOWN_MARGIN);
     *lo = wdl > 0 ? SCORE_KNOWN_WIN + known : wdl < 0 ? -SCORE_INF : -SCORE_KNOWN_DRAW_SPAN;
     *hi = wdl < 0 ? -SCORE_KNOWN_WIN + known : wdl > 0 ? SCORE_INF : SCORE_KNOWN_DRAW_SPAN;
@@ -429,8 +430,8 @@ static int qsearch(worker_t *w, int alpha, int beta, int qply)
     if (third_occurrence(w))
         return 0;
     int tb;
-    int lo, hi;
-    if (tb_cut(w, &tb) || bitbase_known(w, &lo, &hi, &tb))
+    int lo, hi, e;
+    if (tb_cut(w, &tb) || bitbase_known(w, &lo, &hi, &tb, &e))
         return tb;
     if (count_moves(p) == 0)
         return -SCORE_MATE + ply;
@@ -510,8 +511,8 @@ static int search(worker_t *w, int alpha, int beta, int depth, bool pv_node)
     /* The bitbase after the repetition: without distances, a winner that may repeat positions
      * can wander among won ones until the third occurrences have drawn them all. */
     /* A window outside the range the bitbase gives is answered at once. */
-    int known_lo = -SCORE_INF, known_hi = SCORE_INF, known_value;
-    bool known = bitbase_known(w, &known_lo, &known_hi, &known_value);
+    int known_lo = -SCORE_INF, known_hi = SCORE_INF, known_value, known_eval = SCORE_NONE;
+    bool known = bitbase_known(w, &known_lo, &known_hi, &known_value, &known_eval);
     if (known_lo >= beta)
         return known_lo;
     if (known_hi <= alpha)
@@ -544,7 +545,10 @@ static int search(worker_t *w, int alpha, int beta, int depth, bool pv_node)
     if (n == 0)
         return -SCORE_MATE + ply;
 
-    int static_eval = found && hit.eval != SCORE_NONE ? hit.eval : eval_position_cached(w->s->eval, &w->eval_cache, p);
+    /* A position the bitbase knows has been evaluated already (for its range). */
+    int static_eval = found && hit.eval != SCORE_NONE ? hit.eval
+                      : known ? known_eval
+                              : eval_position_cached(w->s->eval, &w->eval_cache, p);
 
     /* Reverse futility: far above beta near the leaves, a quiet position holds. */
     if (!pv_node && !known && depth <= 3 && !score_is_mate(beta) && static_eval - 90 * depth >= beta)
