@@ -47,3 +47,22 @@ if net "$src/tests/data/distill-smoke.tsv" --buckets 3 --out "$tmp/n5.c" 2> "$tm
 if net "$tmp/bad.tsv" --out "$tmp/n3.c" 2> "$tmp/err"; then echo "the network took a bad line"; exit 1; fi
 grep -q "not a line of sample.py's" "$tmp/err" || { echo "reason: $(cat "$tmp/err")"; exit 1; }
 [ ! -e "$tmp/n3.c" ] || { echo "a refused network run wrote its output"; exit 1; }
+# Training on from a network (--init): its shape is the file's whatever --k and --j say, its
+# error before training is reported, and with --epochs 0 it is written back byte for byte;
+# a file whose bytes were changed is refused with a one-line reason.
+"$py" "$src/tools/distill/net.py" --k 5 --j 5 --epochs 0 --init "$tmp/n4.c" "$src/tests/data/distill-smoke.tsv" \
+  --out "$tmp/i0.c" > "$tmp/ilog"
+grep -q "^from $tmp/n4.c: error" "$tmp/ilog" || { echo "no starting error reported:"; head -2 "$tmp/ilog"; exit 1; }
+cmp <(sed -n '/EVAL_NET_DATA/,$p' "$tmp/n4.c") <(sed -n '/EVAL_NET_DATA/,$p' "$tmp/i0.c") ||
+  { echo "a network read back and written again differs"; exit 1; }
+"$py" "$src/tools/distill/net.py" --epochs 1 --seed 3 --lr 0.0005 --init "$tmp/n1.c" "$src/tests/data/distill-smoke.tsv" \
+  --out "$tmp/i1.c" > /dev/null
+grep -qF '0x42, 0x43, 0x4E, 0x4E, 0x04, 0x00, 0x02, 0x00, 0x03, 0x00, 0x01, 0x00,' "$tmp/i1.c" || { echo "trained on, not the file's shape"; head -8 "$tmp/i1.c"; exit 1; }
+! cmp -s "$tmp/n1.c" "$tmp/i1.c" || { echo "an epoch from the file changed nothing"; exit 1; }
+sed '0,/^    0x42, 0x43, 0x4E, 0x4E, 0x04, 0x00, 0x02, 0x00, 0x03, 0x00, 0x01, 0x00,$/{n;s/^    0x\(..\)/    0x7F/}' "$tmp/n1.c" > "$tmp/bad.c"
+! cmp -s "$tmp/n1.c" "$tmp/bad.c" || { echo "the damaged copy is not damaged"; exit 1; }
+if "$py" "$src/tools/distill/net.py" --epochs 1 --init "$tmp/bad.c" "$src/tests/data/distill-smoke.tsv" --out "$tmp/i2.c" 2> "$tmp/err"; then
+  echo "a damaged network was taken"; exit 1
+fi
+grep -q "not a network file of this format" "$tmp/err" || { echo "reason: $(cat "$tmp/err")"; exit 1; }
+[ ! -e "$tmp/i2.c" ] || { echo "a refused --init run wrote its output"; exit 1; }

@@ -23,6 +23,9 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from weights import fnv1a  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAGIC = b"BCNN"
 VERSION = 4
@@ -175,10 +178,40 @@ def blob(q, k, j, nb):
         data += struct.pack(f"<{k + k * j}h", *V[b], *W2[b].ravel())
         data += struct.pack(f"<{j}i", *b2[b]) + struct.pack(f"<{j}h", *V2[b])
         data += struct.pack("<i", int(d[b]))
-    h = 2166136261
-    for b in data:
-        h = ((h ^ b) * 16777619) & 0xFFFFFFFF
-    return data + struct.pack("<I", h)
+    return data + struct.pack("<I", fnv1a(data))
+
+
+
+def read_c(path):
+    """The network of an eval_net.c write_c wrote, as (k, j, buckets, quantised weights)."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    body = text[text.index("EVAL_NET_DATA[] = {") + len("EVAL_NET_DATA[] = {"):text.index("};")]
+    data = bytes(int(x, 16) for x in body.replace(",", " ").split())
+    if data[:4] != MAGIC or struct.unpack("<I", data[-4:])[0] != fnv1a(data[:-4]):
+        raise SystemExit(f"net.py: {path}: not a network file of this format (magic or checksum)")
+    version, k, j, nb = struct.unpack("<HHHH", data[4:12])
+    if version != VERSION or nb not in BUCKETS:
+        raise SystemExit(f"net.py: {path}: version {version} with {nb} output layers; this reads version {VERSION}")
+    at = 12
+
+    def take(fmt, count, shape):
+        nonlocal at
+        size = struct.calcsize(f"<{count}{fmt}")
+        a = np.array(struct.unpack(f"<{count}{fmt}", data[at:at + size]), np.int64).reshape(shape)
+        at += size
+        return a
+    B, S, c = take("h", 50 * k, (50, k)), take("h", SCALAR * k, (SCALAR, k)), take("h", k, (k,))
+    V, W2, b2, V2, d = [], [], [], [], []
+    for _ in range(nb):
+        V.append(take("h", k, (k,)))
+        W2.append(take("h", k * j, (k, j)))
+        b2.append(take("i", j, (j,)))
+        V2.append(take("h", j, (j,)))
+        d.append(take("i", 1, ())[()])
+    if at != len(data) - 4:
+        raise SystemExit(f"net.py: {path}: {len(data) - 4 - at} bytes left over")
+    return k, j, nb, [B, S, c, np.array(V), np.array(d), np.array(W2), np.array(b2), np.array(V2)]
 
 
 def write_c(path, data, made_by, note):
@@ -208,11 +241,19 @@ def main(argv=None):
     ap.add_argument("--lr", type=float, default=0.003)
     ap.add_argument("--decay", action="store_true", help="the step size falls linearly to a tenth over the epochs")
     ap.add_argument("--out", default=os.path.join(ROOT, "engine", "eval_net.c"))
+    ap.add_argument("--init", metavar="FILE",
+                    help="trains on from the network of an eval_net.c (its K, J and buckets) instead of drawn weights")
     a = ap.parse_args(argv)
+    init = read_c(a.init) if a.init else None
+    if init:
+        a.k, a.j, a.buckets = init[:3]
     xb, xs, y = read(a.data)
     rng = np.random.default_rng(a.seed)
     test = rng.random(len(y)) < a.holdout
     net = Net(a.k, a.j, rng, a.buckets)
+    if init:
+        net.p = as_float(init[3])
+        print(f"from {a.init}: error {error(net, xb[test], xs[test], y[test]):.5f} held out", flush=True)
     m = [np.zeros_like(p) for p in net.p]
     v = [np.zeros_like(p) for p in net.p]
     t = 0
@@ -236,7 +277,7 @@ def main(argv=None):
     print(f"rounded: {held:.5f} held out")
     made_by = "python3 tools/distill/net.py " + " ".join(os.path.basename(p) for p in a.data) + \
         f" --k {a.k} --j {a.j} --buckets {a.buckets} --loss {a.loss} --seed {a.seed} --holdout {a.holdout} --epochs {a.epochs} --batch {a.batch} --lr {a.lr}" + \
-        (" --decay" if a.decay else "")
+        (" --decay" if a.decay else "") + (f" --init {os.path.basename(a.init)}" if a.init else "")
     note = f"{len(y)} positions: error {held:.5f} on the {int(test.sum())} held out."
     write_c(a.out, blob(q, a.k, a.j, a.buckets), made_by, note)
 

@@ -29,14 +29,20 @@ def main(argv=None):
     ap.add_argument("--games", type=int, default=3000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--plies", type=int, nargs=2, default=(40, 200), metavar=("LO", "HI"),
+                    help="each game is played to a ply drawn from LO to HI - 1 (default 40 200)")
+    ap.add_argument("--min-in-hand", type=int, default=0, metavar="N",
+                    help="keeps only positions with at least N goats in hand (the placement phase's start)")
     a = ap.parse_args(argv)
+    if not 1 <= a.plies[0] < a.plies[1]:
+        ap.error("--plies: LO must be at least 1 and below HI")
     tb = whole_solution(a.tb, "sample.py", "labelling")
     rng = random.Random(a.seed)
     seen = set()
     rows = 0
     with Engine(tablebase_path="", hash_mb=16) as engine, open(a.out, "w", encoding="utf-8") as out:
         for game in range(a.games):
-            board = play_game(engine, rng, rng.randrange(40, 200))
+            board = play_game(engine, rng, rng.randrange(*a.plies))
             replay = Board(repetition="draw")
             for move in board.move_stack:
                 replay.push(move)
@@ -44,7 +50,7 @@ def main(argv=None):
                     break
                 position = replay.copy(stack=False)
                 key = " ".join(position.obx().split()[:4])
-                if key in seen:
+                if key in seen or int(key.split()[2][1:]) < a.min_in_hand:
                     continue
                 seen.add(key)
                 v = tb.probe(position)
