@@ -224,8 +224,8 @@ static bool tb_cut_forbid(worker_t *w, tb_value_t v, int *score)
 }
 
 /* Without the database, the endgame bitbase (bitbase.h). Returns whether it knows the
- * position, with the range its value puts the node's score in, [*lo, *hi], and the evaluation
- * kept to that range in *value (what the quiescence search returns): a won position is at least
+ * position, with the range its value puts the node's score in, [*lo, *hi], and the position's
+ * evaluation in *eval (the quiescence search returns it kept to the range): a won position is at least
  * SCORE_KNOWN_WIN plus the evaluation (the evaluation orders the won lines, since the
  * bitbase has no distances: that is how a win makes progress), a lost one at most
  * -SCORE_KNOWN_WIN plus it; a mate the search finds below is worth more, so a window above
@@ -237,7 +237,7 @@ static bool tb_cut_forbid(worker_t *w, tb_value_t v, int *score)
  * draw says nothing. */
 static inline int clamp_score(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-static bool bitbase_known(worker_t *w, int *lo, int *hi, int *value, int *eval)
+static bool bitbase_known(worker_t *w, int *lo, int *hi, int *eval)
 {
     const search_shared_t *s = w->s;
     int wdl;
@@ -248,7 +248,6 @@ static bool bitbase_known(worker_t *w, int *lo, int *hi, int *value, int *eval)
     int known = clamp_score(e, -SCORE_KNOWN_MARGIN, SCORE_KNOWN_MARGIN);
     *lo = wdl > 0 ? SCORE_KNOWN_WIN + known : wdl < 0 ? -SCORE_INF : -SCORE_KNOWN_DRAW_SPAN;
     *hi = wdl < 0 ? -SCORE_KNOWN_WIN + known : wdl > 0 ? SCORE_INF : SCORE_KNOWN_DRAW_SPAN;
-    *value = clamp_score(e, *lo, *hi);
     return true;
 }
 
@@ -430,9 +429,11 @@ static int qsearch(worker_t *w, int alpha, int beta, int qply)
     if (third_occurrence(w))
         return 0;
     int tb;
-    int lo, hi, e;
-    if (tb_cut(w, &tb) || bitbase_known(w, &lo, &hi, &tb, &e))
+    if (tb_cut(w, &tb))
         return tb;
+    int lo, hi, e;
+    if (bitbase_known(w, &lo, &hi, &e))
+        return clamp_score(e, lo, hi);
     if (count_moves(p) == 0)
         return -SCORE_MATE + ply;
     int stand = eval_position_cached(w->s->eval, &w->eval_cache, p);
@@ -511,8 +512,8 @@ static int search(worker_t *w, int alpha, int beta, int depth, bool pv_node)
     /* The bitbase after the repetition: without distances, a winner that may repeat positions
      * can wander among won ones until the third occurrences have drawn them all. */
     /* A window outside the range the bitbase gives is answered at once. */
-    int known_lo = -SCORE_INF, known_hi = SCORE_INF, known_value, known_eval = SCORE_NONE;
-    bool known = bitbase_known(w, &known_lo, &known_hi, &known_value, &known_eval);
+    int known_lo = -SCORE_INF, known_hi = SCORE_INF, known_eval = SCORE_NONE;
+    bool known = bitbase_known(w, &known_lo, &known_hi, &known_eval);
     if (known_lo >= beta)
         return known_lo;
     if (known_hi <= alpha)

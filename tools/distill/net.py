@@ -181,7 +181,6 @@ def blob(q, k, j, nb):
     return data + struct.pack("<I", fnv1a(data))
 
 
-
 def read_c(path):
     """The network of an eval_net.c write_c wrote, as (k, j, buckets, quantised weights)."""
     with open(path, encoding="utf-8") as f:

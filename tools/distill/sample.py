@@ -50,7 +50,7 @@ def main(argv=None):
                     break
                 position = replay.copy(stack=False)
                 key = " ".join(position.obx().split()[:4])
-                if key in seen or int(key.split()[2][1:]) < a.min_in_hand:
+                if key in seen or position.goats_in_hand < a.min_in_hand:
                     continue
                 seen.add(key)
                 v = tb.probe(position)
