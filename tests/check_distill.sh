@@ -55,6 +55,16 @@ grep -q "not a line of sample.py's" "$tmp/err" || { echo "reason: $(cat "$tmp/er
 grep -q "^from $tmp/n4.c: error" "$tmp/ilog" || { echo "no starting error reported:"; head -2 "$tmp/ilog"; exit 1; }
 cmp <(sed -n '/EVAL_NET_DATA/,$p' "$tmp/n4.c") <(sed -n '/EVAL_NET_DATA/,$p' "$tmp/i0.c") ||
   { echo "a network read back and written again differs"; exit 1; }
+# A network of one output layer given 4 (--buckets 4): each starts as the one, so its values,
+# and its error, are the same until it is trained; 4 cannot become 1.
+"$py" "$src/tools/distill/net.py" --epochs 0 --init "$tmp/n1.c" "$src/tests/data/distill-smoke.tsv" --out "$tmp/r1.c" > "$tmp/r1log"
+"$py" "$src/tools/distill/net.py" --epochs 0 --buckets 4 --init "$tmp/n1.c" "$src/tests/data/distill-smoke.tsv" --out "$tmp/r4.c" > "$tmp/r4log"
+grep -qF '0x42, 0x43, 0x4E, 0x4E, 0x04, 0x00, 0x02, 0x00, 0x03, 0x00, 0x04, 0x00,' "$tmp/r4.c" || { echo "1 made 4: not 4 buckets"; head -8 "$tmp/r4.c"; exit 1; }
+[ "$(grep rounded "$tmp/r1log")" = "$(grep rounded "$tmp/r4log")" ] || { echo "1 made 4 changed the error: $(cat "$tmp/r1log" "$tmp/r4log")"; exit 1; }
+if "$py" "$src/tools/distill/net.py" --epochs 0 --buckets 1 --init "$tmp/n4.c" "$src/tests/data/distill-smoke.tsv" --out "$tmp/r0.c" 2> "$tmp/err"; then
+  echo "4 buckets were made 1"; exit 1
+fi
+grep -q "only a network of one" "$tmp/err" || { echo "reason: $(cat "$tmp/err")"; exit 1; }
 "$py" "$src/tools/distill/net.py" --epochs 1 --seed 3 --lr 0.0005 --init "$tmp/n1.c" "$src/tests/data/distill-smoke.tsv" \
   --out "$tmp/i1.c" > /dev/null
 grep -qF '0x42, 0x43, 0x4E, 0x4E, 0x04, 0x00, 0x02, 0x00, 0x03, 0x00, 0x01, 0x00,' "$tmp/i1.c" || { echo "trained on, not the file's shape"; head -8 "$tmp/i1.c"; exit 1; }

@@ -230,8 +230,9 @@ def main(argv=None):
     ap.add_argument("data", nargs="+", help="sample.py's files")
     ap.add_argument("--k", type=int, default=64, help="base units (the first layer has 8 K)")
     ap.add_argument("--j", type=int, default=32, help="second-layer units (0: none)")
-    ap.add_argument("--buckets", type=int, choices=BUCKETS, default=1,
-                    help="output layers: 1, or 4 chosen by goats in hand (none, 1-7, 8-14, 15-20)")
+    ap.add_argument("--buckets", type=int, choices=BUCKETS,
+                    help="output layers: 1 (the default), or 4 chosen by goats in hand (none, 1-7, 8-14, 15-20); "
+                         "with --init of a network of one, 4 starts each from its one")
     ap.add_argument("--loss", choices=("mse", "ce"), default="mse")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--holdout", type=float, default=0.1)
@@ -245,7 +246,15 @@ def main(argv=None):
     a = ap.parse_args(argv)
     init = read_c(a.init) if a.init else None
     if init:
-        a.k, a.j, a.buckets = init[:3]
+        a.k, a.j = init[:2]
+        if a.buckets is None or a.buckets == init[2]:
+            a.buckets = init[2]
+        elif init[2] == 1:
+            init = init[:3] + ([w if i < 3 else np.repeat(w, a.buckets, axis=0) for i, w in enumerate(init[3])],)
+        else:
+            raise SystemExit(f"net.py: {a.init} has {init[2]} output layers; only a network of one can be given {a.buckets}")
+    elif a.buckets is None:
+        a.buckets = 1
     xb, xs, y = read(a.data)
     rng = np.random.default_rng(a.seed)
     test = rng.random(len(y)) < a.holdout
