@@ -202,6 +202,34 @@ static result_t search_obx_rule(engine_t *e, const char *obx, int depth, rep_rul
 
 static result_t search_obx(engine_t *e, const char *obx, int depth) { return search_obx_rule(e, obx, depth, REP_DRAW); }
 
+/* The positions within plies moves of p that the bitbase says are won or lost. */
+static long decided_within(const bitbase_t *b, const position_t *p, int plies)
+{
+    int wdl;
+    long n = bitbase_probe(b, p, &wdl) && wdl != 0;
+    if (plies == 0 || p->captured >= BC_CAPTURES_TO_WIN)
+        return n;
+    move_t moves[MAX_MOVES];
+    int count = gen_moves(p, moves);
+    for (int i = 0; i < count; i++) {
+        position_t q = *p;
+        position_make(&q, moves[i]);
+        n += decided_within(b, &q, plies - 1);
+    }
+    return n;
+}
+
+static long bitbase_decided_within(const char *obx, int plies)
+{
+    bitbase_t b;
+    char msg[160];
+    cr_assert(bitbase_load(&b, BITBASE_DATA, BITBASE_SIZE, msg, sizeof msg), "refused: %s", msg);
+    position_t p = from_obx(obx);
+    long n = decided_within(&b, &p, plies);
+    bitbase_free(&b);
+    return n;
+}
+
 /* Goats to move with one winning move (C3D4, after which the tigers are lost by the bitbase,
  * far from a mate); every other move draws. */
 Test(bitbase, the_search_without_database_keeps_a_win_it_only_knows_from_the_bitbase)
@@ -258,11 +286,23 @@ Test(bitbase, its_draws_keep_a_drawing_move_under_the_draw_rule)
     engine_use_bitbase(e, false);
     result_t r = search_obx(e, obx, 12);
     cr_assert(r.score < -SCORE_KNOWN_DRAW_SPAN, "score %d without the bitbase", r.score);
-    /* Under forbid the bitbase's draws are not draws, and say nothing: the same search with
-     * and without it (no win or loss of the bitbase is reached at this depth). */
-    result_t off = search_obx_rule(e, obx, 8, REP_FORBID);
+    /* At depth 2 the search probes the bitbase two plies down, in drawn positions, and its
+     * quiescence search goes on from there only by captures, beyond the bitbase (two goats
+     * captured); no win or loss of the bitbase is within three plies, so nothing else of it
+     * is reached, whatever the evaluation. Under the draw rule those draws keep E3E2 there
+     * too: the goats' replies are not cut on the evaluation's value (reverse futility) where
+     * every child is the bitbase's. */
+    cr_assert_eq(bitbase_decided_within(obx, 3), 0);
     engine_use_bitbase(e, true);
-    result_t on = search_obx_rule(e, obx, 8, REP_FORBID);
+    result_t on = search_obx_rule(e, obx, 2, REP_DRAW);
+    move_format(on.best, name);
+    cr_assert_str_eq(name, "E3E2", "depth 2");
+    cr_assert(on.score >= -SCORE_KNOWN_DRAW_SPAN && on.score <= SCORE_KNOWN_DRAW_SPAN, "depth 2: score %d", on.score);
+    /* Under forbid the bitbase's draws are not draws, and say nothing: the same search with
+     * and without it. */
+    on = search_obx_rule(e, obx, 2, REP_FORBID);
+    engine_use_bitbase(e, false);
+    result_t off = search_obx_rule(e, obx, 2, REP_FORBID);
     cr_assert_eq(on.score, off.score);
     cr_assert_eq(on.best, off.best);
     engine_free(e);
