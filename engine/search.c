@@ -551,9 +551,10 @@ static int search(worker_t *w, int alpha, int beta, int depth, bool pv_node)
                       : known ? known_eval
                               : eval_position_cached(w->s->eval, &w->eval_cache, p);
 
-    /* Reverse futility: far above beta near the leaves, a quiet position holds. Not where
-     * every move leads into the bitbase (goats to move in its part of the movement phase):
-     * there the children's values are the bitbase's, not the evaluation's. */
+    /* Reverse futility: far above beta near the leaves, a quiet position holds. Not where,
+     * without the database, every move leads into the bitbase (goats to move in its part of
+     * the movement phase): there the children's values are the bitbase's, not the
+     * evaluation's. With the database, play stays as it was. */
     bool children_known = w->s->bitbase && !w->s->tb && p->side == GOATS && !p->in_hand &&
                           p->captured <= BITBASE_MAX_CAPTURED;
     if (!pv_node && !known && !children_known && depth <= 3 && !score_is_mate(beta) &&

@@ -244,23 +244,22 @@ def main(argv=None):
     ap.add_argument("--init", metavar="FILE",
                     help="trains on from the network of an eval_net.c (its K, J and buckets) instead of drawn weights")
     a = ap.parse_args(argv)
-    init = read_c(a.init) if a.init else None
-    if init:
-        a.k, a.j = init[:2]
-        if a.buckets is None or a.buckets == init[2]:
-            a.buckets = init[2]
-        elif init[2] == 1:
-            init = init[:3] + ([w if i < 3 else np.repeat(w, a.buckets, axis=0) for i, w in enumerate(init[3])],)
-        else:
-            raise SystemExit(f"net.py: {a.init} has {init[2]} output layers; only a network of one can be given {a.buckets}")
-    elif a.buckets is None:
-        a.buckets = 1
+    weights = None
+    if a.init:
+        a.k, a.j, nb, weights = read_c(a.init)
+        if a.buckets is not None and a.buckets != nb:
+            if nb != 1:
+                raise SystemExit(f"net.py: {a.init} has {nb} output layers; only a network of one can be given {a.buckets}")
+            # the first layer (board, scalars, biases) is shared; each phase's layers copy the one
+            weights = weights[:3] + [np.repeat(w, a.buckets, axis=0) for w in weights[3:]]
+        a.buckets = a.buckets or nb
+    a.buckets = a.buckets or 1
     xb, xs, y = read(a.data)
     rng = np.random.default_rng(a.seed)
     test = rng.random(len(y)) < a.holdout
     net = Net(a.k, a.j, rng, a.buckets)
-    if init:
-        net.p = as_float(init[3])
+    if weights is not None:
+        net.p = as_float(weights)
         print(f"from {a.init}: error {error(net, xb[test], xs[test], y[test]):.5f} held out", flush=True)
     m = [np.zeros_like(p) for p in net.p]
     v = [np.zeros_like(p) for p in net.p]
