@@ -55,7 +55,7 @@ void bitbase_free(bitbase_t *b)
 
 bool bitbase_probe(const bitbase_t *b, const position_t *p, int *wdl)
 {
-    if (!b->values || p->side != TIGERS || p->in_hand || p->captured > BITBASE_MAX_CAPTURED)
+    if (!b->values || !bitbase_covers(p->side, p->in_hand, p->captured))
         return false;
     bb_t empty = position_empty(p);
     int c = p->captured;

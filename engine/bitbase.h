@@ -46,8 +46,14 @@ extern const size_t BITBASE_SIZE;
 bool bitbase_load(bitbase_t *b, const uint8_t *data, size_t len, char *msg, size_t msglen);
 void bitbase_free(bitbase_t *b);
 
-/* The value for the tigers of p (-1 loss, 0 draw, 1 win) when p is covered: tigers to move,
- * no goat in hand, at most BITBASE_MAX_CAPTURED goats captured. */
+/* Whether the bitbase covers the positions of this side to move, goats in hand and goats
+ * captured: tigers to move, no goat in hand, at most BITBASE_MAX_CAPTURED goats captured. */
+static inline bool bitbase_covers(int side, int in_hand, int captured)
+{
+    return side == TIGERS && !in_hand && captured <= BITBASE_MAX_CAPTURED;
+}
+
+/* The value for the tigers of p (-1 loss, 0 draw, 1 win) when p is covered. */
 bool bitbase_probe(const bitbase_t *b, const position_t *p, int *wdl);
 
 #endif

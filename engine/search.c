@@ -554,11 +554,10 @@ static int search(worker_t *w, int alpha, int beta, int depth, bool pv_node)
     /* Reverse futility: far above beta near the leaves, a quiet position holds. Not where,
      * without the database, every move leads into the bitbase (goats to move in its part of
      * the movement phase): there the children's values are the bitbase's, not the
-     * evaluation's. With the database, play stays as it was. */
-    bool children_known = w->s->bitbase && !w->s->tb && p->side == GOATS && !p->in_hand &&
-                          p->captured <= BITBASE_MAX_CAPTURED;
-    if (!pv_node && !known && !children_known && depth <= 3 && !score_is_mate(beta) &&
-        static_eval - 90 * depth >= beta)
+     * evaluation's (a goat's step captures nothing). With the database, play stays as it
+     * was. */
+    if (!pv_node && !known && depth <= 3 && !score_is_mate(beta) && static_eval - 90 * depth >= beta &&
+        !(w->s->bitbase && !w->s->tb && p->side == GOATS && bitbase_covers(TIGERS, p->in_hand, p->captured)))
         return static_eval;
 
     score_moves(w, moves, scores, n, tt_move);
